@@ -197,10 +197,14 @@ func BatchNormTrainChannel[T Float](y, mean, invStd, x, gamma, beta, runMean, ru
 	variance := ss / m
 	is := 1 / sqrt(variance+eps)
 	mean[ch], invStd[ch] = mu, is
+	// y = x alpha + shift with alpha = gamma/std, as PyTorch evaluates it,
+	// so that outputs near zero round the same way before a ReLU.
+	alpha := is * gamma[ch]
+	shift := beta[ch] - mu*alpha
 	for i := 0; i < n; i++ {
 		off := (i*c + ch) * hw
 		for j := 0; j < hw; j++ {
-			y[off+j] = (x[off+j]-mu)*is*gamma[ch] + beta[ch]
+			y[off+j] = x[off+j]*alpha + shift
 		}
 	}
 	unbiased := variance
@@ -221,11 +225,12 @@ func BatchNormEval[T Float](y, x, gamma, beta, runMean, runVar []T, n, c, hw int
 
 // BatchNormEvalChannel is BatchNormEval for channel ch alone.
 func BatchNormEvalChannel[T Float](y, x, gamma, beta, runMean, runVar []T, n, c, hw, ch int, eps T) {
-	is := 1 / sqrt(runVar[ch]+eps)
+	alpha := gamma[ch] / sqrt(runVar[ch]+eps)
+	shift := beta[ch] - runMean[ch]*alpha
 	for i := 0; i < n; i++ {
 		off := (i*c + ch) * hw
 		for j := 0; j < hw; j++ {
-			y[off+j] = (x[off+j]-runMean[ch])*is*gamma[ch] + beta[ch]
+			y[off+j] = x[off+j]*alpha + shift
 		}
 	}
 }

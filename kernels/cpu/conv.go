@@ -1,0 +1,181 @@
+package cpu
+
+import (
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
+	"github.com/deeplda/deeplda/kernels/ref"
+)
+
+// MatMul computes c = op(a) op(b) (+ bias) through gemm.Sgemm.
+func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
+	as, bs, cs := dims("MatMul", a, 2), dims("MatMul", bm, 2), dims("MatMul", c, 2)
+	m, k := as[0], as[1]
+	if transA {
+		m, k = k, m
+	}
+	k2, n := bs[0], bs[1]
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 || cs[0] != m || cs[1] != n || (bias != nil && kernels.Len(bias) != n) {
+		kernels.Mismatch("MatMul", "inner or outer dimensions differ", cs, as, bs)
+	}
+	cf := F32(c)
+	gemm.Sgemm(transA, transB, m, n, k, 1, F32(a), as[1], F32(bm), bs[1], 0, cf, n)
+	if bias != nil {
+		bf := F32(bias)
+		for i := 0; i < m; i++ {
+			row := cf[i*n : (i+1)*n]
+			for j := range row {
+				row[j] += bf[j]
+			}
+		}
+	}
+}
+
+// BiasGrad sums dy over every dimension but the second.
+func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
+	s := dy.Shape()
+	if len(s) < 2 || kernels.Len(db) != s[1] {
+		kernels.Mismatch("BiasGrad", "want dy [N,C,...] and db [C]", db.Shape(), s)
+	}
+	ref.BiasGrad(F32(db), F32(dy), s[0], s[1], kernels.Numel(s[2:]))
+}
+
+// convGeom checks the shapes of a convolution and returns its geometry.
+func convGeom(op string, y, x, w kernels.Tensor, p kernels.ConvParams) ref.Conv {
+	xs, ws, ys := dims(op, x, 4), dims(op, w, 4), dims(op, y, 4)
+	g := ref.Conv{N: xs[0], Ci: xs[1], H: xs[2], W: xs[3], Co: ws[0], K: ws[2], Stride: p.Stride, Pad: p.Pad}
+	g.Ho, g.Wo = p.OutSize(g.H, g.K), p.OutSize(g.W, g.K)
+	if p.Stride < 1 || ws[1] != g.Ci || ws[3] != g.K || ys[0] != g.N || ys[1] != g.Co || ys[2] != g.Ho || ys[3] != g.Wo {
+		kernels.Mismatch(op, "want x [N,Ci,H,W], w [Co,Ci,K,K], y [N,Co,Ho,Wo]", ys, xs, ws)
+	}
+	return g
+}
+
+// Conv2D runs the convolution as im2col + GEMM per image, parallel over the
+// batch.
+func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
+	g := convGeom("Conv2D", y, x, w, p)
+	yf, xf, wf, bf := F32(y), F32(x), F32(w), f32(bias)
+	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
+	b.parallel(g.N, 1, func(lo, hi int) {
+		col := b.scratch(rows * cols)
+		defer b.pool.Put(col)
+		for n := lo; n < hi; n++ {
+			im2col(*col, xf[n*g.Ci*g.H*g.W:], g)
+			out := yf[n*g.Co*cols : (n+1)*g.Co*cols]
+			gemm.Sgemm(false, false, g.Co, cols, rows, 1, wf, rows, *col, cols, 0, out, cols)
+			if bf != nil {
+				for co := 0; co < g.Co; co++ {
+					for i := co * cols; i < (co+1)*cols; i++ {
+						out[i] += bf[co]
+					}
+				}
+			}
+		}
+	})
+}
+
+// Conv2DBackwardData computes dx as W^T dy per image followed by col2im.
+func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvParams) {
+	g := convGeom("Conv2DBackwardData", dy, dx, w, p)
+	dxf, dyf, wf := F32(dx), F32(dy), F32(w)
+	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
+	b.parallel(g.N, 1, func(lo, hi int) {
+		col := b.scratch(rows * cols)
+		defer b.pool.Put(col)
+		for n := lo; n < hi; n++ {
+			gemm.Sgemm(true, false, rows, cols, g.Co, 1, wf, rows, dyf[n*g.Co*cols:], cols, 0, *col, cols)
+			col2im(dxf[n*g.Ci*g.H*g.W:(n+1)*g.Ci*g.H*g.W], *col, g)
+		}
+	})
+}
+
+// Conv2DBackwardFilter computes dw as the sum over images of dy col^T; each
+// worker accumulates its own partial sum.
+func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvParams) {
+	g := convGeom("Conv2DBackwardFilter", dy, x, dw, p)
+	dwf, dyf, xf := F32(dw), F32(dy), F32(x)
+	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
+	parts := min(b.workers, g.N)
+	partial := make([][]float32, parts)
+	b.parallel(parts, 1, func(lo, hi int) {
+		col := b.scratch(rows * cols)
+		defer b.pool.Put(col)
+		for part := lo; part < hi; part++ {
+			acc := dwf
+			if part > 0 {
+				acc = make([]float32, len(dwf))
+			}
+			partial[part] = acc
+			beta := float32(0)
+			for n := part * g.N / parts; n < (part+1)*g.N/parts; n++ {
+				im2col(*col, xf[n*g.Ci*g.H*g.W:], g)
+				gemm.Sgemm(false, true, g.Co, rows, cols, 1, dyf[n*g.Co*cols:], cols, *col, cols, beta, acc, rows)
+				beta = 1
+			}
+		}
+	})
+	for _, acc := range partial[1:] {
+		for i, v := range acc {
+			dwf[i] += v
+		}
+	}
+}
+
+// im2col unfolds one image x[Ci,H,W] into col[Ci*K*K, Ho*Wo].
+func im2col(col, x []float32, g ref.Conv) {
+	cols := g.Ho * g.Wo
+	for c := 0; c < g.Ci; c++ {
+		for kh := 0; kh < g.K; kh++ {
+			for kw := 0; kw < g.K; kw++ {
+				dst := col[((c*g.K+kh)*g.K+kw)*cols:][:cols]
+				for oh := 0; oh < g.Ho; oh++ {
+					ih := oh*g.Stride - g.Pad + kh
+					row := dst[oh*g.Wo : (oh+1)*g.Wo]
+					if ih < 0 || ih >= g.H {
+						clear(row)
+						continue
+					}
+					src := x[(c*g.H+ih)*g.W:][:g.W]
+					for ow := range row {
+						iw := ow*g.Stride - g.Pad + kw
+						if iw >= 0 && iw < g.W {
+							row[ow] = src[iw]
+						} else {
+							row[ow] = 0
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2im folds col[Ci*K*K, Ho*Wo] back into one image dx[Ci,H,W], summing
+// overlaps; dx is overwritten.
+func col2im(dx, col []float32, g ref.Conv) {
+	clear(dx)
+	cols := g.Ho * g.Wo
+	for c := 0; c < g.Ci; c++ {
+		for kh := 0; kh < g.K; kh++ {
+			for kw := 0; kw < g.K; kw++ {
+				src := col[((c*g.K+kh)*g.K+kw)*cols:][:cols]
+				for oh := 0; oh < g.Ho; oh++ {
+					ih := oh*g.Stride - g.Pad + kh
+					if ih < 0 || ih >= g.H {
+						continue
+					}
+					dst := dx[(c*g.H+ih)*g.W:][:g.W]
+					for ow, v := range src[oh*g.Wo : (oh+1)*g.Wo] {
+						iw := ow*g.Stride - g.Pad + kw
+						if iw >= 0 && iw < g.W {
+							dst[iw] += v
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,354 @@
+// Package cpu is the pure-Go backend of package kernels: tensors are host
+// slices, matrix products and convolutions run through the blocked float32
+// GEMM of package gemm (convolutions as im2col per image, parallel over the
+// batch), and the remaining operations use the plain loops of package ref.
+//
+// It runs natively and in WebAssembly, and is the fallback wherever WebGPU is
+// missing.
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/ref"
+)
+
+// tensor is a host-resident kernels.Tensor.
+type tensor struct {
+	shape []int
+	dt    kernels.DType
+	f     []float32
+	i     []int32
+	view  bool
+}
+
+func (t *tensor) Shape() []int         { return t.shape }
+func (t *tensor) DType() kernels.DType { return t.dt }
+
+// Backend is the CPU implementation of kernels.Backend. The zero value is
+// not usable; call New.
+type Backend struct {
+	workers int
+	pool    sync.Pool // *[]float32 scratch buffers for im2col
+}
+
+// New returns a CPU backend that uses up to runtime.GOMAXPROCS(0) goroutines.
+func New() *Backend {
+	return &Backend{workers: runtime.GOMAXPROCS(0)}
+}
+
+// Info names the backend.
+func (b *Backend) Info() kernels.Info {
+	return kernels.Info{Name: "cpu", Adapter: fmt.Sprintf("Go %s/%s, %d threads", runtime.GOOS, runtime.GOARCH, b.workers)}
+}
+
+// F32 returns the host slice of a Float32 tensor of this backend. It panics
+// if t is not one.
+func F32(t kernels.Tensor) []float32 {
+	ct, ok := t.(*tensor)
+	if !ok || ct.dt != kernels.Float32 {
+		panic(fmt.Sprintf("kernels: cpu: want a cpu Float32 tensor, got %T", t))
+	}
+	return ct.f
+}
+
+func i32(t kernels.Tensor) []int32 {
+	ct, ok := t.(*tensor)
+	if !ok || ct.dt != kernels.Int32 {
+		panic(fmt.Sprintf("kernels: cpu: want a cpu Int32 tensor, got %T", t))
+	}
+	return ct.i
+}
+
+// f32 returns the slice of t, or nil for a nil tensor.
+func f32(t kernels.Tensor) []float32 {
+	if t == nil {
+		return nil
+	}
+	return F32(t)
+}
+
+// Alloc returns a zeroed tensor.
+func (b *Backend) Alloc(dt kernels.DType, shape ...int) kernels.Tensor {
+	n := kernels.Numel(shape)
+	t := &tensor{shape: append([]int{}, shape...), dt: dt}
+	if dt == kernels.Int32 {
+		t.i = make([]int32, n)
+	} else {
+		t.f = make([]float32, n)
+	}
+	return t
+}
+
+// View returns a tensor sharing t's memory.
+func (b *Backend) View(t kernels.Tensor, offset int, shape ...int) kernels.Tensor {
+	ct := t.(*tensor)
+	n := kernels.Numel(shape)
+	if offset%kernels.ViewAlign != 0 || offset < 0 || offset+n > kernels.Len(ct) {
+		kernels.Mismatch("View", fmt.Sprintf("offset %d is unaligned or out of range", offset), ct.shape, shape)
+	}
+	v := &tensor{shape: append([]int{}, shape...), dt: ct.dt, view: true}
+	if ct.dt == kernels.Int32 {
+		v.i = ct.i[offset : offset+n : offset+n]
+	} else {
+		v.f = ct.f[offset : offset+n : offset+n]
+	}
+	return v
+}
+
+// Free drops the memory of t.
+func (b *Backend) Free(t kernels.Tensor) {
+	if ct := t.(*tensor); !ct.view {
+		ct.f, ct.i = nil, nil
+	}
+}
+
+// Write copies data into t.
+func (b *Backend) Write(t kernels.Tensor, data []float32) {
+	dst := F32(t)
+	if len(data) != len(dst) {
+		kernels.Mismatch("Write", fmt.Sprintf("%d values for %d elements", len(data), len(dst)), t.Shape())
+	}
+	copy(dst, data)
+}
+
+// WriteInt copies data into t.
+func (b *Backend) WriteInt(t kernels.Tensor, data []int32) {
+	dst := i32(t)
+	if len(data) != len(dst) {
+		kernels.Mismatch("WriteInt", fmt.Sprintf("%d values for %d elements", len(data), len(dst)), t.Shape())
+	}
+	copy(dst, data)
+}
+
+// Read returns a copy of t.
+func (b *Backend) Read(t kernels.Tensor) ([]float32, error) {
+	return append([]float32{}, F32(t)...), nil
+}
+
+// ReadInt returns a copy of t.
+func (b *Backend) ReadInt(t kernels.Tensor) ([]int32, error) {
+	return append([]int32{}, i32(t)...), nil
+}
+
+// Fill sets every element of t to v.
+func (b *Backend) Fill(t kernels.Tensor, v float32) {
+	s := F32(t)
+	for i := range s {
+		s[i] = v
+	}
+}
+
+// Copy copies src into dst.
+func (b *Backend) Copy(dst, src kernels.Tensor) {
+	d, s := dst.(*tensor), src.(*tensor)
+	if kernels.Len(d) != kernels.Len(s) || d.dt != s.dt {
+		kernels.Mismatch("Copy", "different sizes or types", d.shape, s.shape)
+	}
+	copy(d.f, s.f)
+	copy(d.i, s.i)
+}
+
+// Sync does nothing: CPU operations complete before they return.
+func (b *Backend) Sync() error { return nil }
+
+// Close does nothing.
+func (b *Backend) Close() {}
+
+// parallel runs fn over [0, n) split into up to b.workers contiguous ranges,
+// each at least minChunk long.
+func (b *Backend) parallel(n, minChunk int, fn func(lo, hi int)) {
+	parts := min(b.workers, max(n/max(minChunk, 1), 1))
+	if parts <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// scratch returns a buffer of at least n floats from the pool.
+func (b *Backend) scratch(n int) *[]float32 {
+	if p, ok := b.pool.Get().(*[]float32); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]float32, n)
+	return &s
+}
+
+func dims(op string, t kernels.Tensor, rank int) []int {
+	s := t.Shape()
+	if len(s) != rank {
+		kernels.Mismatch(op, fmt.Sprintf("want a rank-%d tensor", rank), s)
+	}
+	return s
+}
+
+// ReLU computes y = max(x, 0).
+func (b *Backend) ReLU(y, x kernels.Tensor) {
+	ys, xs := F32(y), F32(x)
+	if len(ys) != len(xs) {
+		kernels.Mismatch("ReLU", "y and x differ in size", y.Shape(), x.Shape())
+	}
+	b.parallel(len(xs), 1<<16, func(lo, hi int) { ref.ReLU(ys[lo:hi], xs[lo:hi]) })
+}
+
+// ReLUBackward computes dx = dy where y > 0.
+func (b *Backend) ReLUBackward(dx, dy, y kernels.Tensor) {
+	dxs, dys, ys := F32(dx), F32(dy), F32(y)
+	if len(dxs) != len(ys) || len(dys) != len(ys) {
+		kernels.Mismatch("ReLUBackward", "sizes differ", dx.Shape(), dy.Shape(), y.Shape())
+	}
+	b.parallel(len(ys), 1<<16, func(lo, hi int) { ref.ReLUBackward(dxs[lo:hi], dys[lo:hi], ys[lo:hi]) })
+}
+
+// MaxPool2 computes the 2x2 stride-2 max pool.
+func (b *Backend) MaxPool2(y, x kernels.Tensor) {
+	xs, ys := dims("MaxPool2", x, 4), dims("MaxPool2", y, 4)
+	if ys[0] != xs[0] || ys[1] != xs[1] || ys[2] != xs[2]/2 || ys[3] != xs[3]/2 {
+		kernels.Mismatch("MaxPool2", "y must be [N,C,H/2,W/2]", ys, xs)
+	}
+	h, w := xs[2], xs[3]
+	yf, xf := F32(y), F32(x)
+	b.parallel(xs[0]*xs[1], 16, func(lo, hi int) {
+		ref.MaxPool2(yf[lo*(h/2)*(w/2):], xf[lo*h*w:], hi-lo, h, w)
+	})
+}
+
+// MaxPool2Backward routes dy to the first maximum of each window.
+func (b *Backend) MaxPool2Backward(dx, dy, x kernels.Tensor) {
+	xs := dims("MaxPool2Backward", x, 4)
+	if kernels.Len(dx) != kernels.Len(x) || kernels.Len(dy)*4 != xs[0]*xs[1]*(xs[2]/2*2)*(xs[3]/2*2) {
+		kernels.Mismatch("MaxPool2Backward", "dx must match x and dy be [N,C,H/2,W/2]", dx.Shape(), dy.Shape(), xs)
+	}
+	h, w := xs[2], xs[3]
+	dxf, dyf, xf := F32(dx), F32(dy), F32(x)
+	b.parallel(xs[0]*xs[1], 16, func(lo, hi int) {
+		ref.MaxPool2Backward(dxf[lo*h*w:], dyf[lo*(h/2)*(w/2):], xf[lo*h*w:], hi-lo, h, w)
+	})
+}
+
+// GlobalAvgPool averages x[N,C,H,W] over H and W.
+func (b *Backend) GlobalAvgPool(y, x kernels.Tensor) {
+	xs := dims("GlobalAvgPool", x, 4)
+	if kernels.Len(y) != xs[0]*xs[1] {
+		kernels.Mismatch("GlobalAvgPool", "y must be [N,C]", y.Shape(), xs)
+	}
+	ref.GlobalAvgPool(F32(y), F32(x), xs[0]*xs[1], xs[2]*xs[3])
+}
+
+// GlobalAvgPoolBackward spreads dy over dx.
+func (b *Backend) GlobalAvgPoolBackward(dx, dy kernels.Tensor) {
+	xs := dims("GlobalAvgPoolBackward", dx, 4)
+	if kernels.Len(dy) != xs[0]*xs[1] {
+		kernels.Mismatch("GlobalAvgPoolBackward", "dy must be [N,C]", dy.Shape(), xs)
+	}
+	ref.GlobalAvgPoolBackward(F32(dx), F32(dy), xs[0]*xs[1], xs[2]*xs[3])
+}
+
+// bnDims returns n, c and the trailing size of a [N,C,...] tensor.
+func bnDims(op string, x kernels.Tensor, gamma kernels.Tensor) (n, c, hw int) {
+	s := x.Shape()
+	if len(s) < 2 || kernels.Len(gamma) != s[1] {
+		kernels.Mismatch(op, "want x [N,C,...] and per-channel parameters", s, gamma.Shape())
+	}
+	return s[0], s[1], kernels.Numel(s[2:])
+}
+
+// BatchNormTrain normalises with batch statistics, parallel over channels.
+func (b *Backend) BatchNormTrain(y, mean, invStd, x, gamma, beta, runMean, runVar kernels.Tensor, momentum, eps float32) {
+	n, c, hw := bnDims("BatchNormTrain", x, gamma)
+	yf, xf := F32(y), F32(x)
+	mf, isf, gf, bf, rm, rv := F32(mean), F32(invStd), F32(gamma), F32(beta), F32(runMean), F32(runVar)
+	b.parallel(c, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			ref.BatchNormTrainChannel(yf, mf, isf, xf, gf, bf, rm, rv, n, c, hw, ch, momentum, eps)
+		}
+	})
+}
+
+// BatchNormEval normalises with the running estimates.
+func (b *Backend) BatchNormEval(y, x, gamma, beta, runMean, runVar kernels.Tensor, eps float32) {
+	n, c, hw := bnDims("BatchNormEval", x, gamma)
+	yf, xf, gf, bf, rm, rv := F32(y), F32(x), F32(gamma), F32(beta), F32(runMean), F32(runVar)
+	b.parallel(c, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			ref.BatchNormEvalChannel(yf, xf, gf, bf, rm, rv, n, c, hw, ch, eps)
+		}
+	})
+}
+
+// BatchNormBackward computes the gradients of BatchNormTrain.
+func (b *Backend) BatchNormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, invStd kernels.Tensor) {
+	n, c, hw := bnDims("BatchNormBackward", x, gamma)
+	dxf, dgf, dbf, dyf, xf := F32(dx), F32(dgamma), F32(dbeta), F32(dy), F32(x)
+	gf, mf, isf := F32(gamma), F32(mean), F32(invStd)
+	b.parallel(c, 1, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			ref.BatchNormBackwardChannel(dxf, dgf, dbf, dyf, xf, gf, mf, isf, n, c, hw, ch)
+		}
+	})
+}
+
+// LDA computes the discriminants of the head (package ref's loops).
+func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
+	n, c, d := ldaDims("LDA", z, mu, cov, kind)
+	if kernels.Len(delta) != n*c {
+		kernels.Mismatch("LDA", "delta must be [N,C]", delta.Shape(), z.Shape(), mu.Shape())
+	}
+	ref.LDA(F32(delta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
+}
+
+// LDABackward computes the gradients of the head.
+func (b *Backend) LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
+	n, c, d := ldaDims("LDABackward", z, mu, cov, kind)
+	ref.LDABackward(F32(dz), F32(dprior), F32(dmu), F32(dcov), F32(ddelta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
+}
+
+func ldaDims(op string, z, mu, cov kernels.Tensor, kind kernels.CovKind) (n, c, d int) {
+	zs, ms := z.Shape(), mu.Shape()
+	if len(zs) != 2 || len(ms) != 2 || zs[1] != ms[1] || kernels.Len(cov) != kernels.Numel(kind.CovShape(zs[1])) {
+		kernels.Mismatch(op, "want z [N,D], mu [C,D] and a "+kind.String()+" covariance parameter", zs, ms, cov.Shape())
+	}
+	return zs[0], ms[0], zs[1]
+}
+
+// Loss accumulates the loss statistics and writes the score gradient.
+func (b *Backend) Loss(dscores, stats, scores, y kernels.Tensor, kind kernels.LossKind, lambda float32, step int) {
+	ss := dims("Loss", scores, 2)
+	if kernels.Len(y) != ss[0] || kernels.Len(stats) != kernels.StatsLen {
+		kernels.Mismatch("Loss", "want scores [N,C], y [N] and stats [4]", ss, y.Shape(), stats.Shape())
+	}
+	sum, correct := ref.Loss(f32(dscores), F32(scores), i32(y), ss[0], ss[1], kind, lambda)
+	st := F32(stats)
+	st[kernels.StatLoss] += sum
+	st[kernels.StatCorrect] += float32(correct)
+	st[kernels.StatCount] += float32(ss[0])
+	if (math.IsNaN(float64(sum)) || math.IsInf(float64(sum), 0)) && st[kernels.StatBadStep] < 0 {
+		st[kernels.StatBadStep] = float32(step)
+	}
+}
+
+// Adam updates param in place, parallel over chunks.
+func (b *Backend) Adam(param, grad, m, v kernels.Tensor, p kernels.AdamParams) {
+	pf, gf, mf, vf := F32(param), F32(grad), F32(m), F32(v)
+	if len(gf) != len(pf) || len(mf) != len(pf) || len(vf) != len(pf) {
+		kernels.Mismatch("Adam", "param, grad, m and v differ in size", param.Shape(), grad.Shape(), m.Shape(), v.Shape())
+	}
+	b.parallel(len(pf), 1<<15, func(lo, hi int) {
+		ref.Adam(pf[lo:hi], gf[lo:hi], mf[lo:hi], vf[lo:hi], p)
+	})
+}

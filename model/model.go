@@ -1,0 +1,163 @@
+// Package model holds Deep LDA models: an encoder (identity, the toy MLP or
+// the paper's ConvNet), a head (LDA with spherical, diagonal or full
+// covariance, or a linear softmax layer), the loss (NLL, CE or DNLL) and
+// Adam, all running on a kernels.Backend.
+//
+// Parameter and buffer names follow PyTorch's state_dict of the reference
+// model (enc.conv3.weight, enc.bn1.running_var, head.mu, ...), so checkpoints
+// are exchanged with PyTorch as safetensors.
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/deeplda/deeplda/kernels"
+)
+
+// Spec describes a model.
+type Spec struct {
+	Encoder string          // none, mlp or convnet
+	Input   []int           // shape of one example: [D] or [C,H,W]
+	Classes int             // C
+	Dim     int             // embedding dimension d
+	Head    string          // lda or softmax
+	Cov     kernels.CovKind // for the LDA head
+	Loss    kernels.LossKind
+	Lambda  float64 // DNLL weight
+	LR      float64 // Adam learning rate
+	Seed    uint64  // parameter initialisation
+}
+
+// Validate reports the first problem with s.
+func (s Spec) Validate() error {
+	switch {
+	case s.Classes < 2:
+		return fmt.Errorf("need at least 2 classes, got %d", s.Classes)
+	case s.Dim < 1:
+		return fmt.Errorf("embedding dimension must be positive, got %d", s.Dim)
+	case !(s.Lambda >= 0) || math.IsInf(s.Lambda, 0):
+		return fmt.Errorf("lambda must be a finite number >= 0, got %v", s.Lambda)
+	case !(s.LR > 0) || math.IsInf(s.LR, 0):
+		return fmt.Errorf("learning rate must be a finite number > 0, got %v", s.LR)
+	case s.Head == HeadSoftmax && s.Loss != kernels.CE:
+		return fmt.Errorf("the softmax head trains with ce, not %s", s.Loss)
+	}
+	return nil
+}
+
+// Model is an encoder, a head, a loss and Adam's state on one backend.
+type Model struct {
+	Spec    Spec
+	Backend kernels.Backend
+	Encoder *Encoder
+	Head    Head
+	Params  []*Param
+	Buffers []*Buffer
+	counts  map[string]*int
+	arena   arena
+	stats   kernels.Tensor
+	dscores act
+	step    int
+}
+
+// New builds a model and initialises its parameters from s.Seed.
+func New(be kernels.Backend, s Spec) (*Model, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	r := &registry{be: be, counts: map[string]*int{}}
+	enc, err := newEncoder(r, s.Encoder, s.Input, s.Dim)
+	if err != nil {
+		return nil, err
+	}
+	head, err := newHead(r, s.Head, s.Classes, s.Dim, s.Cov)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Spec: s, Backend: be, Encoder: enc, Head: head, Params: r.params, Buffers: r.buffers, counts: r.counts}
+	m.arena = r.bind(rand.New(rand.NewPCG(s.Seed, 0x6c6461)))
+	m.stats = be.Alloc(kernels.Float32, kernels.StatsLen)
+	m.ResetStats()
+	return m, nil
+}
+
+// Step returns the number of Adam steps taken.
+func (m *Model) Step() int { return m.step }
+
+// Forward runs the model on x (a batch, [N, input...]) and returns the
+// embeddings z and the scores (delta or logits). In training mode BatchNorm
+// uses (and updates) batch statistics.
+func (m *Model) Forward(x kernels.Tensor, train bool) (z, scores kernels.Tensor) {
+	z = m.Encoder.Forward(x, train)
+	return z, m.Head.Forward(z)
+}
+
+// TrainStep runs forward and backward on one batch, adds its loss and
+// accuracy to the statistics, and applies one Adam step.
+func (m *Model) TrainStep(x, y kernels.Tensor) {
+	m.Gradients(x, y)
+	m.AdamStep()
+}
+
+// Gradients runs the training-mode forward and backward passes on one batch,
+// adds its loss and accuracy to the statistics and leaves the gradients in
+// each Param's Grad.
+func (m *Model) Gradients(x, y kernels.Tensor) {
+	_, scores := m.Forward(x, true)
+	ds := m.dscores.get(m.Backend, scores.Shape()...)
+	m.Backend.Loss(ds, m.stats, scores, y, m.Spec.Loss, float32(m.Spec.Lambda), m.step+1)
+	m.Encoder.Backward(m.Head.Backward(ds))
+}
+
+// AdamStep applies one Adam update to every parameter from its gradient.
+func (m *Model) AdamStep() {
+	m.step++
+	m.Backend.Adam(m.arena.value, m.arena.grad, m.arena.m, m.arena.v, kernels.AdamParams{
+		LR: m.Spec.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: m.step,
+	})
+}
+
+// AddLoss adds the loss statistics of scores for labels y without a
+// gradient (for evaluation).
+func (m *Model) AddLoss(scores, y kernels.Tensor) {
+	m.Backend.Loss(nil, m.stats, scores, y, m.Spec.Loss, float32(m.Spec.Lambda), m.step)
+}
+
+// Stats are the loss statistics accumulated since the last ResetStats.
+type Stats struct {
+	Loss     float64 // mean loss per example
+	Accuracy float64
+	Count    int
+	BadStep  int // first step with a non-finite loss, or -1
+}
+
+// ReadStats reads the accumulated statistics back from the backend.
+func (m *Model) ReadStats() (Stats, error) {
+	s, err := m.Backend.Read(m.stats)
+	if err != nil {
+		return Stats{}, err
+	}
+	st := Stats{Count: int(s[kernels.StatCount]), BadStep: int(s[kernels.StatBadStep])}
+	if st.Count > 0 {
+		st.Loss = float64(s[kernels.StatLoss]) / float64(st.Count)
+		st.Accuracy = float64(s[kernels.StatCorrect]) / float64(st.Count)
+	}
+	return st, nil
+}
+
+// ResetStats zeroes the statistics.
+func (m *Model) ResetStats() {
+	m.Backend.Write(m.stats, []float32{0, 0, 0, -1})
+}
+
+// Param returns the parameter with the given name, or nil.
+func (m *Model) Param(name string) *Param {
+	for _, p := range m.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
