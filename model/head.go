@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/ref"
 )
 
 // Head maps embeddings z[N,D] to per-class scores [N,C]: the LDA
@@ -82,4 +83,76 @@ func newHead(r *registry, kind string, c, d int, cov kernels.CovKind) (Head, err
 		return SoftmaxHead{newLinear(r, "head.linear", d, c)}, nil
 	}
 	return nil, fmt.Errorf("unknown head %q (want lda or softmax)", kind)
+}
+
+// Gaussian is the class-conditional model of an LDA head, read back to the
+// host in float64: priors, means and the shared covariance.
+type Gaussian struct {
+	Pi     []float64
+	Mu     [][]float64
+	Sigma  [][]float64
+	LogDet float64 // log det Sigma
+}
+
+// Gaussian reads the LDA head's parameters back and returns its Gaussian
+// model. It fails for a softmax head.
+func (m *Model) Gaussian() (Gaussian, error) {
+	h, ok := m.Head.(*LDAHead)
+	if !ok {
+		return Gaussian{}, fmt.Errorf("the %s head has no Gaussian model", m.Spec.Head)
+	}
+	read := func(p *Param) ([]float64, error) {
+		v, err := m.Backend.Read(p.Value)
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = float64(x)
+		}
+		return out, err
+	}
+	prior, err := read(h.Prior)
+	if err != nil {
+		return Gaussian{}, err
+	}
+	mu, err := read(h.Mu)
+	if err != nil {
+		return Gaussian{}, err
+	}
+	cov, err := read(h.CovParam)
+	if err != nil {
+		return Gaussian{}, err
+	}
+	c, d := h.c, h.d
+	g := Gaussian{Mu: make([][]float64, c), Sigma: make([][]float64, d)}
+	for _, lp := range ref.LogSoftmax(prior) {
+		g.Pi = append(g.Pi, math.Exp(lp))
+	}
+	for k := range g.Mu {
+		g.Mu[k] = mu[k*d : (k+1)*d]
+	}
+	w := ref.NewWhitening(cov, d, h.Cov)
+	g.LogDet = w.LogDet
+	for i := range g.Sigma {
+		g.Sigma[i] = make([]float64, d)
+	}
+	switch h.Cov {
+	case kernels.Spherical:
+		for i := 0; i < d; i++ {
+			g.Sigma[i][i] = math.Exp(cov[0])
+		}
+	case kernels.Diagonal:
+		for i := 0; i < d; i++ {
+			g.Sigma[i][i] = math.Exp(cov[i])
+		}
+	case kernels.Full:
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				var s float64
+				for k := 0; k <= min(i, j); k++ {
+					s += w.L[i*d+k] * w.L[j*d+k]
+				}
+				g.Sigma[i][j] = s
+			}
+		}
+	}
+	return g, nil
 }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCmd runs the command line and returns its exit status and output.
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBadCommandLines(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"synth", "-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"synth", "-loss", "mse"}, `unknown loss "mse"`},
+		{[]string{"synth", "-cov", "banana"}, `unknown covariance "banana"`},
+		{[]string{"synth", "-encoder", "resnet"}, "-encoder must be mlp or none"},
+		{[]string{"synth", "-epochs", "0"}, "-epochs must be at least 1"},
+		{[]string{"synth", "-lambda", "-1"}, "lambda must be a finite number >= 0"},
+		{[]string{"synth", "-lambda", "abc"}, `invalid value "abc" for flag -lambda`},
+		{[]string{"synth", "-backend", "tpu"}, "-backend must be cpu, webgpu or auto"},
+		{[]string{"synth", "extra"}, `unexpected argument "extra"`},
+	} {
+		code, _, stderr := runCmd(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+			t.Errorf("%v: panic trace in stderr: %s", tc.args, stderr)
+		}
+	}
+}
+
+func TestUnwritableOutput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "synth", "-epochs", "1", "-train", "100", "-test", "50", "-out", filepath.Join(file, "sub"))
+	if code != 1 || !strings.Contains(stderr, "cannot create the output folder") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestSynthWritesReport(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, "synth", "-epochs", "3", "-train", "2000", "-test", "500", "-seed", "2", "-quiet", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "test accuracy") {
+		t.Errorf("stdout lacks the summary: %q", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	// The keys that users' scripts rely on.
+	for _, path := range []string{
+		"config", "backend.name", "backend.adapter", "train.accuracy", "test.accuracy", "test.ece",
+		"test.ece15", "test.nll", "head.pi", "head.mu", "head.cov", "head.logdet_cov",
+		"consistency.mean_shift", "consistency.kl", "history", "seconds",
+	} {
+		if lookup(r, path) == nil {
+			t.Errorf("report.json lacks %s", path)
+		}
+	}
+	hist := r["history"].([]any)
+	if len(hist) != 3 {
+		t.Fatalf("history has %d epochs, want 3", len(hist))
+	}
+	for _, k := range []string{"loss", "train_accuracy", "test_accuracy", "logdet_cov"} {
+		if hist[2].(map[string]any)[k] == nil {
+			t.Errorf("history rows lack %s", k)
+		}
+	}
+	if acc := lookup(r, "test.accuracy").(float64); acc < 0.9 {
+		t.Errorf("test accuracy %.3f after 3 epochs of DNLL on the toy data", acc)
+	}
+	for _, f := range []string{"embedding.svg", "curves.svg", "accuracy.svg", "logdet.svg", "reliability.svg", "confidence.svg", "checkpoint.safetensors"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+}
+
+func lookup(m map[string]any, path string) any {
+	var cur any = m
+	for _, k := range strings.Split(path, ".") {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[k]
+	}
+	return cur
+}

@@ -1,0 +1,129 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/metrics"
+	"github.com/deeplda/deeplda/plot"
+)
+
+// Figures returns the SVG figures of a finished run, by file name:
+// embedding.svg (2-D embeddings of the test set, or their first two
+// principal components, with the class Gaussians' 90% ellipses, the means
+// and, in 2-D, the decision regions), curves.svg (loss and accuracies),
+// logdet.svg (log det Sigma per epoch), reliability.svg and confidence.svg.
+func (r *Run) Figures() map[string][]byte {
+	figs := map[string][]byte{}
+	rep := r.Report
+	if len(r.TestOut.Z) > 0 {
+		figs["embedding.svg"] = r.embeddingFigure()
+	}
+	var loss, trainAcc, testAcc, logdet, ece []float64
+	var epochs []float64
+	for _, h := range rep.History {
+		epochs = append(epochs, float64(h.Epoch))
+		loss = append(loss, float64(h.Loss))
+		trainAcc = append(trainAcc, float64(h.TrainAccuracy))
+		testAcc = append(testAcc, float64(h.TestAccuracy))
+		ece = append(ece, float64(h.TestECE))
+		if h.LogDetCov != nil {
+			logdet = append(logdet, float64(*h.LogDetCov))
+		}
+	}
+	figs["curves.svg"] = plot.Lines(plot.Figure{Title: "Training loss", XLabel: "epoch", YLabel: "loss"},
+		[]plot.Series{{Name: "train loss", X: epochs, Y: loss}}, false)
+	figs["accuracy.svg"] = plot.Lines(plot.Figure{Title: "Accuracy and calibration", XLabel: "epoch", YLabel: ""},
+		[]plot.Series{{Name: "train accuracy", X: epochs, Y: trainAcc}, {Name: "test accuracy", X: epochs, Y: testAcc}, {Name: "test ECE", X: epochs, Y: ece, Dashed: true}}, false)
+	if len(logdet) == len(epochs) && len(logdet) > 0 {
+		figs["logdet.svg"] = plot.Lines(plot.Figure{Title: "log det Σ of the head", XLabel: "epoch", YLabel: "log det Σ"},
+			[]plot.Series{{Name: "log det Σ", X: epochs, Y: logdet}}, false)
+	}
+	bins := make([]plot.Bin, len(rep.Test.Reliability))
+	for i, b := range rep.Test.Reliability {
+		bins[i] = plot.Bin{Lo: float64(b.Lo), Hi: float64(b.Hi), Accuracy: float64(b.Accuracy), Confidence: float64(b.Confidence), Count: b.Count}
+	}
+	figs["reliability.svg"] = plot.Reliability(plot.Figure{Title: "Reliability (test)"}, bins, float64(rep.Test.ECE))
+	figs["confidence.svg"] = plot.ConfidenceHistogram(plot.Figure{Title: "Confidence (test)"}, bins, float64(rep.Test.Accuracy), float64(rep.Test.MeanConfidence))
+	return figs
+}
+
+// embeddingFigure draws the test embeddings with the head's Gaussians.
+func (r *Run) embeddingFigure() []byte {
+	out, y := r.TestOut, r.TestSet.Y
+	d := out.D
+	rep := r.Report
+	fig := plot.Figure{Title: fmt.Sprintf("Test embeddings (%s, %s)", r.Model.Spec.Loss, r.Model.Spec.Head), XLabel: "z₁", YLabel: "z₂"}
+	if r.Model.Spec.Encoder == "none" {
+		fig.Title, fig.XLabel, fig.YLabel = "Inputs and the LDA head", "x₁", "x₂"
+	}
+	// project maps a d-vector to the plane (identity in 2-D, else PCA).
+	project := func(v []float64) [2]float64 { return [2]float64{v[0], v[min(1, d-1)]} }
+	if d > 2 {
+		pca, err := metrics.PCA(toFloat64(out.Z), len(y), d, 2)
+		if err == nil {
+			project = func(v []float64) [2]float64 { p := pca.Project(v); return [2]float64{p[0], p[1]} }
+			fig.XLabel, fig.YLabel = "PC 1", "PC 2"
+			fig.Title += ", PCA"
+		}
+	}
+	pts := plot.Points{}
+	for i := range y {
+		p := project(toFloat64(out.Z[i*d : (i+1)*d]))
+		pts.X, pts.Y, pts.Class = append(pts.X, p[0]), append(pts.Y, p[1]), append(pts.Class, int(y[i]))
+	}
+	var ellipses []plot.Ellipse
+	var means []plot.Mean
+	var regions *plot.Region
+	if rep.Head.Mu != nil && d == 2 {
+		sigma := []float64{float64(rep.Head.Cov[0][0]), float64(rep.Head.Cov[0][1]), float64(rep.Head.Cov[1][0]), float64(rep.Head.Cov[1][1])}
+		for c, mu := range rep.Head.Mu {
+			m := []float64{float64(mu[0]), float64(mu[1])}
+			if pts, err := metrics.Ellipse(m, sigma, 0.9, 96); err == nil {
+				ellipses = append(ellipses, plot.Ellipse{Class: c, Points: pts})
+			}
+			means = append(means, plot.Mean{Class: c, X: m[0], Y: m[1]})
+		}
+		regions = r.decisionRegions(pts)
+	}
+	return plot.Embedding(fig, pts, regions, ellipses, means, nil)
+}
+
+// decisionRegions evaluates the head's argmax on a grid over the points.
+func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
+	const nx, ny = 120, 90
+	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range pts.X {
+		x0, x1 = min(x0, pts.X[i]), max(x1, pts.X[i])
+		y0, y1 = min(y0, pts.Y[i]), max(y1, pts.Y[i])
+	}
+	px, py := (x1-x0)*0.05, (y1-y0)*0.05
+	x0, x1, y0, y1 = x0-px, x1+px, y0-py, y1+py
+	grid := make([]float32, 0, nx*ny*2)
+	for j := 0; j < ny; j++ {
+		for i := 0; i < nx; i++ {
+			grid = append(grid, float32(x0+(float64(i)+0.5)*(x1-x0)/nx), float32(y0+(float64(j)+0.5)*(y1-y0)/ny))
+		}
+	}
+	c := r.Model.Spec.Classes
+	be := r.Model.Backend
+	z := be.Alloc(kernels.Float32, nx*ny, 2)
+	defer be.Free(z)
+	be.Write(z, grid)
+	scores, err := be.Read(r.Model.Head.Forward(z))
+	if err != nil {
+		return nil
+	}
+	reg := &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Class: make([]int, nx*ny)}
+	for p := range reg.Class {
+		best := 0
+		for k := 1; k < c; k++ {
+			if scores[p*c+k] > scores[p*c+best] {
+				best = k
+			}
+		}
+		reg.Class[p] = best
+	}
+	return reg
+}

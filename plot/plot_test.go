@@ -1,0 +1,397 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// parse decodes the whole document and returns, per group class, the number
+// of elements of each name inside it ("g.class/name"), plus the totals
+// ("name").
+func parse(t *testing.T, doc []byte) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	dec := xml.NewDecoder(bytes.NewReader(doc))
+	var stack []string // class of the innermost enclosing group with one
+	root := true
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("invalid XML: %v\n%s", err, head(doc))
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			if root {
+				if el.Name.Local != "svg" {
+					t.Fatalf("root element is %q", el.Name.Local)
+				}
+				var w, h, vb bool
+				for _, at := range el.Attr {
+					w = w || at.Name.Local == "width"
+					h = h || at.Name.Local == "height"
+					vb = vb || at.Name.Local == "viewBox"
+				}
+				if !w || !h || !vb {
+					t.Fatalf("root lacks width/height/viewBox: %v", el.Attr)
+				}
+				root = false
+			}
+			cls := ""
+			if len(stack) > 0 {
+				cls = stack[len(stack)-1]
+			}
+			if cls != "" {
+				counts["g."+cls+"/"+el.Name.Local]++
+			}
+			counts[el.Name.Local]++
+			if el.Name.Local == "g" {
+				for _, at := range el.Attr {
+					if at.Name.Local == "class" {
+						cls = at.Value
+					}
+				}
+			}
+			stack = append(stack, cls)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if root {
+		t.Fatal("empty document")
+	}
+	return counts
+}
+
+func head(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "..."
+	}
+	return string(b)
+}
+
+// sample returns small deterministic test inputs.
+func sample() (Points, *Region, []Ellipse, []Mean) {
+	var pts Points
+	for c := range 3 {
+		for i := range 20 {
+			a := float64(i) * 0.7
+			pts.X = append(pts.X, float64(c)*3+math.Cos(a)*(0.5+float64(i%5)*0.2))
+			pts.Y = append(pts.Y, float64(c%2)*2+math.Sin(a)*(0.4+float64(i%3)*0.3))
+			pts.Class = append(pts.Class, c)
+		}
+	}
+	reg := &Region{X0: -2, X1: 9, Y0: -2, Y1: 4, NX: 44, NY: 24}
+	for range reg.NY {
+		for i := range reg.NX {
+			x := reg.X0 + (float64(i)+0.5)*(reg.X1-reg.X0)/float64(reg.NX)
+			reg.Class = append(reg.Class, min(2, max(0, int((x+1.5)/3))))
+		}
+	}
+	var ells []Ellipse
+	var means []Mean
+	for c := range 3 {
+		cx, cy := float64(c)*3, float64(c%2)*2
+		var e Ellipse
+		e.Class = c
+		for k := range 48 {
+			a := 2 * math.Pi * float64(k) / 48
+			e.Points = append(e.Points, [2]float64{cx + 1.3*math.Cos(a), cy + 0.9*math.Sin(a)})
+		}
+		ells = append(ells, e)
+		means = append(means, Mean{c, cx, cy})
+	}
+	return pts, reg, ells, means
+}
+
+func sampleBins() []Bin {
+	var bins []Bin
+	for i := range 10 {
+		lo := float64(i) / 10
+		conf := lo + 0.05
+		acc := math.Max(0, conf-0.08*conf)
+		bins = append(bins, Bin{Lo: lo, Hi: lo + 0.1, Accuracy: acc, Confidence: conf, Count: (i + 1) * (i + 1) * 10})
+	}
+	bins[0].Count = 0
+	return bins
+}
+
+func sampleSeries() []Series {
+	var tr, va Series
+	tr.Name, va.Name, va.Dashed = "train loss", "val loss", true
+	for e := 1; e <= 30; e++ {
+		tr.X = append(tr.X, float64(e))
+		tr.Y = append(tr.Y, 2.3*math.Exp(-float64(e)/6)+0.05)
+		va.X = append(va.X, float64(e))
+		va.Y = append(va.Y, 2.3*math.Exp(-float64(e)/7)+0.15)
+	}
+	return []Series{tr, va}
+}
+
+func sampleSweep() []Series {
+	acc := Series{Name: "accuracy", Markers: true, Band: &Band{}}
+	ece := Series{Name: "ECE", Markers: true, Dashed: true, Band: &Band{}}
+	for k := -3; k <= 1; k++ {
+		x := math.Pow(10, float64(k))
+		m := 0.9 - 0.05*math.Abs(float64(k)+1)
+		acc.X, acc.Y = append(acc.X, x), append(acc.Y, m)
+		acc.Band.Lo, acc.Band.Hi = append(acc.Band.Lo, m-0.03), append(acc.Band.Hi, m+0.03)
+		e := 0.02 + 0.01*math.Abs(float64(k))
+		ece.X, ece.Y = append(ece.X, x), append(ece.Y, e)
+		ece.Band.Lo, ece.Band.Hi = append(ece.Band.Lo, e-0.01), append(ece.Band.Hi, e+0.01)
+	}
+	return []Series{acc, ece}
+}
+
+// figures renders one of each figure type.
+func figures() map[string][]byte {
+	pts, reg, ells, means := sample()
+	bins := sampleBins()
+	return map[string][]byte{
+		"embedding": Embedding(Figure{Title: "Embedding (test set)", XLabel: "z₁", YLabel: "z₂"},
+			pts, reg, ells, means, []string{"airplane", "automobile", "bird"}),
+		"embedding_plain": Embedding(Figure{Title: "No regions"}, pts, nil, ells, means, nil),
+		"lines":           Lines(Figure{Title: "Training curves", XLabel: "epoch", YLabel: "loss"}, sampleSeries(), true),
+		"sweep":           Lines(Figure{Title: "Sweep over λ", XLabel: "λ", YLabel: "value", LogX: true}, sampleSweep(), false),
+		"reliability":     Reliability(Figure{Title: "Reliability diagram"}, bins, 0.0423),
+		"histogram":       ConfidenceHistogram(Figure{Title: "Confidence histogram"}, bins, 0.912, 0.953),
+	}
+}
+
+func TestFiguresParseAndCount(t *testing.T) {
+	figs := figures()
+	for name, doc := range figs {
+		t.Run(name, func(t *testing.T) { parse(t, doc) })
+	}
+	c := parse(t, figs["embedding"])
+	if got := c["g.points/circle"]; got != 60 {
+		t.Errorf("embedding: %d circles, want 60", got)
+	}
+	if got := c["g.ellipses/path"]; got != 3 {
+		t.Errorf("embedding: %d ellipse paths, want 3", got)
+	}
+	if got := c["g.means/path"]; got != 3 {
+		t.Errorf("embedding: %d mean markers, want 3", got)
+	}
+	// Three vertical class bands: one merged rect per row and class.
+	if got := c["g.regions/rect"]; got != 3*24 {
+		t.Errorf("embedding: %d region rects, want %d", got, 3*24)
+	}
+	if got := c["g.legend/text"]; got != 5 {
+		t.Errorf("embedding: %d legend labels, want 5", got)
+	}
+	c = parse(t, figs["lines"])
+	if got := c["g.series/path"]; got != 2 {
+		t.Errorf("lines: %d series paths, want 2", got)
+	}
+	c = parse(t, figs["sweep"])
+	if got := c["g.bands/path"]; got != 2 {
+		t.Errorf("sweep: %d bands, want 2", got)
+	}
+	if got := c["g.markers/circle"]; got != 10 {
+		t.Errorf("sweep: %d markers, want 10", got)
+	}
+	c = parse(t, figs["reliability"])
+	if got := c["g.bars/rect"]; got != 9 {
+		t.Errorf("reliability: %d bars, want 9 (one per non-empty bin)", got)
+	}
+	if got := c["g.gaps/rect"]; got != 9 {
+		t.Errorf("reliability: %d gap rects, want 9", got)
+	}
+	if !bytes.Contains(figs["reliability"], []byte("ECE = 0.0423")) {
+		t.Error("reliability: ECE missing")
+	}
+	c = parse(t, figs["histogram"])
+	if got := c["g.bars/rect"]; got != 9 {
+		t.Errorf("histogram: %d bars, want 9", got)
+	}
+	if got := c["g.markers/line"]; got != 2 {
+		t.Errorf("histogram: %d vertical lines, want 2", got)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a, b := figures(), figures()
+	for name := range a {
+		if !bytes.Equal(a[name], b[name]) {
+			t.Errorf("%s: output differs between calls", name)
+		}
+	}
+}
+
+func TestUniqueClipIDs(t *testing.T) {
+	a := Lines(Figure{Title: "a"}, sampleSeries(), false)
+	b := Lines(Figure{Title: "b"}, sampleSeries(), false)
+	id := func(doc []byte) string {
+		s := string(doc)
+		i := strings.Index(s, `clipPath id="`)
+		return s[i : i+40]
+	}
+	if id(a) == id(b) {
+		t.Errorf("different figures share clip id %s", id(a))
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	title := `a<b & c>d "q" 'x'` + "\x01"
+	for name, doc := range map[string][]byte{
+		"embedding":   Embedding(Figure{Title: title, XLabel: "<x>"}, Points{X: []float64{1}, Y: []float64{2}, Class: []int{0}}, nil, nil, nil, []string{"<&>"}),
+		"lines":       Lines(Figure{Title: title}, []Series{{Name: "<&>", X: []float64{1, 2}, Y: []float64{1, 2}}}, false),
+		"reliability": Reliability(Figure{Title: title}, sampleBins(), 0.1),
+		"histogram":   ConfidenceHistogram(Figure{Title: title}, sampleBins(), 0.5, 0.6),
+	} {
+		parse(t, doc)
+		if !bytes.Contains(doc, []byte("a&lt;b &amp; c&gt;d")) {
+			t.Errorf("%s: escaped title missing", name)
+		}
+	}
+}
+
+func TestDegenerateInputs(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	docs := [][]byte{
+		Embedding(Figure{}, Points{}, nil, nil, nil, nil),
+		Embedding(Figure{}, Points{X: []float64{1}, Y: []float64{1}}, nil, nil, nil, nil),
+		Embedding(Figure{}, Points{X: []float64{1, 1, 1}, Y: []float64{2, 2, 2}, Class: []int{0, 1}}, nil, nil, nil, nil),
+		Embedding(Figure{}, Points{X: []float64{nan, inf, 3}, Y: []float64{1, 2}, Class: []int{-1, 5, 2}},
+			&Region{X0: 0, X1: 1, Y0: 0, Y1: 1, NX: 3, NY: 2, Class: []int{1}}, []Ellipse{{Class: 1}, {Class: 2, Points: [][2]float64{{nan, 1}}}},
+			[]Mean{{Class: 0, X: nan}}, nil),
+		Embedding(Figure{Width: -5, Height: 3}, Points{}, &Region{X0: 1, X1: 0}, nil, nil, nil),
+		Embedding(Figure{}, Points{}, &Region{X0: 0, X1: 1, Y0: 0, Y1: 1, NX: 2, NY: 2, Class: []int{0, 1, 1, 0}}, nil, nil, nil),
+		Lines(Figure{}, nil, false),
+		Lines(Figure{}, nil, true),
+		Lines(Figure{LogX: true}, []Series{{}}, true),
+		Lines(Figure{}, []Series{{Name: "one", X: []float64{1}, Y: []float64{1}}}, false),
+		Lines(Figure{}, []Series{{Name: "flat", X: []float64{0, 1, 2}, Y: []float64{0, 0, 0}}}, false),
+		Lines(Figure{}, []Series{{Name: "neg", X: []float64{0, 1, 2}, Y: []float64{-1, 0, 1}}}, true),
+		Lines(Figure{LogX: true}, []Series{{Name: "bad", X: []float64{nan, -1, 0, inf}, Y: []float64{1, 2, 3, 4},
+			Markers: true, Band: &Band{Lo: []float64{1}}}}, false),
+		Lines(Figure{XLim: [2]float64{5, 1}, YLim: [2]float64{0, 1}}, sampleSeries(), false),
+		Reliability(Figure{}, nil, nan),
+		Reliability(Figure{}, []Bin{{Lo: 0, Hi: 0, Count: 3}, {Lo: nan, Hi: 1, Count: 1}, {Lo: 0, Hi: 1, Accuracy: nan, Count: 2}}, inf),
+		ConfidenceHistogram(Figure{}, nil, nan, nan),
+		ConfidenceHistogram(Figure{}, []Bin{{Lo: 0.5, Hi: 0.6, Count: 0}}, 2, -1),
+	}
+	for i, doc := range docs {
+		c := parse(t, doc)
+		if c["text"] == 0 && c["line"] == 0 && c["path"] == 0 {
+			t.Errorf("doc %d draws nothing: %s", i, head(doc))
+		}
+	}
+}
+
+func TestDownsample(t *testing.T) {
+	n := 3 * MaxPoints
+	pts := Points{X: make([]float64, n), Y: make([]float64, n), Class: make([]int, n)}
+	for i := range n {
+		pts.X[i], pts.Y[i], pts.Class[i] = math.Sin(float64(i)), math.Cos(float64(i)*1.3), i%100
+	}
+	doc := Embedding(Figure{}, pts, nil, nil, nil, nil)
+	c := parse(t, doc)
+	if c["g.points/circle"] != MaxPoints {
+		t.Errorf("%d circles, want %d", c["g.points/circle"], MaxPoints)
+	}
+	if !bytes.Contains(doc, []byte("showing 5000 of 15000 points")) || !bytes.Contains(doc, []byte("100 classes")) {
+		t.Error("caption missing")
+	}
+	long := Series{Name: "loss", X: pts.X[:n], Y: pts.Y[:n]}
+	for i := range long.X {
+		long.X[i] = float64(i)
+	}
+	doc = Lines(Figure{}, []Series{long}, false)
+	parse(t, doc)
+	if !bytes.Contains(doc, []byte("loss: 5000 of 15000 points")) {
+		t.Error("lines caption missing")
+	}
+}
+
+func labels(ticks []tick) []string {
+	var out []string
+	for _, t := range ticks {
+		if t.label != "" {
+			out = append(out, t.label)
+		}
+	}
+	return out
+}
+
+func TestTicks(t *testing.T) {
+	cases := []struct {
+		name string
+		got  []tick
+		want string
+	}{
+		{"log 1e-3..10", logTicks(1e-3, 10, 6), "0.001 0.01 0.1 1 10"},
+		{"log 0.1..10", logTicks(0.1, 10, 6), "0.1 0.2 0.5 1 2 5 10"},
+		{"log wide", logTicks(1e-6, 1e6, 5), "1e-6 0.001 1 1000 1e6"},
+		{"log narrow", logTicks(2, 9, 5), "2 3 4 5 6 7 8 9"},
+		{"linear 0..1", linearTicks(0, 1, 5), "0.0 0.2 0.4 0.6 0.8 1.0"},
+		{"linear -3..7", linearTicks(-3.2, 7.1, 5), "-2 0 2 4 6"},
+		{"linear 0..0.003", linearTicks(0, 0.003, 3), "0.000 0.001 0.002 0.003"},
+		{"linear big", linearTicks(0, 40000, 4), "0 10000 20000 30000 40000"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(labels(c.got), " "); got != c.want {
+			t.Errorf("%s: ticks %q, want %q", c.name, got, c.want)
+		}
+	}
+	doc := Lines(Figure{}, []Series{{X: []float64{1, 2, 3}, Y: []float64{1e-3, 0.5, 10}}}, true)
+	for _, l := range []string{">0.001<", ">0.01<", ">0.1<", ">1<", ">10<"} {
+		if !bytes.Contains(doc, []byte(l)) {
+			t.Errorf("log-y figure lacks tick label %s", l)
+		}
+	}
+}
+
+func TestColors(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 100 {
+		c := Color(i)
+		if len(c) != 7 || c[0] != '#' {
+			t.Fatalf("Color(%d) = %q", i, c)
+		}
+		seen[c] = true
+	}
+	if len(seen) != 100 {
+		t.Errorf("only %d distinct colours among 100", len(seen))
+	}
+}
+
+// TestRenderFiles writes every figure type to t.TempDir(), or to $PLOT_OUT
+// when set, for a person to look at.
+func TestRenderFiles(t *testing.T) {
+	dir := os.Getenv("PLOT_OUT")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	figs := figures()
+	// A 100-class embedding, as for CIFAR-100.
+	var pts Points
+	var means []Mean
+	for c := range 100 {
+		cx, cy := 4*math.Cos(float64(c)*0.61), 4*math.Sin(float64(c)*0.61)*float64(1+c%3)/2
+		means = append(means, Mean{c, cx, cy})
+		for i := range 30 {
+			a := float64(i*7 + c)
+			pts.X = append(pts.X, cx+0.4*math.Sin(a))
+			pts.Y = append(pts.Y, cy+0.4*math.Cos(a*1.7))
+			pts.Class = append(pts.Class, c)
+		}
+	}
+	figs["embedding100"] = Embedding(Figure{Title: "100 classes"}, pts, nil, nil, means, nil)
+	for name, doc := range figs {
+		if err := os.WriteFile(filepath.Join(dir, name+".svg"), doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

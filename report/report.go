@@ -1,0 +1,158 @@
+// Package report defines report.json, the record of a training run that the
+// native commands write and the browser page shows, with the same keys in
+// both places.
+package report
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/deeplda/deeplda/kernels"
+)
+
+// Float is a float64 that encodes NaN and infinities as JSON null (plain
+// encoding/json refuses them, and a diverged run must still be reported).
+type Float float64
+
+// MarshalJSON encodes f, or null when it is not finite.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON decodes a number, or null as NaN.
+func (f *Float) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Float(math.NaN())
+		return nil
+	}
+	var v float64
+	err := json.Unmarshal(b, &v)
+	*f = Float(v)
+	return err
+}
+
+// Floats converts a slice.
+func Floats(v []float64) []Float {
+	out := make([]Float, len(v))
+	for i, x := range v {
+		out[i] = Float(x)
+	}
+	return out
+}
+
+// Matrix converts a matrix.
+func Matrix(v [][]float64) [][]Float {
+	out := make([][]Float, len(v))
+	for i, r := range v {
+		out[i] = Floats(r)
+	}
+	return out
+}
+
+// Bin is one equal-width confidence bin (lo, hi].
+type Bin struct {
+	Lo         Float `json:"lo"`
+	Hi         Float `json:"hi"`
+	Count      int   `json:"count"`
+	Accuracy   Float `json:"accuracy"`
+	Confidence Float `json:"confidence"`
+}
+
+// Split holds the evaluation of one data split.
+type Split struct {
+	Examples    int   `json:"examples"`
+	Accuracy    Float `json:"accuracy"`
+	ECE         Float `json:"ece"`   // 10 bins
+	ECE15       Float `json:"ece15"` // 15 bins
+	NLL         Float `json:"nll"`   // mean -log posterior of the label
+	Reliability []Bin `json:"reliability,omitempty"`
+	// ConfidenceHistogram counts examples per confidence bin (10 bins).
+	ConfidenceHistogram []int `json:"confidence_histogram,omitempty"`
+	MeanConfidence      Float `json:"mean_confidence"`
+}
+
+// Head is the learned head: for LDA the Gaussian model, for softmax only
+// the kind.
+type Head struct {
+	Kind      string    `json:"kind"`
+	CovKind   string    `json:"cov_kind,omitempty"`
+	Pi        []Float   `json:"pi,omitempty"`
+	Mu        [][]Float `json:"mu,omitempty"`
+	Cov       [][]Float `json:"cov,omitempty"` // the full covariance matrix Sigma
+	LogDetCov *Float    `json:"logdet_cov,omitempty"`
+	Sigma     *Float    `json:"sigma,omitempty"` // spherical head: the learned standard deviation
+}
+
+// Consistency compares the learned head with the closed-form LDA maximum
+// likelihood refit on the final training embeddings.
+type Consistency struct {
+	MeanShift Float     `json:"mean_shift"` // mean Mahalanobis distance of the class means (learned Sigma)
+	KL        Float     `json:"kl"`         // mean KL(N(mu_hat_c, Sigma_hat) || N(mu_c, Sigma))
+	RefitMu   [][]Float `json:"refit_mu,omitempty"`
+	RefitCov  [][]Float `json:"refit_cov,omitempty"`
+}
+
+// Epoch is one row of the training history.
+type Epoch struct {
+	Epoch         int    `json:"epoch"`
+	Loss          Float  `json:"loss"`           // mean training loss over the epoch (train mode)
+	TrainAccuracy Float  `json:"train_accuracy"` // running accuracy over the epoch (train mode)
+	TestAccuracy  Float  `json:"test_accuracy"`
+	TestECE       Float  `json:"test_ece"`
+	LogDetCov     *Float `json:"logdet_cov,omitempty"`
+	Sigma         *Float `json:"sigma,omitempty"`
+	Seconds       Float  `json:"seconds"` // training time so far
+}
+
+// Report is the content of report.json.
+type Report struct {
+	Kind        string       `json:"kind"` // synth, train, ...
+	Config      any          `json:"config"`
+	Backend     kernels.Info `json:"backend"`
+	Train       Split        `json:"train"`
+	Test        Split        `json:"test"`
+	Head        Head         `json:"head"`
+	Consistency *Consistency `json:"consistency,omitempty"`
+	History     []Epoch      `json:"history"`
+	Seconds     Float        `json:"seconds"` // training wall time
+	Status      string       `json:"status"`  // done, stopped or an error message
+}
+
+// Write writes r as indented JSON to dir/report.json (atomically).
+func (r *Report) Write(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, "report.json"), append(b, '\n'))
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames it
+// over path, so a failed write leaves any previous file intact.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+// Package train runs the training loop of a model over an in-memory data
+// set: seeded shuffling, batching without copying the data set, progress
+// reports, detection of non-finite losses, evaluation and stop/resume at any
+// step.
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/model"
+)
+
+// Dataset is an in-memory labelled data set: example i is
+// X[i*Size : (i+1)*Size] with label Y[i].
+type Dataset struct {
+	X       []float32
+	Y       []int32
+	Shape   []int // shape of one example
+	Classes int
+}
+
+// Len returns the number of examples.
+func (d Dataset) Len() int { return len(d.Y) }
+
+// Size returns the number of values per example.
+func (d Dataset) Size() int { return kernels.Numel(d.Shape) }
+
+// Validate reports a data set whose sizes or labels are inconsistent.
+func (d Dataset) Validate() error {
+	if d.Len() == 0 {
+		return errors.New("empty data set")
+	}
+	if len(d.X) != d.Len()*d.Size() {
+		return fmt.Errorf("data set has %d values for %d examples of shape %v", len(d.X), d.Len(), d.Shape)
+	}
+	for i, y := range d.Y {
+		if y < 0 || int(y) >= d.Classes {
+			return fmt.Errorf("label %d of example %d is outside [0, %d)", y, i, d.Classes)
+		}
+	}
+	return nil
+}
+
+// Augment transforms one example in place (random crop, flip, ...).
+type Augment func(rng *rand.Rand, x []float32)
+
+// Config controls a training run.
+type Config struct {
+	Epochs      int
+	Batch       int
+	Seed        uint64 // shuffling and augmentation
+	ReportEvery int    // steps between progress reports (each reads the loss back); 0 means 10
+	Augment     Augment
+}
+
+// Validate reports the first invalid setting.
+func (c Config) Validate() error {
+	switch {
+	case c.Epochs < 1:
+		return fmt.Errorf("epochs must be at least 1, got %d", c.Epochs)
+	case c.Batch < 1:
+		return fmt.Errorf("batch size must be at least 1, got %d", c.Batch)
+	}
+	return nil
+}
+
+// Progress is what the trainer reports while it runs.
+type Progress struct {
+	Epoch, Epochs     int // 1-based epoch
+	Step, Steps       int // step within the epoch, steps per epoch
+	TotalStep         int // steps done in the run
+	Loss, Accuracy    float64
+	ExamplesPerSecond float64
+	Elapsed           time.Duration
+	Remaining         time.Duration
+}
+
+// EpochStats summarise one epoch of training (train mode, running over the
+// epoch's batches).
+type EpochStats struct {
+	Epoch    int
+	Loss     float64
+	Accuracy float64
+}
+
+// DivergedError reports a non-finite training loss.
+type DivergedError struct {
+	Step, Epoch int
+}
+
+func (e *DivergedError) Error() string {
+	return fmt.Sprintf("training diverged: the loss became NaN or infinite at step %d (epoch %d)", e.Step, e.Epoch)
+}
+
+// Trainer trains a model on a data set, one epoch at a time; an interrupted
+// epoch resumes at the step where it stopped.
+type Trainer struct {
+	Model *model.Model
+	Data  Dataset
+	Cfg   Config
+
+	rng     *rand.Rand
+	perm    []int
+	pos     int // next position in perm
+	epoch   int // epochs completed
+	xb, yb  []float32
+	yi      []int32
+	x, y    kernels.Tensor
+	elapsed time.Duration
+	seen    int
+}
+
+// New returns a trainer; it checks the data against the model's input shape.
+func New(m *model.Model, data Dataset, cfg Config) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := data.Validate(); err != nil {
+		return nil, err
+	}
+	if kernels.Numel(m.Spec.Input) != data.Size() {
+		return nil, fmt.Errorf("the model takes inputs of shape %v, the data has %v", m.Spec.Input, data.Shape)
+	}
+	if data.Classes != m.Spec.Classes {
+		return nil, fmt.Errorf("the model has %d classes, the data %d", m.Spec.Classes, data.Classes)
+	}
+	if cfg.ReportEvery <= 0 {
+		cfg.ReportEvery = 10
+	}
+	t := &Trainer{Model: m, Data: data, Cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x73687566))}
+	b := min(cfg.Batch, data.Len())
+	t.xb = make([]float32, b*data.Size())
+	t.yi = make([]int32, b)
+	t.x = m.Backend.Alloc(kernels.Float32, append([]int{b}, data.Shape...)...)
+	t.y = m.Backend.Alloc(kernels.Int32, b)
+	return t, nil
+}
+
+// Epoch returns the number of completed epochs.
+func (t *Trainer) Epoch() int { return t.epoch }
+
+// Done reports whether every configured epoch has run.
+func (t *Trainer) Done() bool { return t.epoch >= t.Cfg.Epochs }
+
+// StepsPerEpoch returns the number of batches per epoch (the last one may be
+// smaller).
+func (t *Trainer) StepsPerEpoch() int { return (t.Data.Len() + t.Cfg.Batch - 1) / t.Cfg.Batch }
+
+// batch uploads the examples perm[lo:hi] and returns tensors of that size.
+func (t *Trainer) batch(lo, hi int) (x, y kernels.Tensor) {
+	n, size := hi-lo, t.Data.Size()
+	for i, idx := range t.perm[lo:hi] {
+		dst := t.xb[i*size : (i+1)*size]
+		copy(dst, t.Data.X[idx*size:(idx+1)*size])
+		if t.Cfg.Augment != nil {
+			t.Cfg.Augment(t.rng, dst)
+		}
+		t.yi[i] = t.Data.Y[idx]
+	}
+	be := t.Model.Backend
+	x, y = t.x, t.y
+	if n != t.x.Shape()[0] {
+		x = be.View(t.x, 0, append([]int{n}, t.Data.Shape...)...)
+		y = be.View(t.y, 0, n)
+	}
+	be.Write(x, t.xb[:n*size])
+	be.WriteInt(y, t.yi[:n])
+	return x, y
+}
+
+// RunEpoch trains until the end of the current epoch, calling onProgress
+// (which may be nil) every Cfg.ReportEvery steps and at the end. It returns
+// ctx.Err() when ctx is cancelled (the next call resumes at the same step), a
+// *DivergedError when the loss is not finite, or a device error.
+func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (EpochStats, error) {
+	if t.Done() {
+		return EpochStats{}, errors.New("training is already complete")
+	}
+	m := t.Model
+	if t.pos == 0 {
+		t.perm = t.rng.Perm(t.Data.Len())
+		m.ResetStats()
+	}
+	steps := t.StepsPerEpoch()
+	start := time.Now()
+	report := func() (model.Stats, error) {
+		st, err := m.ReadStats()
+		if err != nil {
+			return st, err
+		}
+		if st.BadStep >= 0 {
+			return st, &DivergedError{Step: st.BadStep, Epoch: t.epoch + 1}
+		}
+		if onProgress != nil {
+			el := t.elapsed + time.Since(start)
+			done := t.epoch*steps + (t.pos+t.Cfg.Batch-1)/t.Cfg.Batch
+			p := Progress{
+				Epoch: t.epoch + 1, Epochs: t.Cfg.Epochs,
+				Step: (t.pos + t.Cfg.Batch - 1) / t.Cfg.Batch, Steps: steps, TotalStep: done,
+				Loss: st.Loss, Accuracy: st.Accuracy, Elapsed: el,
+			}
+			if s := el.Seconds(); s > 0 {
+				p.ExamplesPerSecond = float64(t.seen) / s
+				p.Remaining = time.Duration(float64(el) * float64(t.Cfg.Epochs*steps-done) / float64(max(done, 1)))
+			}
+			onProgress(p)
+		}
+		return st, nil
+	}
+	for t.pos < t.Data.Len() {
+		if err := ctx.Err(); err != nil {
+			t.elapsed += time.Since(start)
+			return EpochStats{}, err
+		}
+		hi := min(t.pos+t.Cfg.Batch, t.Data.Len())
+		x, y := t.batch(t.pos, hi)
+		m.TrainStep(x, y)
+		t.seen += hi - t.pos
+		t.pos = hi
+		if step := (t.pos + t.Cfg.Batch - 1) / t.Cfg.Batch; step%t.Cfg.ReportEvery == 0 && t.pos < t.Data.Len() {
+			if _, err := report(); err != nil {
+				t.elapsed += time.Since(start)
+				return EpochStats{}, err
+			}
+		}
+	}
+	st, err := report()
+	t.elapsed += time.Since(start)
+	if err != nil {
+		return EpochStats{}, err
+	}
+	t.pos = 0
+	t.epoch++
+	return EpochStats{Epoch: t.epoch, Loss: st.Loss, Accuracy: st.Accuracy}, nil
+}
+
+// Elapsed returns the training time so far (excluding evaluation).
+func (t *Trainer) Elapsed() time.Duration { return t.elapsed }
+
+// Outputs are a model's evaluation-mode outputs on a data set.
+type Outputs struct {
+	Z      []float32 // N×D embeddings
+	Scores []float32 // N×C delta or logits
+	D, C   int
+}
+
+// Evaluate runs the model in evaluation mode over data in batches and reads
+// back the embeddings and scores.
+func Evaluate(m *model.Model, data Dataset, batch int) (Outputs, error) {
+	be := m.Backend
+	n, size := data.Len(), data.Size()
+	batch = max(1, min(batch, n))
+	out := Outputs{D: m.Spec.Dim, C: m.Spec.Classes}
+	out.Z = make([]float32, 0, n*out.D)
+	out.Scores = make([]float32, 0, n*out.C)
+	full := be.Alloc(kernels.Float32, append([]int{batch}, data.Shape...)...)
+	defer be.Free(full)
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		x := full
+		if hi-lo != batch {
+			x = be.View(full, 0, append([]int{hi - lo}, data.Shape...)...)
+		}
+		be.Write(x, data.X[lo*size:hi*size])
+		z, s := m.Forward(x, false)
+		zv, err := be.Read(z)
+		if err != nil {
+			return out, err
+		}
+		sv, err := be.Read(s)
+		if err != nil {
+			return out, err
+		}
+		out.Z = append(out.Z, zv...)
+		out.Scores = append(out.Scores, sv...)
+	}
+	return out, nil
+}
