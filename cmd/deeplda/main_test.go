@@ -58,7 +58,7 @@ func TestUnwritableOutput(t *testing.T) {
 
 func TestSynthWritesReport(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := runCmd(t, "synth", "-epochs", "3", "-train", "2000", "-test", "500", "-seed", "2", "-quiet", "-out", out)
+	code, stdout, stderr := runCmd(t, "synth", "-epochs", "3", "-seed", "2", "-quiet", "-out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

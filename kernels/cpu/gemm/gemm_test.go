@@ -1,0 +1,455 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// useKernel makes Sgemm use kern for the rest of the test.
+func useKernel(t testing.TB, kern *microKernel) {
+	t.Helper()
+	old := activeKernel
+	activeKernel = kern
+	t.Cleanup(func() { activeKernel = old })
+}
+
+// forEachKernel runs f once per micro-kernel this machine supports,
+// including the portable Go kernel.
+func forEachKernel(t *testing.T, f func(t *testing.T)) {
+	for _, kern := range supportedKernels() {
+		t.Run(kern.name, func(t *testing.T) {
+			useKernel(t, kern)
+			f(t)
+		})
+	}
+}
+
+// matrix is a row-major matrix stored with row stride ld.
+type matrix struct {
+	rows, cols, ld int
+	data           []float32
+}
+
+// newMatrix returns a rows×cols matrix with stride cols+pad whose elements
+// are uniform in [-1, 1). Elements in the padding are set to pad values so
+// that reads and writes outside the matrix are detectable.
+func newMatrix(rng *rand.Rand, rows, cols, pad int) matrix {
+	ld := max(1, cols+pad)
+	n := 0
+	if rows > 0 {
+		n = (rows-1)*ld + cols
+	}
+	m := matrix{rows: rows, cols: cols, ld: ld, data: make([]float32, n)}
+	for i := range m.data {
+		if i%ld < cols {
+			m.data[i] = 2*rng.Float32() - 1
+		} else {
+			m.data[i] = padValue
+		}
+	}
+	return m
+}
+
+// padValue marks the unused elements between rows.
+const padValue = 1e30
+
+// maxAbs returns the largest absolute value of the elements of m.
+func (m matrix) maxAbs() float64 {
+	var r float64
+	for i := 0; i < m.rows; i++ {
+		for j := 0; j < m.cols; j++ {
+			r = max(r, math.Abs(float64(m.data[i*m.ld+j])))
+		}
+	}
+	return r
+}
+
+// refGemm computes alpha*op(A)*op(B) + beta*C in float64 with a plain
+// triple loop. With beta == 0 the old C is ignored, as BLAS specifies.
+func refGemm(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix, beta float32, c matrix) []float64 {
+	// Copy op(A) (m×k) and op(B)^T (n×k) to contiguous float64 rows so the
+	// inner loop is a plain dot product.
+	opA := make([]float64, m*k)
+	opBT := make([]float64, n*k)
+	for p := 0; p < k; p++ {
+		for i := 0; i < m; i++ {
+			if transA {
+				opA[i*k+p] = float64(a.data[p*a.ld+i])
+			} else {
+				opA[i*k+p] = float64(a.data[i*a.ld+p])
+			}
+		}
+		for j := 0; j < n; j++ {
+			if transB {
+				opBT[j*k+p] = float64(b.data[j*b.ld+p])
+			} else {
+				opBT[j*k+p] = float64(b.data[p*b.ld+j])
+			}
+		}
+	}
+	out := make([]float64, m*n)
+	for i := 0; i < m; i++ {
+		ai := opA[i*k : i*k+k]
+		for j := 0; j < n; j++ {
+			bj := opBT[j*k : j*k+k]
+			var s float64
+			for p, av := range ai {
+				s += av * bj[p]
+			}
+			s *= float64(alpha)
+			if beta != 0 {
+				s += float64(beta) * float64(c.data[i*c.ld+j])
+			}
+			out[i*n+j] = s
+		}
+	}
+	return out
+}
+
+// scale is one (alpha, beta) combination under test.
+type scale struct {
+	alpha, beta float32
+	nanC        bool // fill C with NaN first (only meaningful with beta == 0)
+}
+
+var scales = []scale{
+	{alpha: 1, beta: 0, nanC: true},
+	{alpha: 1, beta: 1},
+	{alpha: -0.75, beta: 0.5},
+	{alpha: 2.5, beta: 0, nanC: true},
+	{alpha: 0.5, beta: -1},
+}
+
+// checkGemm runs Sgemm on random data of the given shape and compares the
+// result with refGemm. pad is added to the minimum row stride of every
+// matrix.
+//
+// Error bound: each element of alpha*op(A)*op(B) is a sum of k products
+// computed in float32, whose rounding error is at most about k*u*sum|a||b|
+// with u = 2^-24 ≈ 6e-8 (plus one rounding from folding alpha into A, and
+// one each for the beta update). With the elements of A, B and C bounded by
+// max|a|, max|b| and max|c|, the test accepts
+//
+//	|got - want| <= 1e-5 * ((k+2)*|alpha|*max|a|*max|b| + |beta|*max|c|)
+//
+// which is a comfortable margin (≈ 160 u per term) over that worst case yet
+// tight enough to catch any wrong or missing product (a single product is
+// ≈ 1/3 on average for uniform [-1,1) inputs).
+func checkGemm(t *testing.T, rng *rand.Rand, transA, transB bool, m, n, k int, sc scale, pad int) {
+	t.Helper()
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	a := newMatrix(rng, ar, ac, pad)
+	b := newMatrix(rng, br, bc, pad+1)
+	c := newMatrix(rng, m, n, pad+2)
+	if sc.nanC {
+		for i := range c.data {
+			if i%c.ld < n {
+				c.data[i] = float32(math.NaN())
+			}
+		}
+	}
+	want := refGemm(transA, transB, m, n, k, sc.alpha, a, b, sc.beta, c)
+	maxC := 0.0
+	if !sc.nanC {
+		maxC = c.maxAbs()
+	}
+	tol := 1e-5 * (float64(k+2)*math.Abs(float64(sc.alpha))*a.maxAbs()*b.maxAbs() + math.Abs(float64(sc.beta))*maxC)
+
+	Sgemm(transA, transB, m, n, k, sc.alpha, a.data, a.ld, b.data, b.ld, sc.beta, c.data, c.ld)
+
+	bad := 0
+	for i := 0; i < m; i++ {
+		for j := 0; j < c.ld && i*c.ld+j < len(c.data); j++ {
+			got := c.data[i*c.ld+j]
+			if j >= n {
+				if got != padValue {
+					t.Fatalf("tA=%v tB=%v m=%d n=%d k=%d %+v pad=%d: wrote C padding at (%d,%d): %v", transA, transB, m, n, k, sc, pad, i, j, got)
+				}
+				continue
+			}
+			w := want[i*n+j]
+			if d := math.Abs(float64(got) - w); !(d <= tol) {
+				if bad++; bad <= 3 {
+					t.Errorf("tA=%v tB=%v m=%d n=%d k=%d %+v pad=%d: C(%d,%d) = %v, want %v (|diff| %.3g > tol %.3g)",
+						transA, transB, m, n, k, sc, pad, i, j, got, w, d, tol)
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d wrong elements", bad)
+	}
+}
+
+var transposes = []struct{ a, b bool }{{false, false}, {false, true}, {true, false}, {true, true}}
+
+func TestSgemmSmall(t *testing.T) {
+	sizes := []int{1, 2, 5, 15, 16, 17, 33}
+	forEachKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		i := 0
+		for _, tr := range transposes {
+			for _, m := range sizes {
+				for _, n := range sizes {
+					for _, k := range sizes {
+						i++
+						checkGemm(t, rng, tr.a, tr.b, m, n, k, scales[i%len(scales)], i%3*2)
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestSgemmEdges(t *testing.T) {
+	sizes := []int{1, 2, 5, 15, 16, 17, 63, 64, 65, 127, 129, 255, 257}
+	forEachKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		i := 0
+		for _, tr := range transposes {
+			for x, m := range sizes {
+				// Pair every m with a spread of n and k that walks through
+				// the list at different rates so all sizes meet each other.
+				for y := 0; y < len(sizes); y += 3 {
+					n := sizes[(x+y)%len(sizes)]
+					k := sizes[(2*x+5*y+1)%len(sizes)]
+					i++
+					checkGemm(t, rng, tr.a, tr.b, m, n, k, scales[i%len(scales)], i%4)
+				}
+			}
+		}
+	})
+}
+
+func TestSgemmAllScales(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, tr := range transposes {
+			for _, sc := range scales {
+				for _, pad := range []int{0, 3} {
+					checkGemm(t, rng, tr.a, tr.b, 37, 45, 29, sc, pad)
+				}
+			}
+		}
+	})
+}
+
+func TestSgemmLarge(t *testing.T) {
+	shapes := [][3]int{
+		{300, 700, 513},  // several kc blocks, parallel split along n
+		{700, 300, 513},  // parallel split along m
+		{257, 129, 1030}, // k spans more than four kc blocks
+		{7, 4200, 9},     // n spans more than one nc block
+		{600, 5, 70},     // many mc blocks, one micro-tile column
+		{64, 784, 576},   // ConvNet forward shape
+	}
+	if testing.Short() {
+		shapes = shapes[:2]
+	}
+	forEachKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		for i, s := range shapes {
+			for j, tr := range transposes {
+				checkGemm(t, rng, tr.a, tr.b, s[0], s[1], s[2], scales[(i+j)%len(scales)], (i+j)%3)
+			}
+		}
+	})
+}
+
+// TestSgemmSerialParallel checks that single- and multi-goroutine runs agree
+// bit for bit (the split never changes the order of the sums).
+func TestSgemmSerialParallel(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, s := range [][3]int{{333, 251, 300}, {129, 900, 200}} {
+			m, n, k := s[0], s[1], s[2]
+			a := newMatrix(rng, m, k, 0)
+			b := newMatrix(rng, k, n, 0)
+			c0 := newMatrix(rng, m, n, 0)
+			var results [][]float32
+			for _, procs := range []int{1, 2, 3, 8} {
+				old := runtime.GOMAXPROCS(procs)
+				c := append([]float32(nil), c0.data...)
+				Sgemm(false, false, m, n, k, 1.5, a.data, a.ld, b.data, b.ld, 0.5, c, c0.ld)
+				runtime.GOMAXPROCS(old)
+				results = append(results, c)
+			}
+			for i := 1; i < len(results); i++ {
+				for j := range results[0] {
+					if results[i][j] != results[0][j] {
+						t.Fatalf("%v: run %d differs from the serial run at %d: %v vs %v", s, i, j, results[i][j], results[0][j])
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestSgemmConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 11))
+			for i := range 20 {
+				m, n, k := 1+rng.IntN(90), 1+rng.IntN(90), 1+rng.IntN(300)
+				checkGemm(t, rng, i%2 == 0, i%3 == 0, m, n, k, scales[i%len(scales)], i%2)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestSgemmZeroSizes(t *testing.T) {
+	nan := float32(math.NaN())
+	// k == 0: C = beta*C, A and B are not read (and may be empty).
+	for _, beta := range []float32{0, 1, 0.5} {
+		c := []float32{nan, 2, 99, 4, 6, 99}
+		if beta != 0 {
+			c[0] = 1
+		}
+		Sgemm(false, false, 2, 2, 0, 1, nil, 1, nil, 2, beta, c, 3)
+		want := []float32{beta * 1, beta * 2, 99, beta * 4, beta * 6, 99}
+		if beta == 0 {
+			want = []float32{0, 0, 99, 0, 0, 99}
+		}
+		for i := range c {
+			if c[i] != want[i] {
+				t.Errorf("k=0 beta=%v: c = %v, want %v", beta, c, want)
+				break
+			}
+		}
+	}
+	// alpha == 0: A and B are not read even if they hold NaNs.
+	a := []float32{nan, nan}
+	c := []float32{nan, nan, nan, nan}
+	Sgemm(false, false, 2, 2, 1, 0, a, 1, a, 2, 0, c, 2)
+	for _, v := range c {
+		if v != 0 {
+			t.Errorf("alpha=0 beta=0: c = %v, want zeros", c)
+			break
+		}
+	}
+	// m == 0 or n == 0: nothing happens; empty slices are fine.
+	Sgemm(false, false, 0, 5, 3, 1, nil, 3, make([]float32, 15), 5, 0, nil, 5)
+	Sgemm(true, true, 4, 0, 3, 1, make([]float32, 12), 4, nil, 3, 0, nil, 1)
+	Sgemm(false, false, 0, 0, 0, 1, nil, 1, nil, 1, 0, nil, 1)
+}
+
+func TestSgemmPanics(t *testing.T) {
+	s := make([]float32, 100)
+	cases := []struct {
+		name string
+		f    func()
+	}{
+		{"m<0", func() { Sgemm(false, false, -1, 2, 2, 1, s, 2, s, 2, 0, s, 2) }},
+		{"n<0", func() { Sgemm(false, false, 2, -1, 2, 1, s, 2, s, 2, 0, s, 2) }},
+		{"k<0", func() { Sgemm(false, false, 2, 2, -1, 1, s, 2, s, 2, 0, s, 2) }},
+		{"lda", func() { Sgemm(false, false, 2, 2, 3, 1, s, 2, s, 2, 0, s, 2) }},
+		{"lda trans", func() { Sgemm(true, false, 4, 2, 3, 1, s, 3, s, 2, 0, s, 2) }},
+		{"ldb", func() { Sgemm(false, false, 2, 4, 3, 1, s, 3, s, 3, 0, s, 4) }},
+		{"ldb trans", func() { Sgemm(false, true, 2, 4, 3, 1, s, 3, s, 2, 0, s, 4) }},
+		{"ldc", func() { Sgemm(false, false, 2, 4, 3, 1, s, 3, s, 4, 0, s, 3) }},
+		{"ldc zero", func() { Sgemm(false, false, 0, 0, 0, 1, s, 1, s, 1, 0, s, 0) }},
+		{"short a", func() { Sgemm(false, false, 10, 2, 11, 1, s, 11, s, 2, 0, s, 2) }},
+		{"short b", func() { Sgemm(false, true, 2, 10, 11, 1, s, 11, s, 11, 0, s, 10) }},
+		{"short c", func() { Sgemm(false, false, 11, 10, 1, 1, s, 1, s, 10, 0, s, 10) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				msg, _ := r.(string)
+				if !strings.HasPrefix(msg, "gemm: ") {
+					t.Errorf("panic value %#v, want a string starting with %q", r, "gemm: ")
+				}
+			}()
+			tc.f()
+		})
+	}
+}
+
+func TestKernelsAgree(t *testing.T) {
+	// Every kernel variant must compute its tile of C from packed panels;
+	// this exercises the assembly directly, including beta == 0 with NaN
+	// in C and writes confined to the tile.
+	rng := rand.New(rand.NewPCG(12, 13))
+	for _, kern := range supportedKernels() {
+		for vr, rows := range kern.rows {
+			for vc, cols := range kern.cols {
+				for _, k := range []int{1, 2, 3, 4, 5, 8, 31, 256} {
+					for _, beta := range []float32{0, 1, -0.5} {
+						checkKernel(t, rng, kern, kern.fns[vr][vc], rows, cols, k, 0.75, beta)
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkKernel runs fn, a rows×cols variant of kern, on random packed
+// panels of depth k and checks C and that nothing outside the tile changed.
+func checkKernel(t *testing.T, rng *rand.Rand, kern *microKernel, fn kernelFunc, rows, cols, k int, alpha, beta float32) {
+	t.Helper()
+	mr, nr, ldc := kern.mr, kern.nr, kern.nr+3
+	a := make([]float32, k*mr)
+	b := make([]float32, k*nr)
+	c := make([]float32, kern.mr*ldc)
+	for i := range a {
+		a[i] = rng.Float32()
+	}
+	for i := range b {
+		b[i] = rng.Float32()
+	}
+	for i := range c {
+		c[i] = rng.Float32()
+		if beta == 0 {
+			c[i] = float32(math.NaN())
+		}
+	}
+	old := append([]float32(nil), c...)
+	fn(k, a, b, c, ldc, alpha, beta)
+	for i := 0; i < mr; i++ {
+		for j := 0; j < ldc; j++ {
+			got := c[i*ldc+j]
+			if i >= rows || j >= cols {
+				if math.Float32bits(got) != math.Float32bits(old[i*ldc+j]) {
+					t.Fatalf("%s %dx%d k=%d: wrote outside the tile at (%d,%d)", kern.name, rows, cols, k, i, j)
+				}
+				continue
+			}
+			var s float64
+			for p := 0; p < k; p++ {
+				s += float64(a[p*mr+i]) * float64(b[p*nr+j])
+			}
+			s *= float64(alpha)
+			if beta != 0 {
+				s += float64(beta) * float64(old[i*ldc+j])
+			}
+			if d := math.Abs(float64(got) - s); !(d <= 1e-5*float64(k+2)) {
+				t.Fatalf("%s %dx%d k=%d beta=%v: C(%d,%d) = %v, want %v", kern.name, rows, cols, k, beta, i, j, got, s)
+			}
+		}
+	}
+}
+
+func Example() {
+	// C (2×2) = A (2×3) * B (3×2).
+	a := []float32{1, 2, 3, 4, 5, 6}
+	b := []float32{7, 8, 9, 10, 11, 12}
+	c := make([]float32, 4)
+	Sgemm(false, false, 2, 2, 3, 1, a, 3, b, 2, 0, c, 2)
+	fmt.Println(c)
+	// Output: [58 64 139 154]
+}

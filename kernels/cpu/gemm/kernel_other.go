@@ -1,0 +1,19 @@
+//go:build !amd64 || purego
+
+package gemm
+
+// bestKernel returns the micro-kernel to use on this platform: the portable
+// Go kernel everywhere but amd64.
+func bestKernel() *microKernel { return goKernel }
+
+// supportedKernels returns every micro-kernel this platform can run, so
+// that tests can exercise all of them.
+func supportedKernels() []*microKernel { return []*microKernel{goKernel} }
+
+// transpose4 transposes four rows of kb values; see transpose4Go.
+func transpose4(dst []float32, ldd int, src []float32, lds, kb int) {
+	transpose4Go(dst, ldd, src, lds, kb)
+}
+
+// copyRows reports false: there is no faster way than the generic code.
+func copyRows(dst, src []float32, lds, w, kb int) bool { return false }
