@@ -373,12 +373,14 @@ func mergeTile(tile []float32, nr, rows, cols int, c []float32, ldc int, beta fl
 func mergeTileT(tile []float32, nr, rows, cols int, c []float32, ldc int, beta float32) {
 	for j := 0; j < cols; j++ {
 		dst := c[j*ldc : j*ldc+rows]
-		for i := range dst {
-			v := tile[i*nr+j]
-			if beta != 0 {
-				v += beta * dst[i]
+		if beta == 0 {
+			for i := range dst {
+				dst[i] = tile[i*nr+j]
 			}
-			dst[i] = v
+			continue
+		}
+		for i := range dst {
+			dst[i] = beta*dst[i] + tile[i*nr+j]
 		}
 	}
 }
