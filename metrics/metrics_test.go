@@ -2,8 +2,8 @@ package metrics
 
 import (
 	"encoding/json"
+	"github.com/deeplda/deeplda/internal/sharedtest"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,32 +11,8 @@ import (
 	"github.com/deeplda/deeplda/safetensors"
 )
 
-// goldenDir finds shared/golden by walking up from the working directory.
-// Without it the test fails under CI and is skipped (loudly) otherwise.
-func goldenDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		g := filepath.Join(dir, "shared", "golden")
-		if st, err := os.Stat(g); err == nil && st.IsDir() {
-			return g
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	msg := "GOLDEN FILES NOT FOUND: no shared/golden above the working directory; golden tests NOT RUN"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip("!!! " + msg + " !!!")
-	return ""
-}
+// goldenDir returns ../shared/golden (see sharedtest.Dir).
+func goldenDir(t testing.TB) string { return sharedtest.Dir(t, "golden") }
 
 func headCases(t *testing.T) *safetensors.File {
 	t.Helper()
