@@ -33,6 +33,8 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"synth", "-lambda", "abc"}, `invalid value "abc" for flag -lambda`},
 		{[]string{"synth", "-backend", "tpu"}, "-backend must be cpu, webgpu or auto"},
 		{[]string{"synth", "extra"}, `unexpected argument "extra"`},
+		{[]string{"bench", "-model", "resnet"}, "-model must be convnet, mlp or matmul"},
+		{[]string{"bench", "-steps", "0"}, "must be positive"},
 	} {
 		code, _, stderr := runCmd(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -112,4 +114,18 @@ func lookup(m map[string]any, path string) any {
 		cur = mm[k]
 	}
 	return cur
+}
+
+func TestBenchPrintsJSON(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "bench", "-model", "matmul", "-size", "64", "-steps", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v: %q", err, stdout)
+	}
+	if g, ok := r["gflops"].(float64); !ok || g <= 0 || lookup(r, "backend.name") != "cpu" {
+		t.Errorf("bench printed %v", r)
+	}
 }
