@@ -6,3 +6,5 @@ require (
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/gonum v0.17.0
 )
+
+require github.com/cogentcore/webgpu v0.23.0 // indirect

@@ -1,0 +1,37 @@
+//go:build !js
+
+package webgpu
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// adapterName describes a native adapter: its driver's description (v0.23
+// fills Name with the device id, so the name is used only when it is text),
+// its type and its graphics backend.
+func adapterName(a *wgpu.Adapter) string {
+	info := a.GetInfo()
+	var parts []string
+	if n := strings.TrimSpace(info.Name); n != "" && !strings.HasPrefix(n, "0x") {
+		parts = append(parts, n)
+	}
+	if d := strings.TrimSpace(info.DriverDescription); d != "" {
+		parts = append(parts, d)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "unknown adapter")
+	}
+	return fmt.Sprintf("%s (%v, %v)", strings.Join(parts, ", "), info.AdapterType, info.BackendType)
+}
+
+// requestDevice asks for a device with WebGPU's default limits (the
+// adapter's own limits are not passed on: v0.23 reports garbage in some of
+// them). No device-lost callback is registered: v0.23 passes it to C in a
+// way cgo's pointer checks reject; a lost device shows up as errors of the
+// operations instead.
+func requestDevice(b *Backend) (*wgpu.Device, error) {
+	return b.adapter.RequestDevice(nil)
+}
