@@ -45,7 +45,7 @@ type Backend struct {
 
 	mu   sync.Mutex
 	lost error // set by the device-lost callback
-	err  error  // first error of a recorded operation
+	err  error // first error of a recorded operation
 }
 
 // New opens the default WebGPU adapter and a device with WebGPU's default
