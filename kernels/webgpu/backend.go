@@ -127,7 +127,7 @@ func (b *Backend) computePass() *wgpu.ComputePassEncoder {
 // endPass ends the open compute pass (before copies and submission).
 func (b *Backend) endPass() {
 	if b.pass != nil {
-		b.fail(b.pass.End())
+		b.fail(endPass(b.pass))
 		b.pass.Release()
 		b.pass = nil
 	}

@@ -86,7 +86,6 @@ func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 		return nil, fmt.Errorf("pipeline layout of %s: %w", k.key(), err)
 	}
 	cp, err := b.device.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
-		Label:   k.key(),
 		Layout:  playout,
 		Compute: wgpu.ProgrammableStageDescriptor{Module: module, EntryPoint: k.Entry},
 	})

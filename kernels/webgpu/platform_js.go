@@ -39,3 +39,9 @@ func adapterName(*wgpu.Adapter) string {
 func requestDevice(b *Backend) (*wgpu.Device, error) {
 	return b.adapter.RequestDevice(nil)
 }
+
+// endPass ends a compute pass (in the browser errors surface later).
+func endPass(p *wgpu.ComputePassEncoder) error {
+	p.End()
+	return nil
+}

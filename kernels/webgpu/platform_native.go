@@ -35,3 +35,6 @@ func adapterName(a *wgpu.Adapter) string {
 func requestDevice(b *Backend) (*wgpu.Device, error) {
 	return b.adapter.RequestDevice(nil)
 }
+
+// endPass ends a compute pass (natively End reports an error).
+func endPass(p *wgpu.ComputePassEncoder) error { return p.End() }
