@@ -52,6 +52,7 @@ type Backend struct {
 // limits. It returns ErrNoAdapter (wrapped) when there is none.
 func New() (*Backend, error) {
 	b := &Backend{pipelines: map[string]*pipeline{}, bindGroups: map[string]*wgpu.BindGroup{}, staging: map[uint64]*wgpu.Buffer{}}
+	wgpu.SetLogLevel(wgpu.LogLevelError)
 	b.instance = wgpu.CreateInstance(nil)
 	adapter, err := b.instance.RequestAdapter(&wgpu.RequestAdapterOptions{PowerPreference: wgpu.PowerPreferenceHighPerformance})
 	if err != nil || adapter == nil {
