@@ -124,6 +124,21 @@ func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvP
 	}
 }
 
+// validRange returns the output columns [lo, hi) whose input column
+// ow*stride - pad + kw lies inside [0, w).
+func validRange(g ref.Conv, kw int) (lo, hi int) {
+	// iw >= 0  <=>  ow >= ceil((pad-kw)/stride); iw < W  <=>  ow <= (W-1+pad-kw)/stride.
+	lo = max(0, (g.Pad-kw+g.Stride-1)/g.Stride)
+	if g.Pad-kw < 0 {
+		lo = 0
+	}
+	hi = min(g.Wo, max(0, (g.W-1+g.Pad-kw)/g.Stride+1))
+	if g.W-1+g.Pad-kw < 0 {
+		hi = 0
+	}
+	return lo, max(lo, hi)
+}
+
 // im2col unfolds one image x[Ci,H,W] into col[Ci*K*K, Ho*Wo].
 func im2col(col, x []float32, g ref.Conv) {
 	cols := g.Ho * g.Wo
@@ -131,6 +146,7 @@ func im2col(col, x []float32, g ref.Conv) {
 		for kh := 0; kh < g.K; kh++ {
 			for kw := 0; kw < g.K; kw++ {
 				dst := col[((c*g.K+kh)*g.K+kw)*cols:][:cols]
+				lo, hi := validRange(g, kw)
 				for oh := 0; oh < g.Ho; oh++ {
 					ih := oh*g.Stride - g.Pad + kh
 					row := dst[oh*g.Wo : (oh+1)*g.Wo]
@@ -139,13 +155,14 @@ func im2col(col, x []float32, g ref.Conv) {
 						continue
 					}
 					src := x[(c*g.H+ih)*g.W:][:g.W]
-					for ow := range row {
-						iw := ow*g.Stride - g.Pad + kw
-						if iw >= 0 && iw < g.W {
-							row[ow] = src[iw]
-						} else {
-							row[ow] = 0
-						}
+					clear(row[:lo])
+					clear(row[hi:])
+					if g.Stride == 1 {
+						copy(row[lo:hi], src[lo-g.Pad+kw:])
+						continue
+					}
+					for ow := lo; ow < hi; ow++ {
+						row[ow] = src[ow*g.Stride-g.Pad+kw]
 					}
 				}
 			}
@@ -162,17 +179,23 @@ func col2im(dx, col []float32, g ref.Conv) {
 		for kh := 0; kh < g.K; kh++ {
 			for kw := 0; kw < g.K; kw++ {
 				src := col[((c*g.K+kh)*g.K+kw)*cols:][:cols]
+				lo, hi := validRange(g, kw)
 				for oh := 0; oh < g.Ho; oh++ {
 					ih := oh*g.Stride - g.Pad + kh
 					if ih < 0 || ih >= g.H {
 						continue
 					}
 					dst := dx[(c*g.H+ih)*g.W:][:g.W]
-					for ow, v := range src[oh*g.Wo : (oh+1)*g.Wo] {
-						iw := ow*g.Stride - g.Pad + kw
-						if iw >= 0 && iw < g.W {
-							dst[iw] += v
+					row := src[oh*g.Wo : (oh+1)*g.Wo]
+					if g.Stride == 1 {
+						d := dst[lo-g.Pad+kw : hi-g.Pad+kw]
+						for i, v := range row[lo:hi] {
+							d[i] += v
 						}
+						continue
+					}
+					for ow := lo; ow < hi; ow++ {
+						dst[ow*g.Stride-g.Pad+kw] += row[ow]
 					}
 				}
 			}
