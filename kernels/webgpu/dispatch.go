@@ -145,6 +145,7 @@ func (b *Backend) dispatch(op string, k kernel, g groups, p params, ts ...kernel
 	if len(ts) != len(k.Slots) {
 		panic(fmt.Sprintf("kernels: webgpu: %s: %d tensors for %d bindings of %s", op, len(ts), len(k.Slots), k.key()))
 	}
+	checkAliasing(op, k, ts)
 	wrap := func(err error) error {
 		shapes := make([]string, len(ts))
 		for i, t := range ts {
@@ -174,6 +175,29 @@ func (b *Backend) dispatch(op string, k kernel, g groups, p params, ts ...kernel
 	pass.SetPipeline(pl.cp)
 	pass.SetBindGroup(0, bg, []uint32{offset})
 	pass.DispatchWorkgroups(uint32(g.X), uint32(max(g.Y, 1)), uint32(max(g.Z, 1)))
+}
+
+// checkAliasing panics when a dispatch would bind one buffer both as
+// writable storage and in another binding that is read-only or overlaps it:
+// WebGPU rejects that (a writable storage use of a buffer is exclusive within
+// a dispatch, except for disjoint ranges that are all writable).
+func checkAliasing(op string, k kernel, ts []kernels.Tensor) {
+	for i, a := range ts {
+		if !k.Slots[i].Write {
+			continue
+		}
+		x := gt(a)
+		for j, c := range ts {
+			y := gt(c)
+			if j == i || y.buf != x.buf {
+				continue
+			}
+			overlap := x.offset < y.offset+y.bytes() && y.offset < x.offset+x.bytes()
+			if !k.Slots[j].Write || overlap {
+				panic(fmt.Sprintf("kernels: webgpu: %s: binding %d (written) and binding %d share a buffer; pass distinct buffers", op, k.Slots[i].Binding, k.Slots[j].Binding))
+			}
+		}
+	}
 }
 
 // bindGroup returns the cached bind group of a pipeline over tensors.
