@@ -41,6 +41,7 @@ type Backend struct {
 	bindGroups map[string]*wgpu.BindGroup
 	ring       uniformRing
 	staging    map[uint64]*wgpu.Buffer
+	scratch    kernels.Tensor // the LDA head's working memory (see headScratch)
 	nextID     int
 
 	mu   sync.Mutex

@@ -1,0 +1,176 @@
+package webgpu
+
+import (
+	"fmt"
+
+	"github.com/deeplda/deeplda/kernels"
+)
+
+// headKernels are the entry points of head.wgsl (see its header comment).
+var headKernels = struct {
+	prepare, applyA, applyAT, delta, dw, dm, dA, t, finish kernel
+}{
+	prepare: kernel{"head.wgsl", "prepare", []slot{out(1), in(6), in(7)}},
+	applyA:  kernel{"head.wgsl", "apply_a", []slot{out(1), in(4)}},
+	applyAT: kernel{"head.wgsl", "apply_at", []slot{out(2), out(1)}},
+	delta:   kernel{"head.wgsl", "delta", []slot{out(2), out(1)}},
+	dw:      kernel{"head.wgsl", "bw_dw", []slot{out(1), in(4)}},
+	dm:      kernel{"head.wgsl", "bw_dm", []slot{out(1), in(4)}},
+	dA:      kernel{"head.wgsl", "bw_da", []slot{out(1), in(4), in(5)}},
+	t:       kernel{"head.wgsl", "bw_t", []slot{out(1)}},
+	finish:  kernel{"head.wgsl", "finish", []slot{out(2), out(3), out(1), in(7)}},
+}
+
+// headLayout places the intermediates of the head in one scratch tensor
+// (element offsets; see head.wgsl).
+type headLayout struct {
+	n, c, d, kind, covLen                         int
+	a, t, dA, logPi, colSum, logDet, m, dm, w, dw int
+	size                                          int
+}
+
+// newHeadLayout lays out the scratch of LDA (backward false) or LDABackward.
+func newHeadLayout(n, c, d int, kind kernels.CovKind, backward bool) headLayout {
+	l := headLayout{n: n, c: c, d: d, kind: int(kind), covLen: kernels.Numel(kind.CovShape(d))}
+	next := 0
+	take := func(size int) int {
+		at := next
+		next += size
+		return at
+	}
+	l.a = take(d * d)
+	l.logPi = take(c)
+	l.logDet = take(1)
+	l.m = take(c * d)
+	l.w = take(n * d)
+	if backward {
+		l.colSum = take(c)
+		l.dm = take(c * d)
+		l.dw = take(n * d)
+		l.dA = take(d * d)
+		if kind == kernels.Full {
+			l.t = take(d * d)
+		}
+	}
+	l.size = next
+	return l
+}
+
+// params returns the uniform block of one head dispatch of count
+// invocations (row is the x extent of its grid); rows, inOff and outOff are
+// the operands of apply_a and apply_at.
+func (l headLayout) params(count, row, rows, inOff, outOff int) params {
+	return params{}.u(l.n, l.c, l.d, l.kind, count, row, rows, inOff, outOff,
+		l.a, l.t, l.dA, l.logPi, l.colSum, l.logDet, l.m, l.dm, l.w, l.dw, l.covLen)
+}
+
+// headRun records one dispatch of a head kernel over count invocations.
+func (b *Backend) headRun(op string, k kernel, l headLayout, count, rows, inOff, outOff int, ts ...kernels.Tensor) {
+	if count == 0 {
+		return
+	}
+	g, row := grid((count + 255) / 256)
+	b.dispatch(op, k, g, l.params(count, row, rows, inOff, outOff), ts...)
+}
+
+// headScratch returns the head's scratch memory for the layout: a view of
+// one buffer kept on the backend and grown when a layout needs more, so that
+// repeated steps reuse the same buffer and bind groups.
+func (b *Backend) headScratch(l headLayout) kernels.Tensor {
+	n := max(l.size, 1)
+	if b.scratch == nil || kernels.Len(b.scratch) < n {
+		if b.scratch != nil {
+			b.Free(b.scratch)
+		}
+		b.scratch = b.Alloc(kernels.Float32, n)
+	}
+	return b.View(b.scratch, 0, n)
+}
+
+// headPrepare records the dispatches shared by LDA and LDABackward: A, log
+// det Sigma and log pi, then m = A mu and w = A z.
+func (b *Backend) headPrepare(op string, l headLayout, scratch, z, prior, mu, cov kernels.Tensor) {
+	g, row := grid(max(l.d, 1))
+	b.dispatch(op, headKernels.prepare, g, l.params(0, row, 0, 0, 0), scratch, prior, cov)
+	b.headRun(op, headKernels.applyA, l, l.c*l.d, l.c, 0, l.m, scratch, mu)
+	b.headRun(op, headKernels.applyA, l, l.n*l.d, l.n, 0, l.w, scratch, z)
+}
+
+// headDims checks the operands of the head and returns N, C and D.
+func headDims(op string, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) (n, c, d int) {
+	zs, ms := z.Shape(), mu.Shape()
+	if kind < kernels.Spherical || kind > kernels.Full {
+		panic(fmt.Sprintf("kernels: %s: unknown covariance kind %d", op, int(kind)))
+	}
+	if len(zs) != 2 || len(ms) != 2 || zs[1] != ms[1] || kernels.Len(prior) != ms[0] ||
+		kernels.Len(cov) != kernels.Numel(kind.CovShape(zs[1])) {
+		kernels.Mismatch(op, "want z [N,D], prior [C], mu [C,D] and a "+kind.String()+" covariance parameter",
+			zs, prior.Shape(), ms, cov.Shape())
+	}
+	for _, t := range []kernels.Tensor{z, prior, mu, cov} {
+		if t.DType() != kernels.Float32 {
+			kernels.Mismatch(op, "want Float32 operands", t.Shape())
+		}
+	}
+	return zs[0], ms[0], zs[1]
+}
+
+// LDA computes the discriminants delta[N,C] of z[N,D]:
+// delta_c = log pi_c - 1/2 log det Sigma - 1/2 |A z - A mu_c|^2 with
+// A^T A = Sigma^-1 (see kernels/ref/head.go). Four dispatches: prepare,
+// m = A mu, w = A z, delta.
+func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
+	n, c, d := headDims("LDA", z, prior, mu, cov, kind)
+	if kernels.Len(delta) != n*c || delta.DType() != kernels.Float32 {
+		kernels.Mismatch("LDA", "delta must be Float32 [N,C]", delta.Shape(), z.Shape(), mu.Shape())
+	}
+	if n*c == 0 {
+		return
+	}
+	l := newHeadLayout(n, c, d, kind, false)
+	scratch := b.headScratch(l)
+	b.headPrepare("LDA", l, scratch, z, prior, mu, cov)
+	b.headRun("LDA", headKernels.delta, l, n*c, 0, 0, 0, delta, scratch)
+}
+
+// LDABackward computes the gradients of LDA for ddelta, as ref.LDABackward
+// does: in whitened coordinates dw and dm, then dz = A^T dw, dmu = A^T dm,
+// the lower triangle of dA = dw^T z + dm^T mu (its diagonal for the
+// spherical and diagonal heads), and the chain to the covariance parameter
+// (dL = -A^T dA A^T for the full head). The gradient of raw_tril is zero
+// above the diagonal. Ten dispatches (eight for the spherical and diagonal
+// heads), all O(N*C*D) or less.
+//
+// dprior and dcov are written by one dispatch and may be disjoint views of
+// one buffer (as in the model's gradient arena). No output may share a
+// buffer with an input, though: wgpu rejects a dispatch that binds one
+// buffer both writable and read-only, even in disjoint ranges.
+func (b *Backend) LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
+	const op = "LDABackward"
+	n, c, d := headDims(op, z, prior, mu, cov, kind)
+	if kernels.Len(dz) != n*d || kernels.Len(dprior) != c || kernels.Len(dmu) != c*d ||
+		kernels.Len(dcov) != kernels.Len(cov) || kernels.Len(ddelta) != n*c {
+		kernels.Mismatch(op, "want dz like z, dprior like prior, dmu like mu, dcov like cov and ddelta [N,C]",
+			dz.Shape(), dprior.Shape(), dmu.Shape(), dcov.Shape(), ddelta.Shape(), z.Shape(), mu.Shape(), cov.Shape())
+	}
+	for _, t := range []kernels.Tensor{dz, dprior, dmu, dcov, ddelta} {
+		if t.DType() != kernels.Float32 {
+			kernels.Mismatch(op, "want Float32 operands", t.Shape())
+		}
+	}
+	l := newHeadLayout(n, c, d, kind, true)
+	scratch := b.headScratch(l)
+	b.headPrepare(op, l, scratch, z, prior, mu, cov)
+	k := headKernels
+	b.headRun(op, k.dw, l, n*d, 0, 0, 0, scratch, ddelta)
+	b.headRun(op, k.dm, l, c*d, 0, 0, 0, scratch, ddelta)
+	b.headRun(op, k.applyAT, l, n*d, n, l.dw, 0, dz, scratch)
+	b.headRun(op, k.applyAT, l, c*d, c, l.dm, 0, dmu, scratch)
+	if kind == kernels.Full {
+		b.headRun(op, k.dA, l, d*d, 0, 0, 0, scratch, z, mu)
+		b.headRun(op, k.t, l, d*d, 0, 0, 0, scratch)
+	} else {
+		b.headRun(op, k.dA, l, d, 0, 0, 0, scratch, z, mu)
+	}
+	b.headRun(op, k.finish, l, max(c, l.covLen), 0, 0, 0, dprior, dcov, scratch, cov)
+}

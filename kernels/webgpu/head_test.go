@@ -1,0 +1,537 @@
+package webgpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/deeplda/deeplda/internal/sharedtest"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/ref"
+	"github.com/deeplda/deeplda/safetensors"
+)
+
+// openHeadBackend opens the WebGPU backend, failing under CI and skipping
+// loudly elsewhere when there is no adapter.
+func openHeadBackend(t *testing.T) *Backend {
+	t.Helper()
+	b, err := New()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no WebGPU backend under CI: %v", err)
+		}
+		t.Skipf("SKIPPED: no WebGPU backend (%v); the WebGPU head tests did not run", err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// headTol is the closeness test of these tests: |got-want| <= 1e-3*|want| +
+// 1e-4*max|want|.
+func headCompare(t *testing.T, name string, got []float32, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: got %d values, want %d", name, len(got), len(want))
+		return
+	}
+	scale := 0.0
+	for _, w := range want {
+		if !math.IsInf(w, 0) {
+			scale = max(scale, math.Abs(w))
+		}
+	}
+	bad, worst, at := 0, 0.0, 0
+	for i, g := range got {
+		w := want[i]
+		if float64(g) == w || math.IsNaN(w) && g != g {
+			continue
+		}
+		d := math.Abs(float64(g) - w)
+		lim := 1e-4*scale + 1e-3*math.Abs(w)
+		if d <= lim {
+			continue
+		}
+		r := d / lim
+		if math.IsNaN(r) {
+			r = math.Inf(1)
+		}
+		if bad == 0 || r > worst {
+			worst, at = r, i
+		}
+		bad++
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d values off (max|want| %.4g); worst [%d] = %.8g, want %.10g (%.3g times the bound)",
+			name, bad, len(got), scale, at, got[at], want[at], worst)
+	}
+}
+
+func headRead(t *testing.T, b *Backend, x kernels.Tensor) []float32 {
+	t.Helper()
+	v, err := b.Read(x)
+	if err != nil {
+		t.Fatalf("Read %v: %v", x.Shape(), err)
+	}
+	return v
+}
+
+func headUpload(b *Backend, data []float32, shape ...int) kernels.Tensor {
+	x := b.Alloc(kernels.Float32, shape...)
+	b.Write(x, data)
+	return x
+}
+
+func headF64(s []float32) []float64 {
+	d := make([]float64, len(s))
+	for i, v := range s {
+		d[i] = float64(v)
+	}
+	return d
+}
+
+func headNormal(rng *rand.Rand, n int, mean, scale float64) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(mean + scale*rng.NormFloat64())
+	}
+	return s
+}
+
+// headCov returns a covariance parameter that keeps the head well
+// conditioned: log_var near 0, or raw_tril with softplus(diag) near 1 and
+// small off-diagonal entries.
+func headCov(rng *rand.Rand, d int, kind kernels.CovKind) []float32 {
+	switch kind {
+	case kernels.Spherical:
+		return headNormal(rng, 1, 0.2, 0.3)
+	case kernels.Diagonal:
+		return headNormal(rng, d, 0, 0.3)
+	}
+	raw := headNormal(rng, d*d, 0, 0.3/math.Sqrt(float64(d)))
+	for i := 0; i < d; i++ {
+		raw[i*d+i] = float32(0.5 + 0.3*rng.NormFloat64())
+	}
+	return raw
+}
+
+// headSizes are (N, C, D): the sizes asked for, then N > 256 and D > 256 (a
+// column of L^-1 spans several rows per invocation).
+var headSizes = [][3]int{{1, 2, 1}, {7, 4, 3}, {65, 10, 9}, {33, 100, 99}, {300, 7, 5}, {5, 3, 300}}
+
+var headKinds = []kernels.CovKind{kernels.Spherical, kernels.Diagonal, kernels.Full}
+
+// headOperands are the tensors of one LDA/LDABackward call.
+type headOperands struct {
+	delta, z, prior, mu, cov            kernels.Tensor
+	dz, dprior, dmu, dcov, ddelta       kernels.Tensor
+	zData, priorData, muData, covData   []float32
+	ddeltaData                          []float32
+	valueArena, gradArena, zBuf, outBuf kernels.Tensor
+}
+
+// newHeadOperands uploads random operands. With views, prior, mu and cov are
+// adjacent views of one value arena and dprior, dmu and dcov adjacent views
+// of one gradient arena, as in the model; z, dz, delta and ddelta are views
+// at nonzero offsets of other buffers.
+func newHeadOperands(b *Backend, rng *rand.Rand, n, c, d int, kind kernels.CovKind, views bool) *headOperands {
+	o := &headOperands{
+		zData:      headNormal(rng, n*d, 0, 1),
+		priorData:  headNormal(rng, c, 0, 1),
+		muData:     headNormal(rng, c*d, 0, 1),
+		covData:    headCov(rng, d, kind),
+		ddeltaData: headNormal(rng, n*c, 0, 1/float64(n)),
+	}
+	covShape := kind.CovShape(d)
+	nan := float32(math.NaN())
+	if !views {
+		o.z = headUpload(b, o.zData, n, d)
+		o.prior = headUpload(b, o.priorData, c)
+		o.mu = headUpload(b, o.muData, c, d)
+		o.cov = headUpload(b, o.covData, covShape...)
+		o.ddelta = headUpload(b, o.ddeltaData, n, c)
+		o.delta = b.Alloc(kernels.Float32, n, c)
+		o.dz = b.Alloc(kernels.Float32, n, d)
+		o.dprior = b.Alloc(kernels.Float32, c)
+		o.dmu = b.Alloc(kernels.Float32, c, d)
+		o.dcov = b.Alloc(kernels.Float32, covShape...)
+		for _, x := range []kernels.Tensor{o.delta, o.dz, o.dprior, o.dmu, o.dcov} {
+			b.Fill(x, nan)
+		}
+		return o
+	}
+	al := kernels.AlignUp
+	covLen := kernels.Numel(covShape)
+	offPrior, offMu, offCov := 0, al(c), al(c)+al(c*d)
+	size := offCov + al(covLen)
+	o.valueArena = b.Alloc(kernels.Float32, size)
+	o.gradArena = b.Alloc(kernels.Float32, size)
+	b.Fill(o.valueArena, 7)
+	b.Fill(o.gradArena, nan)
+	o.prior = b.View(o.valueArena, offPrior, c)
+	o.mu = b.View(o.valueArena, offMu, c, d)
+	o.cov = b.View(o.valueArena, offCov, covShape...)
+	b.Write(o.prior, o.priorData)
+	b.Write(o.mu, o.muData)
+	b.Write(o.cov, o.covData)
+	o.dprior = b.View(o.gradArena, offPrior, c)
+	o.dmu = b.View(o.gradArena, offMu, c, d)
+	o.dcov = b.View(o.gradArena, offCov, covShape...)
+	// z and ddelta in one input buffer, dz and delta in one output buffer.
+	o.zBuf = b.Alloc(kernels.Float32, kernels.ViewAlign+al(n*d)+n*c)
+	o.z = b.View(o.zBuf, kernels.ViewAlign, n, d)
+	o.ddelta = b.View(o.zBuf, kernels.ViewAlign+al(n*d), n, c)
+	b.Write(o.z, o.zData)
+	b.Write(o.ddelta, o.ddeltaData)
+	o.outBuf = b.Alloc(kernels.Float32, kernels.ViewAlign+al(n*c)+n*d)
+	b.Fill(o.outBuf, nan)
+	o.delta = b.View(o.outBuf, kernels.ViewAlign, n, c)
+	o.dz = b.View(o.outBuf, kernels.ViewAlign+al(n*c), n, d)
+	return o
+}
+
+func TestHeadLDA(t *testing.T) {
+	b := openHeadBackend(t)
+	for _, views := range []bool{false, true} {
+		for _, kind := range headKinds {
+			for _, sz := range headSizes {
+				n, c, d := sz[0], sz[1], sz[2]
+				name := fmt.Sprintf("%v/%dx%dx%d/views=%v", kind, n, c, d, views)
+				t.Run(name, func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(uint64(n*10000+c*100+d), uint64(kind)))
+					o := newHeadOperands(b, rng, n, c, d, kind, views)
+					b.LDA(o.delta, o.z, o.prior, o.mu, o.cov, kind)
+					b.LDABackward(o.dz, o.dprior, o.dmu, o.dcov, o.ddelta, o.z, o.prior, o.mu, o.cov, kind)
+					if err := b.Sync(); err != nil {
+						t.Fatalf("Sync: %v", err)
+					}
+					z, prior, mu, cov := headF64(o.zData), headF64(o.priorData), headF64(o.muData), headF64(o.covData)
+					delta := make([]float64, n*c)
+					ref.LDA(delta, z, prior, mu, cov, n, c, d, kind)
+					headCompare(t, "delta", headRead(t, b, o.delta), delta)
+					dz, dprior, dmu, dcov := make([]float64, n*d), make([]float64, c), make([]float64, c*d), make([]float64, len(cov))
+					ref.LDABackward(dz, dprior, dmu, dcov, headF64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
+					headCompare(t, "dz", headRead(t, b, o.dz), dz)
+					headCompare(t, "dprior", headRead(t, b, o.dprior), dprior)
+					headCompare(t, "dmu", headRead(t, b, o.dmu), dmu)
+					headCompare(t, "dcov", headRead(t, b, o.dcov), dcov)
+					// The inputs are unchanged.
+					for _, in := range []struct {
+						name string
+						x    kernels.Tensor
+						want []float32
+					}{{"z", o.z, o.zData}, {"prior", o.prior, o.priorData}, {"mu", o.mu, o.muData}, {"cov", o.cov, o.covData}, {"ddelta", o.ddelta, o.ddeltaData}} {
+						got := headRead(t, b, in.x)
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(in.want[i]) {
+								t.Errorf("input %s modified at %d: %v, was %v", in.name, i, got[i], in.want[i])
+								break
+							}
+						}
+					}
+					if views {
+						// The padding between the views is untouched.
+						g := headRead(t, b, o.gradArena)
+						if pad := kernels.AlignUp(c) - 1; pad >= c && g[pad] == g[pad] {
+							t.Errorf("gradient arena padding at %d written: %v", pad, g[pad])
+						}
+						v := headRead(t, b, o.valueArena)
+						if pad := kernels.AlignUp(c) - 1; pad >= c && v[pad] != 7 {
+							t.Errorf("value arena padding at %d changed: %v", pad, v[pad])
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestHeadWritableViewsOfOneBuffer checks that one dispatch binding several
+// disjoint writable views of one buffer validates with wgpu: LDABackward's
+// last dispatch writes dprior and dcov, adjacent views of one gradient
+// arena (and Adam's writes m and v, adjacent views of one buffer, below).
+func TestHeadWritableViewsOfOneBuffer(t *testing.T) {
+	b := openHeadBackend(t)
+	n, c, d := 5, 3, 2
+	for _, kind := range headKinds {
+		rng := rand.New(rand.NewPCG(1, uint64(kind)))
+		o := newHeadOperands(b, rng, n, c, d, kind, true)
+		b.LDABackward(o.dz, o.dprior, o.dmu, o.dcov, o.ddelta, o.z, o.prior, o.mu, o.cov, kind)
+		if err := b.Sync(); err != nil {
+			t.Fatalf("%v: LDABackward into views of one arena: %v", kind, err)
+		}
+		z, prior, mu, cov := headF64(o.zData), headF64(o.priorData), headF64(o.muData), headF64(o.covData)
+		dz, dprior, dmu, dcov := make([]float64, n*d), make([]float64, c), make([]float64, c*d), make([]float64, len(cov))
+		ref.LDABackward(dz, dprior, dmu, dcov, headF64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
+		headCompare(t, kind.String()+" dprior", headRead(t, b, o.dprior), dprior)
+		headCompare(t, kind.String()+" dcov", headRead(t, b, o.dcov), dcov)
+	}
+}
+
+// headLossRef returns ref.Loss's sum, correct count and gradient in float64.
+func headLossRef(scores []float32, y []int32, n, c int, kind kernels.LossKind, lambda float32) (float64, int, []float64) {
+	d := make([]float64, n*c)
+	sum, correct := ref.Loss(d, headF64(scores), y, n, c, kind, float64(lambda))
+	return sum, correct, d
+}
+
+func headLabels(rng *rand.Rand, n, c int) []int32 {
+	y := make([]int32, n)
+	for i := range y {
+		y[i] = int32(rng.IntN(c))
+	}
+	return y
+}
+
+func TestHeadLoss(t *testing.T) {
+	b := openHeadBackend(t)
+	for _, kind := range []kernels.LossKind{kernels.NLL, kernels.CE, kernels.DNLL} {
+		for _, lambda := range []float32{0.01, 0.5} {
+			for _, sz := range [][2]int{{1, 2}, {7, 4}, {65, 10}, {33, 100}, {300, 100}, {1030, 10}} {
+				for _, grad := range []bool{false, true} {
+					n, c := sz[0], sz[1]
+					t.Run(fmt.Sprintf("%v/lambda=%g/%dx%d/grad=%v", kind, lambda, n, c, grad), func(t *testing.T) {
+						rng := rand.New(rand.NewPCG(uint64(n*1000+c), uint64(kind)))
+						scores := headNormal(rng, n*c, -2, 2)
+						if n > 1 {
+							for k := range c { // a tie: the first argmax counts
+								scores[c+k] = 0.5
+							}
+						}
+						y := headLabels(rng, n, c)
+						// Operands as views at nonzero offsets.
+						al := kernels.AlignUp
+						buf := b.Alloc(kernels.Float32, kernels.ViewAlign+n*c)
+						s := b.View(buf, kernels.ViewAlign, n, c)
+						b.Write(s, scores)
+						var ds kernels.Tensor
+						if grad {
+							dbuf := b.Alloc(kernels.Float32, kernels.ViewAlign+al(n*c)+1)
+							b.Fill(dbuf, float32(math.NaN()))
+							ds = b.View(dbuf, kernels.ViewAlign, n, c)
+						}
+						ybuf := b.Alloc(kernels.Int32, kernels.ViewAlign+n)
+						yt := b.View(ybuf, kernels.ViewAlign, n)
+						b.WriteInt(yt, y)
+						statsBuf := b.Alloc(kernels.Float32, kernels.ViewAlign+kernels.StatsLen)
+						stats := b.View(statsBuf, kernels.ViewAlign, kernels.StatsLen)
+						b.Write(stats, []float32{0, 0, 0, -1})
+						b.Loss(ds, stats, s, yt, kind, lambda, 3)
+						b.Loss(ds, stats, s, yt, kind, lambda, 4)
+						sum, correct, want := headLossRef(scores, y, n, c, kind, lambda)
+						st := headRead(t, b, stats)
+						headCompare(t, "stats[StatLoss]", st[:1], []float64{2 * sum})
+						if st[kernels.StatCorrect] != float32(2*correct) || st[kernels.StatCount] != float32(2*n) || st[kernels.StatBadStep] != -1 {
+							t.Errorf("stats = %v, want [%g %d %d -1]", st, 2*sum, 2*correct, 2*n)
+						}
+						if grad {
+							headCompare(t, "dscores", headRead(t, b, ds), want)
+						}
+						got, err := b.ReadInt(yt)
+						if err != nil || fmt.Sprint(got) != fmt.Sprint(y) {
+							t.Errorf("labels modified or unreadable (%v)", err)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestHeadLossBadStep checks the non-finite rule: the first step whose loss
+// sum is not finite is recorded, and later ones are not.
+func TestHeadLossBadStep(t *testing.T) {
+	b := openHeadBackend(t)
+	n, c := 300, 5
+	rng := rand.New(rand.NewPCG(5, 5))
+	scores := headNormal(rng, n*c, 0, 1)
+	y := headLabels(rng, n, c)
+	bad := append([]float32{}, scores...)
+	bad[270*c+int(y[270])] = float32(math.Inf(1))
+	for _, kind := range []kernels.LossKind{kernels.NLL, kernels.CE, kernels.DNLL} {
+		for _, grad := range []bool{false, true} {
+			good, inf := headUpload(b, scores, n, c), headUpload(b, bad, n, c)
+			yt := b.Alloc(kernels.Int32, n)
+			b.WriteInt(yt, y)
+			var ds kernels.Tensor
+			if grad {
+				ds = b.Alloc(kernels.Float32, n, c)
+			}
+			stats := headUpload(b, []float32{0, 0, 0, -1}, kernels.StatsLen)
+			b.Loss(ds, stats, good, yt, kind, 0.5, 4)
+			if st := headRead(t, b, stats); st[kernels.StatBadStep] != -1 {
+				t.Errorf("%v: finite loss recorded as bad: %v", kind, st)
+			}
+			b.Loss(ds, stats, inf, yt, kind, 0.5, 5)
+			b.Loss(ds, stats, good, yt, kind, 0.5, 6)
+			b.Loss(ds, stats, inf, yt, kind, 0.5, 7)
+			st := headRead(t, b, stats)
+			if want, _, _ := headLossRef(bad, y, n, c, kind, 0.5); !math.IsInf(want, 0) && !math.IsNaN(want) {
+				t.Fatalf("%v: the reference loss %v is finite", kind, want)
+			}
+			if st[kernels.StatBadStep] != 5 || st[kernels.StatCount] != float32(4*n) {
+				t.Errorf("%v grad=%v: stats %v, want bad step 5 and count %d", kind, grad, st, 4*n)
+			}
+		}
+	}
+}
+
+func TestHeadAdam(t *testing.T) {
+	b := openHeadBackend(t)
+	const n = 4133 // not a multiple of 64
+	rng := rand.New(rand.NewPCG(7, 7))
+	param := headNormal(rng, n, 0, 1)
+	al := kernels.AlignUp
+	// param a view at an offset; m and v adjacent views of one buffer (two
+	// writable views in one dispatch); grad a view of another.
+	pbuf := b.Alloc(kernels.Float32, kernels.ViewAlign+n)
+	pt := b.View(pbuf, kernels.ViewAlign, n)
+	b.Write(pt, param)
+	mv := b.Alloc(kernels.Float32, al(n)+n)
+	mt, vt := b.View(mv, 0, n), b.View(mv, al(n), n)
+	gbuf := b.Alloc(kernels.Float32, kernels.ViewAlign+n)
+	gt := b.View(gbuf, kernels.ViewAlign, n)
+	p64, m64, v64 := headF64(param), make([]float64, n), make([]float64, n)
+	for step := 1; step <= 3; step++ {
+		g := headNormal(rng, n, 0, 0.1)
+		b.Write(gt, g)
+		ap := kernels.AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: step}
+		b.Adam(pt, gt, mt, vt, ap)
+		ref.Adam(p64, headF64(g), m64, v64, ap)
+		headCompare(t, fmt.Sprintf("step %d param", step), headRead(t, b, pt), p64)
+		headCompare(t, fmt.Sprintf("step %d m", step), headRead(t, b, mt), m64)
+		headCompare(t, fmt.Sprintf("step %d v", step), headRead(t, b, vt), v64)
+	}
+	if err := b.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHeadGolden runs the LDA head cases of head_cases.safetensors (PyTorch)
+// on the WebGPU ops: delta, the NLL, CE and DNLL losses, and the gradients
+// of DNLL (lambda 0.5) and CE for z and every parameter.
+func TestHeadGolden(t *testing.T) {
+	b := openHeadBackend(t)
+	f, err := safetensors.ReadFile(filepath.Join(sharedtest.Dir(t, "golden"), "head_cases.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) safetensors.Tensor {
+		v, ok := f.Tensors[name]
+		if !ok {
+			t.Fatalf("golden file lacks %q", name)
+		}
+		return v
+	}
+	want := func(name string) []float64 { return headF64(get(name).F32) }
+	upload := func(name string) kernels.Tensor {
+		v := get(name)
+		if v.DType == safetensors.I32 {
+			x := b.Alloc(kernels.Int32, v.Shape...)
+			b.WriteInt(x, v.I32)
+			return x
+		}
+		return headUpload(b, v.F32, v.Shape...)
+	}
+	for _, kind := range headKinds {
+		p := kind.String() + "/"
+		covName := "log_var"
+		if kind == kernels.Full {
+			covName = "raw_tril"
+		}
+		z, y, prior, mu, cov := upload(p+"z"), upload(p+"y"), upload(p+"prior_logits"), upload(p+"mu"), upload(p+covName)
+		zs, ms := z.Shape(), mu.Shape()
+		n, c := zs[0], ms[0]
+		delta := b.Alloc(kernels.Float32, n, c)
+		b.LDA(delta, z, prior, mu, cov, kind)
+		headCompare(t, p+"delta", headRead(t, b, delta), want(p+"delta"))
+		for _, lc := range []struct {
+			name   string
+			loss   kernels.LossKind
+			lambda float32
+			grads  string
+		}{
+			{"loss_nll", kernels.NLL, 0, ""},
+			{"loss_ce", kernels.CE, 0, "grad_ce"},
+			{"loss_dnll_0.01", kernels.DNLL, 0.01, ""},
+			{"loss_dnll_0.5", kernels.DNLL, 0.5, "grad_dnll_0.5"},
+			{"loss_dnll_1.0", kernels.DNLL, 1, ""},
+		} {
+			stats := b.Alloc(kernels.Float32, kernels.StatsLen)
+			dd := b.Alloc(kernels.Float32, n, c)
+			b.Loss(dd, stats, delta, y, lc.loss, lc.lambda, 1)
+			st := headRead(t, b, stats)
+			headCompare(t, p+lc.name, []float32{st[kernels.StatLoss] / float32(n)}, want(p+lc.name))
+			if lc.grads == "" {
+				continue
+			}
+			dz, dprior, dmu, dcov := b.Alloc(kernels.Float32, zs...), b.Alloc(kernels.Float32, c), b.Alloc(kernels.Float32, ms...), b.Alloc(kernels.Float32, cov.Shape()...)
+			b.LDABackward(dz, dprior, dmu, dcov, dd, z, prior, mu, cov, kind)
+			g := p + lc.grads + "/"
+			headCompare(t, g+"z", headRead(t, b, dz), want(g+"z"))
+			headCompare(t, g+"prior_logits", headRead(t, b, dprior), want(g+"prior_logits"))
+			headCompare(t, g+"mu", headRead(t, b, dmu), want(g+"mu"))
+			headCompare(t, g+covName, headRead(t, b, dcov), want(g+covName))
+		}
+	}
+}
+
+// TestHeadShapes checks that mismatched operands panic with a "kernels:"
+// message.
+func TestHeadShapes(t *testing.T) {
+	b := openHeadBackend(t)
+	f := func(shape ...int) kernels.Tensor { return b.Alloc(kernels.Float32, shape...) }
+	for name, fn := range map[string]func(){
+		"LDA cov":   func() { b.LDA(f(2, 3), f(2, 4), f(3), f(3, 4), f(3), kernels.Diagonal) },
+		"LDA prior": func() { b.LDA(f(2, 3), f(2, 4), f(2), f(3, 4), f(), kernels.Spherical) },
+		"LDA delta": func() { b.LDA(f(2, 2), f(2, 4), f(3), f(3, 4), f(4, 4), kernels.Full) },
+		"LDABackward dmu": func() {
+			b.LDABackward(f(2, 4), f(3), f(3, 3), f(4), f(2, 3), f(2, 4), f(3), f(3, 4), f(4), kernels.Diagonal)
+		},
+		"Loss y":       func() { b.Loss(nil, f(4), f(2, 3), b.Alloc(kernels.Int32, 3), kernels.CE, 0, 1) },
+		"Loss y type":  func() { b.Loss(nil, f(4), f(2, 3), f(2), kernels.CE, 0, 1) },
+		"Loss dscores": func() { b.Loss(f(3, 3), f(4), f(2, 3), b.Alloc(kernels.Int32, 2), kernels.CE, 0, 1) },
+		"Adam":         func() { b.Adam(f(5), f(5), f(5), f(4), kernels.AdamParams{Step: 1}) },
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if s, ok := r.(string); !ok || len(s) < 8 || s[:8] != "kernels:" {
+					t.Errorf("%s: recovered %v, want a kernels: panic", name, r)
+				}
+			}()
+			fn()
+		}()
+	}
+}
+
+// BenchmarkHeadStep times the head's share of a training step at CIFAR-100
+// size (N=1024, C=100, D=99): LDA, Loss with its gradient, LDABackward and
+// a Read of the statistics.
+func BenchmarkHeadStep(bm *testing.B) {
+	b, err := New()
+	if err != nil {
+		bm.Skipf("SKIPPED: no WebGPU backend: %v", err)
+	}
+	defer b.Close()
+	n, c, d := 1024, 100, 99
+	for _, kind := range headKinds {
+		bm.Run(kind.String(), func(bm *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			o := newHeadOperands(b, rng, n, c, d, kind, true)
+			y := b.Alloc(kernels.Int32, n)
+			b.WriteInt(y, headLabels(rng, n, c))
+			stats := b.Alloc(kernels.Float32, kernels.StatsLen)
+			for bm.Loop() {
+				b.LDA(o.delta, o.z, o.prior, o.mu, o.cov, kind)
+				b.Loss(o.ddelta, stats, o.delta, y, kernels.DNLL, 0.01, 1)
+				b.LDABackward(o.dz, o.dprior, o.dmu, o.dcov, o.ddelta, o.z, o.prior, o.mu, o.cov, kind)
+				if _, err := b.Read(stats); err != nil {
+					bm.Fatal(err)
+				}
+			}
+		})
+	}
+}
