@@ -1,0 +1,373 @@
+package images
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// server serves files from a map of paths to contents and counts requests.
+type server struct {
+	*httptest.Server
+	files    map[string][]byte
+	requests atomic.Int32
+}
+
+func newServer(t *testing.T, files map[string][]byte) *server {
+	s := &server{files: files}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		b, ok := s.files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// fakeMNIST returns a copy of the mnist spec for tiny 28x28 files served
+// under /mnist/ by a new server, with their hashes recorded.
+func fakeMNIST(t *testing.T) (Spec, *server) {
+	s, _ := Lookup("mnist")
+	files := map[string][]byte{}
+	for k, n := range []int{4, 2} {
+		img, lbl := tinyIDX(n, 28, 28)
+		split := [][]File{s.Train, s.Test}[k]
+		split[0].SHA256, split[1].SHA256 = shaHex(img), shaHex(lbl)
+		files["/mnist/"+split[0].Name] = gzipBytes(img)
+		files["/mnist/"+split[1].Name] = gzipBytes(lbl)
+	}
+	srv := newServer(t, files)
+	s.BaseURL = srv.URL + "/mnist/"
+	return s, srv
+}
+
+// listDir returns the names in dir.
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestFetchIDX(t *testing.T) {
+	spec, srv := fakeMNIST(t)
+	dir := filepath.Join(t.TempDir(), "new")
+	ctx := context.Background()
+	if err := FetchSpec(ctx, spec, dir, srv.Client()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(listDir(t, dir), " "); got != "t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz" {
+		t.Errorf("folder holds %s", got)
+	}
+	tr, te, err := LoadSpec(spec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Len() != 4 || te.Len() != 2 || tr.Name != "mnist train" || tr.Mean[0] != 0.1307 {
+		t.Errorf("loaded %d and %d examples, %q, mean %v", tr.Len(), te.Len(), tr.Name, tr.Mean)
+	}
+	// Present files are not downloaded again.
+	n := srv.requests.Load()
+	if err := FetchSpec(ctx, spec, dir, srv.Client()); err != nil || srv.requests.Load() != n {
+		t.Errorf("second fetch: %v, %d new requests", err, srv.requests.Load()-n)
+	}
+	// Only the missing file is.
+	os.Remove(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
+	if err := FetchSpec(ctx, spec, dir, srv.Client()); err != nil || srv.requests.Load() != n+1 {
+		t.Errorf("third fetch: %v, %d new requests", err, srv.requests.Load()-n)
+	}
+	// The official files fail the recorded hash: a mismatch is an error
+	// naming the file and both hashes.
+	_, _, err = Load("mnist", dir)
+	official, _ := Lookup("mnist")
+	wantErr(t, err, "train-images-idx3-ubyte.gz: SHA-256 of the uncompressed data is "+spec.Train[0].SHA256,
+		"expected "+official.Train[0].SHA256)
+}
+
+func TestFetchIDXErrors(t *testing.T) {
+	ctx := context.Background()
+	t.Run("hash mismatch", func(t *testing.T) {
+		spec, srv := fakeMNIST(t)
+		img, _ := tinyIDX(5, 28, 28)
+		srv.files["/mnist/train-images-idx3-ubyte.gz"] = gzipBytes(img)
+		dir := t.TempDir()
+		err := FetchSpec(ctx, spec, dir, srv.Client())
+		wantErr(t, err, "train-images-idx3-ubyte.gz (downloaded from "+srv.URL+"/mnist/train-images-idx3-ubyte.gz)",
+			"SHA-256 of the uncompressed data is "+shaHex(img), "expected "+spec.Train[0].SHA256)
+		if names := listDir(t, dir); len(names) != 0 {
+			t.Errorf("files left behind: %v", names)
+		}
+	})
+	t.Run("not found", func(t *testing.T) {
+		spec, srv := fakeMNIST(t)
+		delete(srv.files, "/mnist/t10k-labels-idx1-ubyte.gz")
+		dir := t.TempDir()
+		err := FetchSpec(ctx, spec, dir, srv.Client())
+		wantErr(t, err, "t10k-labels-idx1-ubyte.gz", srv.URL+"/mnist/t10k-labels-idx1-ubyte.gz", "404")
+		for _, n := range listDir(t, dir) {
+			if strings.HasPrefix(n, ".") {
+				t.Errorf("temporary file left behind: %s", n)
+			}
+		}
+	})
+	t.Run("truncated", func(t *testing.T) {
+		spec, srv := fakeMNIST(t)
+		for k := range spec.Train {
+			spec.Train[k].SHA256 = ""
+		}
+		img, _ := tinyIDX(4, 28, 28)
+		srv.files["/mnist/train-images-idx3-ubyte.gz"] = gzipBytes(img[:1000])
+		err := FetchSpec(ctx, spec, t.TempDir(), srv.Client())
+		wantErr(t, err, "train-images-idx3-ubyte.gz (downloaded from", "truncated")
+	})
+	t.Run("wrong shape", func(t *testing.T) {
+		spec, srv := fakeMNIST(t)
+		img, _ := tinyIDX(4, 2, 2)
+		spec.Train[0].SHA256 = ""
+		srv.files["/mnist/train-images-idx3-ubyte.gz"] = img
+		err := FetchSpec(ctx, spec, t.TempDir(), srv.Client())
+		wantErr(t, err, "train-images-idx3-ubyte.gz (downloaded from", "images are 2x2, mnist has 28x28")
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		spec, srv := fakeMNIST(t)
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		err := FetchSpec(cctx, spec, t.TempDir(), srv.Client())
+		wantErr(t, err, "context canceled")
+	})
+	t.Run("unknown", func(t *testing.T) {
+		wantErr(t, Fetch(ctx, "imagenet", t.TempDir(), nil), `unknown data set "imagenet"`)
+		_, _, err := Load("svhn", t.TempDir())
+		wantErr(t, err, `unknown data set "svhn" (known: cifar10, cifar100, fashion-mnist, mnist)`)
+	})
+}
+
+// tarEntry is one member of a test archive.
+type tarEntry struct {
+	name string
+	data []byte
+	kind byte
+}
+
+// tarGz returns a gzipped tar archive of the entries.
+func tarGz(t *testing.T, entries []tarEntry) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	tw := tar.NewWriter(zw)
+	for _, e := range entries {
+		hdr := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.data)), Typeflag: e.kind}
+		switch e.kind {
+		case 0:
+			hdr.Typeflag = tar.TypeReg
+		case tar.TypeSymlink:
+			hdr.Linkname, hdr.Size = "/etc/passwd", 0
+		case tar.TypeDir:
+			hdr.Size = 0
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if hdr.Size > 0 {
+			tw.Write(e.data)
+		}
+	}
+	tw.Close()
+	zw.Close()
+	return b.Bytes()
+}
+
+// cifar10Archive returns the entries of a small archive in the official
+// layout, with n records per batch.
+func cifar10Archive(n int) []tarEntry {
+	es := []tarEntry{{name: "cifar-10-batches-bin/", kind: tar.TypeDir}}
+	s, _ := Lookup("cifar10")
+	for b, f := range append(s.Train, s.Test...) {
+		es = append(es, tarEntry{name: "cifar-10-batches-bin/" + f.Name, data: cifarFile(CIFAR10, b, n)})
+	}
+	return append(es, tarEntry{name: "cifar-10-batches-bin/batches.meta.txt", data: []byte("airplane\nautomobile\n")})
+}
+
+func TestFetchCIFAR(t *testing.T) {
+	ctx := context.Background()
+	entries := append(cifar10Archive(3),
+		tarEntry{name: "../escape.bin", data: []byte("x")},
+		tarEntry{name: "cifar-10-batches-bin/../../escape2.bin", data: []byte("x")},
+		tarEntry{name: "cifar-10-batches-bin/sub/deep.bin", data: []byte("x")},
+		tarEntry{name: "cifar-10-batches-bin/link", kind: tar.TypeSymlink},
+		tarEntry{name: "cifar-10-batches-bin/big.txt", data: make([]byte, maxMetaFile+1)},
+	)
+	srv := newServer(t, map[string][]byte{"/kriz/cifar-10-binary.tar.gz": tarGz(t, entries)})
+	spec, _ := Lookup("cifar10")
+	spec.BaseURL = srv.URL + "/kriz/"
+	root := t.TempDir()
+	dir := filepath.Join(root, "data")
+	if err := FetchSpec(ctx, spec, dir, srv.Client()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(listDir(t, filepath.Join(dir, "cifar-10-batches-bin")), " "); got !=
+		"batches.meta.txt data_batch_1.bin data_batch_2.bin data_batch_3.bin data_batch_4.bin data_batch_5.bin test_batch.bin" {
+		t.Errorf("extracted %s", got)
+	}
+	if got := strings.Join(listDir(t, root), " "); got != "data" {
+		t.Errorf("escaped the folder: %s", got)
+	}
+	tr, te, err := LoadSpec(spec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCIFARSet(t, tr, CIFAR10, 0, 5, 3)
+	checkCIFARSet(t, te, CIFAR10, 5, 1, 3)
+	n := srv.requests.Load()
+	if err := FetchSpec(ctx, spec, dir, srv.Client()); err != nil || srv.requests.Load() != n {
+		t.Errorf("second fetch: %v, %d new requests", err, srv.requests.Load()-n)
+	}
+
+	// CIFAR-100, with the .bin files already directly in dir but one.
+	s100, _ := Lookup("cifar100")
+	srv.files["/kriz/cifar-100-binary.tar.gz"] = tarGz(t, []tarEntry{
+		{name: "cifar-100-binary/train.bin", data: cifarFile(CIFAR100, 0, 2)},
+		{name: "cifar-100-binary/test.bin", data: cifarFile(CIFAR100, 1, 2)},
+		{name: "cifar-100-binary/fine_label_names.txt", data: []byte("apple\n")},
+	})
+	s100.BaseURL = srv.URL + "/kriz/"
+	dir100 := t.TempDir()
+	writeFile(t, dir100, "train.bin", cifarFile(CIFAR100, 0, 2))
+	if err := FetchSpec(ctx, s100, dir100, srv.Client()); err != nil {
+		t.Fatal(err)
+	}
+	tr, te, err = LoadSpec(s100, dir100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCIFARSet(t, tr, CIFAR100, 0, 1, 2)
+	checkCIFARSet(t, te, CIFAR100, 1, 1, 2)
+}
+
+func TestFetchCIFARErrors(t *testing.T) {
+	ctx := context.Background()
+	spec, _ := Lookup("cifar10")
+	good := cifar10Archive(2)
+	badLabel := append([]tarEntry(nil), good...)
+	rec := cifarFile(CIFAR10, 3, 2)
+	rec[3073] = 200
+	badLabel[4] = tarEntry{name: "cifar-10-batches-bin/data_batch_4.bin", data: rec}
+	short := append([]tarEntry(nil), good...)
+	short[2] = tarEntry{name: "cifar-10-batches-bin/data_batch_2.bin", data: cifarFile(CIFAR10, 1, 2)[:5000]}
+	whole := tarGz(t, good)
+	for _, tc := range []struct {
+		name    string
+		archive []byte
+		parts   []string
+	}{
+		{"missing file", tarGz(t, good[:len(good)-2]), []string{"cifar-10-binary.tar.gz (from ", "the archive has no cifar-10-batches-bin/test_batch.bin"}},
+		{"bad label", tarGz(t, badLabel), []string{"cifar-10-batches-bin/data_batch_4.bin in cifar-10-binary.tar.gz", "record 1 has label 200"}},
+		{"short member", tarGz(t, short), []string{"cifar-10-batches-bin/data_batch_2.bin in cifar-10-binary.tar.gz", "not a whole number"}},
+		{"truncated archive", whole[:len(whole)/2], []string{"cifar-10-binary.tar.gz"}},
+		{"not gzip", []byte("<html>moved</html>"), []string{"cifar-10-binary.tar.gz", "bad gzip data"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, map[string][]byte{"/cifar-10-binary.tar.gz": tc.archive})
+			s := spec
+			s.BaseURL = srv.URL + "/"
+			dir := t.TempDir()
+			err := FetchSpec(ctx, s, dir, srv.Client())
+			wantErr(t, err, tc.parts...)
+			t.Log(err)
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if d != nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".part-") {
+					t.Errorf("temporary file left behind: %s", p)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func TestSpecs(t *testing.T) {
+	if got := strings.Join(Names(), " "); got != "cifar10 cifar100 fashion-mnist mnist" {
+		t.Errorf("Names() = %s", got)
+	}
+	for _, n := range Names() {
+		s, err := Lookup(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.check("TestSpecs")
+		s.Train[0].SHA256 = "changed"
+		s.Mean[0] = 9
+		if again, _ := Lookup(n); again.Train[0].SHA256 == "changed" || again.Mean[0] == 9 {
+			t.Errorf("%s: Lookup shares memory with the table", n)
+		}
+	}
+	want := map[string]string{
+		"fashion-mnist": "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/train-images-idx3-ubyte.gz",
+		"mnist":         "https://ossci-datasets.s3.amazonaws.com/mnist/train-images-idx3-ubyte.gz",
+		"cifar10":       "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz",
+		"cifar100":      "https://www.cs.toronto.edu/~kriz/cifar-100-binary.tar.gz",
+	}
+	for n, url := range want {
+		s, _ := Lookup(n)
+		got := s.BaseURL + s.Archive
+		if s.Archive == "" {
+			got += s.Train[0].Name
+		}
+		if got != url {
+			t.Errorf("%s: %s, want %s", n, got, url)
+		}
+	}
+	s, _ := Lookup("mnist")
+	s.Train = s.Train[:1]
+	wantPanic(t, "LoadSpec with one train file", func() { LoadSpec(s, t.TempDir()) })
+	s, _ = Lookup("cifar10")
+	s.Test[0].Name = "../x.bin"
+	wantPanic(t, "FetchSpec with a path in a name", func() { FetchSpec(context.Background(), s, t.TempDir(), nil) })
+	s, _ = Lookup("cifar100")
+	s.Classes = 10
+	wantPanic(t, "LoadSpec cifar100 with 10 classes", func() { LoadSpec(s, t.TempDir()) })
+}
+
+func TestLoadMissingAndShape(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := Load("fashion-mnist", dir)
+	wantErr(t, err, "fashion-mnist: train-images-idx3-ubyte.gz not found", "Fetch downloads it from http://fashion-mnist")
+	_, _, err = Load("cifar100", dir)
+	wantErr(t, err, "cifar100: train.bin not found", "cifar-100-binary.tar.gz")
+
+	// Uncompressed files without .gz are found too; their shape is checked.
+	s, _ := Lookup("fashion-mnist")
+	for k, split := range [][]File{s.Train, s.Test} {
+		img, lbl := tinyIDX(2+k, 2, 2)
+		writeFile(t, dir, strings.TrimSuffix(split[0].Name, ".gz"), img)
+		writeFile(t, dir, strings.TrimSuffix(split[1].Name, ".gz"), lbl)
+		split[0].SHA256, split[1].SHA256 = "", ""
+	}
+	_, _, err = LoadSpec(s, dir)
+	wantErr(t, err, filepath.Join(dir, "train-images-idx3-ubyte")+": images are 2x2, fashion-mnist has 28x28")
+	s.Shape = [3]int{1, 2, 2}
+	tr, te, err := LoadSpec(s, dir)
+	if err != nil || tr.Len() != 2 || te.Len() != 3 {
+		t.Fatalf("%v", err)
+	}
+	// A label count that disagrees names the label file.
+	writeFile(t, dir, "t10k-labels-idx1-ubyte", idxBytes(idxLabels, []uint32{2}, []byte{1, 2}))
+	_, _, err = LoadSpec(s, dir)
+	wantErr(t, err, "t10k-labels-idx1-ubyte: 2 labels, but", "t10k-images-idx3-ubyte has 3 images")
+}
