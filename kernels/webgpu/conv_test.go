@@ -1,0 +1,207 @@
+package webgpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/ref"
+)
+
+// convCase is the geometry of one convolution test.
+type convCase struct {
+	n, ci, h, w, co, k, stride, pad int
+}
+
+func (c convCase) geom() ref.Conv {
+	p := kernels.ConvParams{Stride: c.stride, Pad: c.pad}
+	return ref.Conv{N: c.n, Ci: c.ci, H: c.h, W: c.w, Co: c.co, K: c.k, Stride: c.stride, Pad: c.pad,
+		Ho: p.OutSize(c.h, c.k), Wo: p.OutSize(c.w, c.k)}
+}
+
+func (c convCase) String() string {
+	return fmt.Sprintf("n%d_ci%d_%dx%d_co%d_k%d_s%d_p%d", c.n, c.ci, c.h, c.w, c.co, c.k, c.stride, c.pad)
+}
+
+var convCases = []convCase{
+	{1, 1, 1, 1, 1, 1, 1, 0},
+	{2, 3, 9, 9, 5, 3, 1, 1},
+	{3, 17, 8, 7, 33, 3, 2, 0},
+	{2, 5, 11, 10, 3, 5, 2, 2},
+	{1, 4, 6, 6, 65, 1, 1, 0},
+	{2, 64, 8, 8, 64, 3, 1, 1},
+	{2, 3, 17, 15, 129, 3, 1, 1},
+	{1, 33, 12, 12, 17, 4, 3, 1},
+	{4, 16, 14, 14, 16, 3, 1, 1},
+	{2, 7, 5, 5, 6, 7, 1, 3},
+	{1, 2, 10, 10, 3, 2, 2, 0},
+	{3, 127, 5, 6, 63, 1, 2, 0},
+	{1, 65, 9, 13, 127, 3, 1, 0},
+}
+
+func TestConv2D(t *testing.T) {
+	b := openBackend(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i, c := range convCases {
+		for _, withBias := range []bool{false, true} {
+			view := (i%2 == 1) != withBias
+			t.Run(fmt.Sprintf("%v/bias=%v/view=%v", c, withBias, view), func(t *testing.T) { testConv2D(t, b, rng, c, withBias, view) })
+		}
+	}
+}
+
+func testConv2D(t *testing.T, b *Backend, rng *rand.Rand, c convCase, withBias, view bool) {
+	g := c.geom()
+	xd := randData(rng, g.N*g.Ci*g.H*g.W)
+	wd := randData(rng, g.Co*g.Ci*g.K*g.K)
+	var bd []float32
+	if withBias {
+		bd = randData(rng, g.Co)
+	}
+	xo := newOperand(b, view, xd, g.N, g.Ci, g.H, g.W)
+	wo := newOperand(b, view, wd, g.Co, g.Ci, g.K, g.K)
+	yo := newOperand(b, view, nil, g.N, g.Co, g.Ho, g.Wo)
+	defer xo.free(b)
+	defer wo.free(b)
+	defer yo.free(b)
+	var bias kernels.Tensor
+	if withBias {
+		bo := newOperand(b, view, bd, g.Co)
+		defer bo.free(b)
+		bias = bo.t
+	}
+	b.Conv2D(yo.t, xo.t, wo.t, bias, kernels.ConvParams{Stride: c.stride, Pad: c.pad})
+	got := readOutput(t, b, yo)
+	want := make([]float64, g.N*g.Co*g.Ho*g.Wo)
+	ref.Conv2D(want, widen(xd), widen(wd), widen(bd), g)
+	if msg := compare(got, want); msg != "" {
+		t.Error(msg)
+	}
+}
+
+func TestConv2DBackwardData(t *testing.T) {
+	b := openBackend(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	for i, c := range convCases {
+		view := i%2 == 0
+		t.Run(fmt.Sprintf("%v/view=%v", c, view), func(t *testing.T) { testConv2DBackwardData(t, b, rng, c, view) })
+	}
+}
+
+func testConv2DBackwardData(t *testing.T, b *Backend, rng *rand.Rand, c convCase, view bool) {
+	g := c.geom()
+	dyd := randData(rng, g.N*g.Co*g.Ho*g.Wo)
+	wd := randData(rng, g.Co*g.Ci*g.K*g.K)
+	dyo := newOperand(b, view, dyd, g.N, g.Co, g.Ho, g.Wo)
+	wo := newOperand(b, !view, wd, g.Co, g.Ci, g.K, g.K)
+	dxo := newOperand(b, view, nil, g.N, g.Ci, g.H, g.W)
+	defer dyo.free(b)
+	defer wo.free(b)
+	defer dxo.free(b)
+	b.Conv2DBackwardData(dxo.t, dyo.t, wo.t, kernels.ConvParams{Stride: c.stride, Pad: c.pad})
+	got := readOutput(t, b, dxo)
+	want := make([]float64, g.N*g.Ci*g.H*g.W)
+	ref.Conv2DBackwardData(want, widen(dyd), widen(wd), g)
+	if msg := compare(got, want); msg != "" {
+		t.Error(msg)
+	}
+}
+
+func TestConv2DBackwardFilter(t *testing.T) {
+	b := openBackend(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	for i, c := range convCases {
+		view := i%2 == 1
+		t.Run(fmt.Sprintf("%v/view=%v", c, view), func(t *testing.T) { testConv2DBackwardFilter(t, b, rng, c, view) })
+	}
+}
+
+func testConv2DBackwardFilter(t *testing.T, b *Backend, rng *rand.Rand, c convCase, view bool) {
+	g := c.geom()
+	dyd := randData(rng, g.N*g.Co*g.Ho*g.Wo)
+	xd := randData(rng, g.N*g.Ci*g.H*g.W)
+	dyo := newOperand(b, view, dyd, g.N, g.Co, g.Ho, g.Wo)
+	xo := newOperand(b, !view, xd, g.N, g.Ci, g.H, g.W)
+	dwo := newOperand(b, view, nil, g.Co, g.Ci, g.K, g.K)
+	defer dyo.free(b)
+	defer xo.free(b)
+	defer dwo.free(b)
+	b.Conv2DBackwardFilter(dwo.t, dyo.t, xo.t, kernels.ConvParams{Stride: c.stride, Pad: c.pad})
+	got := readOutput(t, b, dwo)
+	want := make([]float64, g.Co*g.Ci*g.K*g.K)
+	ref.Conv2DBackwardFilter(want, widen(dyd), widen(xd), g)
+	if msg := compare(got, want); msg != "" {
+		t.Error(msg)
+	}
+}
+
+func TestConvMismatch(t *testing.T) {
+	b := openBackend(t)
+	f32 := func(shape ...int) kernels.Tensor { return b.Alloc(kernels.Float32, shape...) }
+	p := kernels.ConvParams{Stride: 1, Pad: 1}
+	x, w := f32(2, 3, 8, 8), f32(4, 3, 3, 3)
+	expectMismatch(t, "Conv2D", func() { b.Conv2D(f32(2, 4, 7, 8), x, w, nil, p) })
+	expectMismatch(t, "Conv2D", func() { b.Conv2D(f32(2, 4, 8, 8), x, f32(4, 2, 3, 3), nil, p) })
+	expectMismatch(t, "Conv2D", func() { b.Conv2D(f32(2, 4, 8, 8), x, w, f32(3), p) })
+	expectMismatch(t, "Conv2D", func() { b.Conv2D(f32(2, 4, 8, 8), x, w, nil, kernels.ConvParams{Stride: 0, Pad: 1}) })
+	expectMismatch(t, "Conv2D", func() { b.Conv2D(f32(2, 4, 64), x, w, nil, p) })
+	expectMismatch(t, "Conv2DBackwardData", func() { b.Conv2DBackwardData(f32(2, 3, 8, 8), f32(2, 4, 4, 4), w, p) })
+	expectMismatch(t, "Conv2DBackwardFilter", func() { b.Conv2DBackwardFilter(f32(4, 3, 2, 2), f32(2, 4, 8, 8), x, p) })
+	if err := b.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkConv runs the three convolution ops at the shapes of the paper
+// ConvNet's layers (3x3, stride 1, pad 1) at batch 16.
+func BenchmarkConv(bb *testing.B) {
+	b := openBackend(bb)
+	rng := rand.New(rand.NewPCG(17, 18))
+	const batch = 16
+	p := kernels.ConvParams{Stride: 1, Pad: 1}
+	for _, l := range []struct{ c, hw int }{{64, 28}, {128, 14}, {256, 7}} {
+		x := b.Alloc(kernels.Float32, batch, l.c, l.hw, l.hw)
+		y := b.Alloc(kernels.Float32, batch, l.c, l.hw, l.hw)
+		w := b.Alloc(kernels.Float32, l.c, l.c, 3, 3)
+		bias := b.Alloc(kernels.Float32, l.c)
+		b.Write(x, randData(rng, kernels.Len(x)))
+		b.Write(y, randData(rng, kernels.Len(y)))
+		b.Write(w, randData(rng, kernels.Len(w)))
+		b.Write(bias, randData(rng, l.c))
+		dx := b.Alloc(kernels.Float32, batch, l.c, l.hw, l.hw)
+		dw := b.Alloc(kernels.Float32, l.c, l.c, 3, 3)
+		flops := 2 * float64(batch*l.c*l.hw*l.hw) * float64(l.c*9)
+		for _, op := range []struct {
+			name string
+			run  func()
+			out  kernels.Tensor
+		}{
+			{"forward", func() { b.Conv2D(dx, x, w, bias, p) }, dx},
+			{"backward-data", func() { b.Conv2DBackwardData(dx, y, w, p) }, dx},
+			{"backward-filter", func() { b.Conv2DBackwardFilter(dw, y, x, p) }, dw},
+		} {
+			bb.Run(fmt.Sprintf("ci%d_co%d_%dx%d/%s", l.c, l.c, l.hw, l.hw, op.name), func(bb *testing.B) {
+				op.run() // compile the pipeline outside the timing
+				if err := b.Sync(); err != nil {
+					bb.Fatal(err)
+				}
+				bb.ResetTimer()
+				for range bb.N {
+					op.run()
+				}
+				if err := b.Sync(); err != nil {
+					bb.Fatal(err)
+				}
+				bb.StopTimer()
+				if _, err := b.Read(b.View(op.out, 0, 1)); err != nil {
+					bb.Fatal(err)
+				}
+				bb.ReportMetric(flops*float64(bb.N)/bb.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+		for _, t := range []kernels.Tensor{x, y, w, bias, dx, dw} {
+			b.Free(t)
+		}
+	}
+}

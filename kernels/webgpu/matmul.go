@@ -1,0 +1,136 @@
+package webgpu
+
+import (
+	"fmt"
+
+	"github.com/deeplda/deeplda/kernels"
+)
+
+// The kernels of matmul.wgsl. matmulNaive is the one-output-per-invocation
+// baseline that the benchmarks compare the tiled kernel with.
+var matmulKernels = struct {
+	tiled, naive, biasGrad kernel
+}{
+	tiled:    kernel{"matmul.wgsl", "matmul", []slot{out(1), in(2), in(3), in(4)}},
+	naive:    kernel{"matmul.wgsl", "matmul_naive", []slot{out(1), in(2), in(3), in(4)}},
+	biasGrad: kernel{"matmul.wgsl", "bias_grad", []slot{out(1), in(2)}},
+}
+
+// The output tile of a workgroup of the tiled GEMM kernels of matmul.wgsl
+// and conv.wgsl is gemmTileM x gemmTileN, walking K in slices of gemmDepth;
+// matmul_naive's is gemmNaiveTile square.
+const (
+	gemmTileM     = 64
+	gemmTileN     = 128
+	gemmDepth     = 16
+	gemmNaiveTile = 16
+)
+
+// gemmGrid spreads the workgroups of the kernels of matmul.wgsl and
+// conv.wgsl over the dispatch grid (a variable so that the tests can spread
+// small dispatches the way grid spreads those past 65535 workgroups).
+var gemmGrid = grid
+
+// gemmRank returns t's shape after checking its rank.
+func gemmRank(op string, t kernels.Tensor, rank int) []int {
+	s := t.Shape()
+	if len(s) != rank {
+		kernels.Mismatch(op, fmt.Sprintf("want a rank-%d tensor", rank), s)
+	}
+	return s
+}
+
+// gemmOverlap reports whether two tensors share bytes of one buffer.
+func gemmOverlap(x, y kernels.Tensor) bool {
+	a, b := gt(x), gt(y)
+	return a.buf == b.buf && a.offset < b.offset+b.bytes() && b.offset < a.offset+a.bytes()
+}
+
+// gemmDisjoint panics when the output dst overlaps one of the inputs (a
+// writable binding may not alias another binding of the dispatch).
+func gemmDisjoint(op string, dst kernels.Tensor, srcs ...kernels.Tensor) {
+	for _, s := range srcs {
+		if s != nil && gemmOverlap(dst, s) {
+			kernels.Mismatch(op, "the output overlaps an input", dst.Shape(), s.Shape())
+		}
+	}
+}
+
+// matmulShapes checks the operands of MatMul and returns M, N and K.
+func matmulShapes(c, a, bm, bias kernels.Tensor, transA, transB bool) (m, n, k int) {
+	as, bs, cs := gemmRank("MatMul", a, 2), gemmRank("MatMul", bm, 2), gemmRank("MatMul", c, 2)
+	m, k = as[0], as[1]
+	if transA {
+		m, k = k, m
+	}
+	k2, n := bs[0], bs[1]
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 || cs[0] != m || cs[1] != n || (bias != nil && kernels.Len(bias) != n) {
+		shapes := [][]int{cs, as, bs}
+		if bias != nil {
+			shapes = append(shapes, bias.Shape())
+		}
+		kernels.Mismatch("MatMul", fmt.Sprintf("inner or outer dimensions differ (transA %v, transB %v)", transA, transB), shapes...)
+	}
+	gemmDisjoint("MatMul", c, a, bm, bias)
+	return m, n, k
+}
+
+// MatMul computes c[M,N] = op(a) op(b) (+ bias[N] on every row) with the
+// tiled kernel of matmul.wgsl.
+func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
+	b.matmul(matmulKernels.tiled, gemmTileM, gemmTileN, c, a, bm, bias, transA, transB)
+}
+
+// matmulNaive is MatMul with the one-output-per-invocation kernel (for the
+// benchmarks).
+func (b *Backend) matmulNaive(c, a, bm, bias kernels.Tensor, transA, transB bool) {
+	b.matmul(matmulKernels.naive, gemmNaiveTile, gemmNaiveTile, c, a, bm, bias, transA, transB)
+}
+
+// matmul dispatches kernel k of matmul.wgsl, whose workgroups compute
+// tileM x tileN outputs each.
+func (b *Backend) matmul(k kernel, tileM, tileN int, c, a, bm, bias kernels.Tensor, transA, transB bool) {
+	m, n, depth := matmulShapes(c, a, bm, bias, transA, transB)
+	if m == 0 || n == 0 {
+		return
+	}
+	hasBias := 1
+	if bias == nil {
+		bias, hasBias = a, 0 // bound read-only and never read
+	}
+	tilesN := (n + tileN - 1) / tileN
+	g, row := gemmGrid((m + tileM - 1) / tileM * tilesN)
+	p := params{}.u(m, n, depth, gemmFlag(transA), gemmFlag(transB), hasBias, tilesN, row)
+	b.dispatch("MatMul", k, g, p, c, a, bm, bias)
+}
+
+// gemmFlag converts a bool to a shader flag.
+func gemmFlag(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// BiasGrad computes db[c] = sum of dy[n, c, ...] over n and the trailing
+// dimensions: one workgroup per channel, reduced in workgroup memory.
+func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
+	s := dy.Shape()
+	if len(s) < 2 || kernels.Len(db) != s[1] {
+		kernels.Mismatch("BiasGrad", "want dy [N,C,...] and db [C]", db.Shape(), s)
+	}
+	gemmDisjoint("BiasGrad", db, dy)
+	outer, ch, inner := s[0], s[1], kernels.Numel(s[2:])
+	if ch == 0 {
+		return
+	}
+	if inner == 0 {
+		outer, inner = 0, 1 // nothing to sum: db = 0
+	}
+	g, row := gemmGrid(ch)
+	p := params{}.u(outer, ch, inner, 0, 0, 0, 0, row, 256/inner, 256%inner)
+	b.dispatch("BiasGrad", matmulKernels.biasGrad, g, p, db, dy)
+}

@@ -1,0 +1,372 @@
+// 2-D convolution (NCHW, square kernels, any size, stride and padding) and
+// its gradients, as implicit GEMMs: the patches are gathered on the fly into
+// the workgroup's tiles, never materialised as an im2col matrix.
+//
+// Entry points and bindings (group 0): 0 the uniform params, then the output
+// (read_write), then the inputs (read); each entry point uses a subset.
+//   conv_forward:         1 y, 3 x, 4 w, 5 bias   y = conv(x, w) (+ bias)
+//   conv_backward_data:   1 dx, 2 dy, 4 w         dx from dy and w
+//   conv_backward_filter: 1 dw, 2 dy, 3 x         dw from dy and x
+// with x [batch, ci, h, w], w [co, ci, k, k], y and dy [batch, co, ho, wo].
+// When has_bias is 0 the bias binding holds some other read-only tensor and
+// is not read.
+//
+// The GEMMs (rows x columns, reduction), and how their operands are indexed:
+//   conv_forward:         M = co, N = batch*ho*wo, K = ci*k*k
+//     A[co, r] = w[co*K + r]; B[r, j] = x[img, ci, oh*stride-pad+kh,
+//     ow*stride-pad+kw] (zero in the padding) for r = (ci, kh, kw) and
+//     j = (img, oh, ow); C[co, j] goes to y[img, co, oh, ow].
+//   conv_backward_data:   M = ci, N = batch*h*w, K = co*k*k
+//     A[ci, r] = w[oc, ci, kh, kw] for r = (oc, kh, kw); B[r, j] =
+//     dy[img, oc, oh, ow] where ih+pad-kh = oh*stride and iw+pad-kw =
+//     ow*stride (zero for the taps that are not multiples of the stride or
+//     fall outside dy) for j = (img, ih, iw); C[ci, j] goes to dx.
+//   conv_backward_filter: M = co, N = ci*k*k, K = batch*ho*wo
+//     A[co, j] = dy[img, co, oh, ow] for j = (img, oh, ow); B[j, r] = the
+//     x element of conv_forward's B[r, j]; C[co, r] goes to dw[co*N + r].
+// The host passes the GEMM sizes (gm, gn, gk) and the decomposition of the
+// slice depth 16 in the mixed radix of the reduction index ((ci or oc, kh,
+// kw) with radices k, k; or (img, oh, ow) with radices ho, wo) as
+// (step_hi, step_mid, step_lo), so that the invocations advance their
+// reduction indices from slice to slice without dividing.
+//
+// Dispatch: ceil(gm/64)*ceil(gn/128) workgroups of 16x16 invocations,
+// flattened over x and y with `row` workgroups per grid row (tiles_n =
+// ceil(gn/128)); the ones past the end return at once.
+//
+// The tiling is matmul.wgsl's: a workgroup computes a 64x128 tile of C;
+// invocation (tx, ty) owns the 4x8 block at rows 4ty.., columns 8tx.. in
+// acc. K is walked in slices of 16, staged in workgroup memory as vec4s along
+// M (sa) and N (sb), each invocation gathering one vec4 of A (4 rows at
+// reduction index ak) and two of B (4 columns at reduction indices bk and
+// bk+8); then each invocation does 16 rank-1 updates of its block. The three
+// entry points differ only in their gathers and in where the outputs go.
+
+struct Params {
+  batch: u32,
+  ci: u32,
+  h: u32,
+  w: u32,
+  co: u32,
+  k: u32,
+  stride: u32,
+  pad: u32,
+  ho: u32,
+  wo: u32,
+  has_bias: u32,
+  tiles_n: u32, // ceil(gn/128)
+  row: u32,     // workgroups per row of the dispatch grid (x extent)
+  gm: u32,      // GEMM rows
+  gn: u32,      // GEMM columns
+  gk: u32,      // GEMM reduction length
+  step_hi: u32, // 16 in the mixed radix of the reduction index
+  step_mid: u32,
+  step_lo: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<storage, read> dy: array<f32>;
+@group(0) @binding(3) var<storage, read> x: array<f32>;
+@group(0) @binding(4) var<storage, read> wt: array<f32>;
+@group(0) @binding(5) var<storage, read> bias: array<f32>;
+
+// The tile: TM, TN and TK are gemmTileM, gemmTileN and gemmDepth in matmul.go.
+const TM = 64u;  // tile rows
+const TN = 128u; // tile columns
+const TK = 16u;  // slice depth
+const PA = 17u;  // vec4s per k in sa: TM/4, padded against bank conflicts
+const PB = 33u;  // vec4s per k in sb: TN/4, padded
+const SA = 272u; // TK*PA
+const SB = 528u; // TK*PB
+const FAR = -1073741824; // an offset that keeps any index it is added to out of range
+
+// sa[k*PA + i/4][i%4] = A[m0+i, k0+k]; sb[k*PB + j/4][j%4] = B[k0+k, n0+j].
+var<workgroup> sa: array<vec4<f32>, SA>;
+var<workgroup> sb: array<vec4<f32>, SB>;
+
+// acc[2r+h][e] is the output at row 4ty+r, column 8tx+4h+e.
+var<private> acc: array<vec4<f32>, 8>;
+
+// Tile is where an invocation works: the first row and column of its
+// workgroup's tile of C, and its staging slots (see the header).
+struct Tile {
+  m0: u32,
+  n0: u32,
+  ai: u32, // first of the 4 rows of A staged
+  ak: u32, // their reduction index within the slice
+  bj: u32, // first of the 4 columns of B staged
+  bk: u32, // their reduction indices within the slice: bk and bk+8
+}
+
+// group_index is the linear workgroup index of a dispatch flattened by
+// grid(); the workgroups at or past tiles() have nothing to do.
+fn group_index(wg: vec3<u32>) -> u32 {
+  return wg.y * p.row + wg.x;
+}
+
+fn tiles() -> u32 {
+  return ((p.gm + TM - 1u) / TM) * p.tiles_n;
+}
+
+// tile returns the tile of invocation lid of workgroup g.
+fn tile(g: u32, lid: u32) -> Tile {
+  return Tile((g / p.tiles_n) * TM, (g % p.tiles_n) * TN, (lid / 16u) * 4u, lid % 16u, (lid % 32u) * 4u, lid / 32u);
+}
+
+// decompose splits v into mixed-radix digits (hi, mid, lo), radices r1, r2.
+fn decompose(v: u32, r1: u32, r2: u32) -> vec3<u32> {
+  let q = v / r2;
+  return vec3<u32>(q / r1, q % r1, v % r2);
+}
+
+// advance adds the slice depth (p.step_*) to a reduction index in the mixed
+// radix of decompose.
+fn advance(s: vec3<u32>, r1: u32, r2: u32) -> vec3<u32> {
+  var lo = s.z + p.step_lo;
+  var mid = s.y + p.step_mid;
+  var hi = s.x + p.step_hi;
+  if (lo >= r2) {
+    lo -= r2;
+    mid += 1u;
+  }
+  if (mid >= r1) {
+    mid -= r1;
+    hi += 1u;
+  }
+  return vec3<u32>(hi, mid, lo);
+}
+
+// gather_x, gather_dy and gather_w load four elements of x, dy or w, zero
+// where not ok (three functions: each entry point may only use its own
+// bindings).
+fn gather_x(idx: vec4<i32>, ok: vec4<bool>) -> vec4<f32> {
+  let i = vec4<u32>(select(vec4<i32>(0), idx, ok));
+  return select(vec4<f32>(0.0), vec4<f32>(x[i.x], x[i.y], x[i.z], x[i.w]), ok);
+}
+
+fn gather_dy(idx: vec4<i32>, ok: vec4<bool>) -> vec4<f32> {
+  let i = vec4<u32>(select(vec4<i32>(0), idx, ok));
+  return select(vec4<f32>(0.0), vec4<f32>(dy[i.x], dy[i.y], dy[i.z], dy[i.w]), ok);
+}
+
+fn gather_w(idx: vec4<i32>, ok: vec4<bool>) -> vec4<f32> {
+  let i = vec4<u32>(select(vec4<i32>(0), idx, ok));
+  return select(vec4<f32>(0.0), vec4<f32>(wt[i.x], wt[i.y], wt[i.z], wt[i.w]), ok);
+}
+
+// rank_updates adds the product of the staged slices to acc.
+fn rank_updates(tx: u32, ty: u32) {
+  for (var k = 0u; k < TK; k++) {
+    let av = sa[k * PA + ty];
+    let b0 = sb[k * PB + 2u * tx];
+    let b1 = sb[k * PB + 2u * tx + 1u];
+    acc[0] += av.x * b0;
+    acc[1] += av.x * b1;
+    acc[2] += av.y * b0;
+    acc[3] += av.y * b1;
+    acc[4] += av.z * b0;
+    acc[5] += av.z * b1;
+    acc[6] += av.w * b0;
+    acc[7] += av.w * b1;
+  }
+}
+
+// store_row writes row m of the invocation's block (v0: columns 8tx..8tx+3,
+// v1: the next four) plus add, to dst[m*row_step + cols] for the columns'
+// offsets cols0 and cols1 (negative for the columns past the end). The
+// block is written row by row from acc[0] to acc[7] with constant indices so
+// that acc can stay in registers.
+fn store_row(m: u32, row_step: u32, cols0: vec4<i32>, cols1: vec4<i32>, v0: vec4<f32>, v1: vec4<f32>, add: f32) {
+  if (m >= p.gm) { return; }
+  for (var e = 0u; e < 4u; e++) {
+    if (cols0[e] >= 0) { dst[m * row_step + u32(cols0[e])] = v0[e] + add; }
+    if (cols1[e] >= 0) { dst[m * row_step + u32(cols1[e])] = v1[e] + add; }
+  }
+}
+
+// image_cols returns the offsets in an NCHW tensor of chans channels of
+// plane pixels of the columns j = (img, pix) n..n+3 of C at channel 0
+// (-1 past the end).
+fn image_cols(n: u32, plane: u32, chans: u32) -> vec4<i32> {
+  var r: vec4<i32>;
+  for (var e = 0u; e < 4u; e++) {
+    let j = n + e;
+    let img = j / plane;
+    r[e] = select(-1, i32(img * chans * plane + (j - img * plane)), j < p.gn);
+  }
+  return r;
+}
+
+// store_block writes the invocation's block to dst, row m of C going to
+// dst[m*row_step + cols], adding add[r] to row 4ty+r.
+fn store_block(t: Tile, tx: u32, ty: u32, row_step: u32, cols0: vec4<i32>, cols1: vec4<i32>, add: vec4<f32>) {
+  let m = t.m0 + 4u * ty;
+  store_row(m, row_step, cols0, cols1, acc[0], acc[1], add.x);
+  store_row(m + 1u, row_step, cols0, cols1, acc[2], acc[3], add.y);
+  store_row(m + 2u, row_step, cols0, cols1, acc[4], acc[5], add.z);
+  store_row(m + 3u, row_step, cols0, cols1, acc[6], acc[7], add.w);
+}
+
+@compute @workgroup_size(16, 16)
+fn conv_forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+                @builtin(local_invocation_index) lid: u32) {
+  let g = group_index(wg);
+  if (g >= tiles()) { return; }
+  let t = tile(g, lid);
+  let hi = i32(p.h);
+  let wi = i32(p.w);
+  // The 4 staged columns j = (img, oh, ow) of B: the offset of image img in
+  // x, and the input position of tap (0, 0) (far outside past the end).
+  var xb: vec4<i32>;
+  var ih0: vec4<i32>;
+  var iw0: vec4<i32>;
+  for (var e = 0u; e < 4u; e++) {
+    let j = t.n0 + t.bj + e;
+    let d = decompose(j, p.ho, p.wo);
+    xb[e] = i32(d.x * p.ci * p.h * p.w);
+    ih0[e] = select(FAR, i32(d.y * p.stride) - i32(p.pad), j < p.gn);
+    iw0[e] = i32(d.z * p.stride) - i32(p.pad);
+  }
+  let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai;
+  // The reduction indices r = (ci, kh, kw) of the two staged rows of B.
+  var r0 = decompose(t.bk, p.k, p.k);
+  var r1 = decompose(t.bk + 8u, p.k, p.k);
+  acc = array<vec4<f32>, 8>();
+  for (var k0 = 0u; k0 < p.gk; k0 += TK) {
+    let ka = k0 + t.ak;
+    sa[t.ak * PA + t.ai / 4u] = gather_w(vec4<i32>(rows * p.gk + ka), (rows < vec4<u32>(p.gm)) & vec4<bool>(ka < p.gk));
+    for (var s = 0u; s < 2u; s++) {
+      let r = select(r1, r0, s == 0u);
+      let ih = ih0 + i32(r.y);
+      let iw = iw0 + i32(r.z);
+      let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(r.x < p.ci);
+      sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(xb + (i32(r.x) * hi + ih) * wi + iw, ok);
+    }
+    workgroupBarrier();
+    rank_updates(l.x, l.y);
+    workgroupBarrier();
+    r0 = advance(r0, p.k, p.k);
+    r1 = advance(r1, p.k, p.k);
+  }
+  var add = vec4<f32>(0.0);
+  if (p.has_bias != 0u) {
+    for (var r = 0u; r < 4u; r++) {
+      let m = t.m0 + 4u * l.y + r;
+      if (m < p.gm) { add[r] = bias[m]; }
+    }
+  }
+  let n = t.n0 + 8u * l.x;
+  let plane = p.ho * p.wo;
+  store_block(t, l.x, l.y, plane, image_cols(n, plane, p.co), image_cols(n + 4u, plane, p.co), add);
+}
+
+@compute @workgroup_size(16, 16)
+fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+                      @builtin(local_invocation_index) lid: u32) {
+  let g = group_index(wg);
+  if (g >= tiles()) { return; }
+  let t = tile(g, lid);
+  let kk = p.k * p.k;
+  // The 4 staged columns j = (img, ih, iw) of B: the offset of image img in
+  // dy, and ih+pad, iw+pad (far outside past the end).
+  var yb: vec4<i32>;
+  var th0: vec4<i32>;
+  var tw0: vec4<i32>;
+  for (var e = 0u; e < 4u; e++) {
+    let j = t.n0 + t.bj + e;
+    let d = decompose(j, p.h, p.w);
+    yb[e] = i32(d.x * p.co * p.ho * p.wo);
+    th0[e] = select(FAR, i32(d.y + p.pad), j < p.gn);
+    tw0[e] = i32(d.z + p.pad);
+  }
+  let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai;
+  // The reduction indices r = (oc, kh, kw) of the staged column of A and
+  // of the two staged rows of B.
+  var ra = decompose(t.ak, p.k, p.k);
+  var r0 = decompose(t.bk, p.k, p.k);
+  var r1 = decompose(t.bk + 8u, p.k, p.k);
+  acc = array<vec4<f32>, 8>();
+  for (var k0 = 0u; k0 < p.gk; k0 += TK) {
+    let wa = (ra.x * p.ci + rows) * kk + ra.y * p.k + ra.z;
+    sa[t.ak * PA + t.ai / 4u] = gather_w(vec4<i32>(wa), (rows < vec4<u32>(p.gm)) & vec4<bool>(ra.x < p.co));
+    for (var s = 0u; s < 2u; s++) {
+      let r = select(r1, r0, s == 0u);
+      // Tap (kh, kw) of output (oh, ow) reads input (oh*stride+kh-pad, ...).
+      let th = th0 - i32(r.y);
+      let tw = tw0 - i32(r.z);
+      var oh = vec4<u32>(th);
+      var ow = vec4<u32>(tw);
+      var ok = vec4<bool>(r.x < p.co);
+      if (p.stride != 1u) {
+        ok = ok & (th >= vec4<i32>(0)) & (tw >= vec4<i32>(0)) &
+             (oh % p.stride == vec4<u32>(0u)) & (ow % p.stride == vec4<u32>(0u));
+        oh = oh / p.stride;
+        ow = ow / p.stride;
+      }
+      ok = ok & (oh < vec4<u32>(p.ho)) & (ow < vec4<u32>(p.wo));
+      let idx = yb + vec4<i32>((r.x * p.ho + oh) * p.wo + ow);
+      sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_dy(idx, ok);
+    }
+    workgroupBarrier();
+    rank_updates(l.x, l.y);
+    workgroupBarrier();
+    ra = advance(ra, p.k, p.k);
+    r0 = advance(r0, p.k, p.k);
+    r1 = advance(r1, p.k, p.k);
+  }
+  let n = t.n0 + 8u * l.x;
+  let plane = p.h * p.w;
+  store_block(t, l.x, l.y, plane, image_cols(n, plane, p.ci), image_cols(n + 4u, plane, p.ci), vec4<f32>(0.0));
+}
+
+@compute @workgroup_size(16, 16)
+fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+                        @builtin(local_invocation_index) lid: u32) {
+  let g = group_index(wg);
+  if (g >= tiles()) { return; }
+  let t = tile(g, lid);
+  let wi = i32(p.w);
+  let howo = p.ho * p.wo;
+  // The 4 staged columns r = (ci, kh, kw) of B: the offset of channel ci in
+  // an image of x, and the tap (kh far outside past the end).
+  var xo: vec4<i32>;
+  var kh: vec4<i32>;
+  var kw: vec4<i32>;
+  for (var e = 0u; e < 4u; e++) {
+    let r = t.n0 + t.bj + e;
+    let d = decompose(r, p.k, p.k);
+    xo[e] = i32(d.x * p.h * p.w);
+    kh[e] = select(FAR, i32(d.y), r < p.gn);
+    kw[e] = i32(d.z);
+  }
+  let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai;
+  let chw = i32(p.ci * p.h * p.w);
+  // The reduction indices j = (img, oh, ow) of the staged column of A and of
+  // the two staged rows of B.
+  var ja = decompose(t.ak, p.ho, p.wo);
+  var j0 = decompose(t.bk, p.ho, p.wo);
+  var j1 = decompose(t.bk + 8u, p.ho, p.wo);
+  acc = array<vec4<f32>, 8>();
+  for (var k0 = 0u; k0 < p.gk; k0 += TK) {
+    let ya = (ja.x * p.co + rows) * howo + ja.y * p.wo + ja.z;
+    sa[t.ak * PA + t.ai / 4u] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
+    for (var s = 0u; s < 2u; s++) {
+      let j = select(j1, j0, s == 0u);
+      let ih = kh + (i32(j.y * p.stride) - i32(p.pad));
+      let iw = kw + (i32(j.z * p.stride) - i32(p.pad));
+      let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(j.x < p.batch);
+      sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(i32(j.x) * chw + xo + ih * wi + iw, ok);
+    }
+    workgroupBarrier();
+    rank_updates(l.x, l.y);
+    workgroupBarrier();
+    ja = advance(ja, p.ho, p.wo);
+    j0 = advance(j0, p.ho, p.wo);
+    j1 = advance(j1, p.ho, p.wo);
+  }
+  let n = vec4<u32>(0u, 1u, 2u, 3u) + t.n0 + 8u * l.x;
+  let cols0 = select(vec4<i32>(-1), vec4<i32>(n), n < vec4<u32>(p.gn));
+  let cols1 = select(vec4<i32>(-1), vec4<i32>(n + 4u), n + 4u < vec4<u32>(p.gn));
+  store_block(t, l.x, l.y, p.gn, cols0, cols1, vec4<f32>(0.0));
+}

@@ -1,0 +1,218 @@
+// Dense matrix products and the bias gradient.
+//
+// Entry points and bindings (group 0): 0 the uniform params, then the output
+// (read_write), then the inputs (read).
+//   matmul:       1 c, 2 a, 3 b, 4 bias   c[M,N] = op(a) op(b) (+ bias[N])
+//   matmul_naive: the same bindings and params: one output per invocation,
+//                 kept only as the baseline of the matmul benchmark.
+//   bias_grad:    1 db, 2 dy              db[ch] = sum over o < m, i < k of
+//                                         dy[(o*n + ch)*k + i]
+// op(a) is a[M,K], or the transpose of a[K,M] when trans_a is set; op(b) is
+// b[K,N], or the transpose of b[N,K] when trans_b. When has_bias is 0 the
+// bias binding holds some other read-only tensor and is not read.
+//
+// Dispatch: workgroups flattened over x and y, `row` per grid row (see
+// group_index); the ones past the end return at once.
+//   matmul:       ceil(M/64)*ceil(N/128) workgroups of 16x16 invocations,
+//                 tiles_n = ceil(N/128);
+//   matmul_naive: ceil(M/16)*ceil(N/16) workgroups of 16x16, tiles_n =
+//                 ceil(N/16);
+//   bias_grad:    one workgroup of 256 per channel; m = outer, n = channels,
+//                 k = inner, and 256 = step_o*inner + step_i.
+//
+// The tiled GEMM (conv.wgsl is built on the same structure): a workgroup
+// computes a 64x128 tile of c. Invocation (tx, ty) owns the 4x8 block at rows
+// 4ty..4ty+3 and columns 8tx..8tx+7, held in acc. K is walked in slices of
+// 16: the workgroup stages the 64x16 slice of op(a) and the 16x128 slice of
+// op(b) in workgroup memory as vec4s along M and N (zero outside the
+// matrices), then each invocation does 16 rank-1 updates of its block, each
+// from one vec4 of a and two of b. Staging assigns the elements so that
+// neighbouring invocations read neighbouring addresses whatever the
+// transposes. (vec4 accesses to workgroup memory also matter on CPU
+// implementations such as lavapipe, which pay per access rather than per
+// float.)
+
+struct Params {
+  m: u32,
+  n: u32,
+  k: u32,
+  trans_a: u32,
+  trans_b: u32,
+  has_bias: u32,
+  tiles_n: u32, // output tiles per row of tiles (matmul, matmul_naive)
+  row: u32,     // workgroups per row of the dispatch grid (x extent)
+  step_o: u32,  // bias_grad: 256 = step_o*inner + step_i
+  step_i: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> c: array<f32>;
+@group(0) @binding(2) var<storage, read> a: array<f32>;
+@group(0) @binding(3) var<storage, read> b: array<f32>;
+@group(0) @binding(4) var<storage, read> bias: array<f32>;
+
+// The tile: TM, TN and TK are gemmTileM, gemmTileN and gemmDepth in matmul.go.
+const TM = 64u;  // tile rows
+const TN = 128u; // tile columns
+const TK = 16u;  // slice depth
+const PA = 17u;  // vec4s per k in sa: TM/4, padded against bank conflicts
+const PB = 33u;  // vec4s per k in sb: TN/4, padded
+const SA = 272u; // TK*PA
+const SB = 528u; // TK*PB
+
+// sa[k*PA + i/4][i%4] = op(a)[m0+i, k0+k]; sb[k*PB + j/4][j%4] = op(b)[k0+k, n0+j].
+var<workgroup> sa: array<vec4<f32>, SA>;
+var<workgroup> sb: array<vec4<f32>, SB>;
+
+// acc[2r+h][e] is the output at row 4ty+r, column 8tx+4h+e.
+var<private> acc: array<vec4<f32>, 8>;
+
+// group_index is the linear workgroup index of a dispatch flattened by grid().
+fn group_index(wg: vec3<u32>) -> u32 {
+  return wg.y * p.row + wg.x;
+}
+
+// rank_updates adds the product of the staged slices to acc.
+fn rank_updates(tx: u32, ty: u32) {
+  for (var k = 0u; k < TK; k++) {
+    let av = sa[k * PA + ty];
+    let b0 = sb[k * PB + 2u * tx];
+    let b1 = sb[k * PB + 2u * tx + 1u];
+    acc[0] += av.x * b0;
+    acc[1] += av.x * b1;
+    acc[2] += av.y * b0;
+    acc[3] += av.y * b1;
+    acc[4] += av.z * b0;
+    acc[5] += av.z * b1;
+    acc[6] += av.w * b0;
+    acc[7] += av.w * b1;
+  }
+}
+
+// a_at is op(a)[m, k], zero outside; (ams, aks) are its strides.
+fn a_at(m: u32, k: u32, ams: u32, aks: u32) -> f32 {
+  let ok = m < p.m && k < p.k;
+  return select(0.0, a[select(0u, m * ams + k * aks, ok)], ok);
+}
+
+// b_at is op(b)[k, n], zero outside; (bks, bns) are its strides.
+fn b_at(k: u32, n: u32, bks: u32, bns: u32) -> f32 {
+  let ok = k < p.k && n < p.n;
+  return select(0.0, b[select(0u, k * bks + n * bns, ok)], ok);
+}
+
+// store_row writes row m of the invocation's block (columns n0+8tx...).
+fn store_row(m: u32, n0: u32, v0: vec4<f32>, v1: vec4<f32>) {
+  if (m >= p.m) { return; }
+  for (var e = 0u; e < 8u; e++) {
+    let n = n0 + e;
+    if (n < p.n) {
+      var s = select(v1, v0, e < 4u)[e % 4u];
+      if (p.has_bias != 0u) { s += bias[n]; }
+      c[m * p.n + n] = s;
+    }
+  }
+}
+
+@compute @workgroup_size(16, 16)
+fn matmul(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+  let t = group_index(wg);
+  if (t >= ((p.m + TM - 1u) / TM) * p.tiles_n) { return; }
+  let m0 = (t / p.tiles_n) * TM;
+  let n0 = (t % p.tiles_n) * TN;
+  // op(a)[m, k] = a[m*ams + k*aks]; op(b)[k, n] = b[k*bks + n*bns].
+  let ta = p.trans_a != 0u;
+  let tb = p.trans_b != 0u;
+  let ams = select(p.k, 1u, ta);
+  let aks = select(1u, p.m, ta);
+  let bks = select(p.n, 1u, tb);
+  let bns = select(1u, p.k, tb);
+  // Staging slots: a vec4 of 4 rows of op(a) at one k, and two vec4s of 4
+  // columns of op(b) at one k each, chosen so that neighbouring invocations
+  // step along the contiguous dimension of a and b.
+  let ai = select(lid / 16u, lid % 16u, ta) * 4u;
+  let ak = select(lid % 16u, lid / 16u, ta);
+  let bj0 = select(lid % 32u, lid / 16u, tb) * 4u;
+  let bk0 = select(lid / 32u, lid % 16u, tb);
+  let bj1 = select(lid % 32u, lid / 16u + 16u, tb) * 4u;
+  let bk1 = select(lid / 32u + 8u, lid % 16u, tb);
+  acc = array<vec4<f32>, 8>();
+  for (var k0 = 0u; k0 < p.k; k0 += TK) {
+    let m = m0 + ai;
+    let k = k0 + ak;
+    sa[ak * PA + ai / 4u] = vec4<f32>(a_at(m, k, ams, aks), a_at(m + 1u, k, ams, aks),
+                                      a_at(m + 2u, k, ams, aks), a_at(m + 3u, k, ams, aks));
+    let n = n0 + bj0;
+    let kb = k0 + bk0;
+    sb[bk0 * PB + bj0 / 4u] = vec4<f32>(b_at(kb, n, bks, bns), b_at(kb, n + 1u, bks, bns),
+                                        b_at(kb, n + 2u, bks, bns), b_at(kb, n + 3u, bks, bns));
+    let n1 = n0 + bj1;
+    let kb1 = k0 + bk1;
+    sb[bk1 * PB + bj1 / 4u] = vec4<f32>(b_at(kb1, n1, bks, bns), b_at(kb1, n1 + 1u, bks, bns),
+                                        b_at(kb1, n1 + 2u, bks, bns), b_at(kb1, n1 + 3u, bks, bns));
+    workgroupBarrier();
+    rank_updates(l.x, l.y);
+    workgroupBarrier();
+  }
+  let mr = m0 + 4u * l.y;
+  let nc = n0 + 8u * l.x;
+  store_row(mr, nc, acc[0], acc[1]);
+  store_row(mr + 1u, nc, acc[2], acc[3]);
+  store_row(mr + 2u, nc, acc[4], acc[5]);
+  store_row(mr + 3u, nc, acc[6], acc[7]);
+}
+
+@compute @workgroup_size(16, 16)
+fn matmul_naive(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let t = group_index(wg);
+  let m = (t / p.tiles_n) * 16u + l.y;
+  let n = (t % p.tiles_n) * 16u + l.x;
+  if (m >= p.m || n >= p.n) { return; }
+  let ta = p.trans_a != 0u;
+  let tb = p.trans_b != 0u;
+  let ams = select(p.k, 1u, ta);
+  let aks = select(1u, p.m, ta);
+  let bks = select(p.n, 1u, tb);
+  let bns = select(1u, p.k, tb);
+  var s = 0.0;
+  for (var k = 0u; k < p.k; k++) {
+    s += a[m * ams + k * aks] * b[k * bks + n * bns];
+  }
+  if (p.has_bias != 0u) { s += bias[n]; }
+  c[m * p.n + n] = s;
+}
+
+var<workgroup> partial: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn bias_grad(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let ch = group_index(wg);
+  if (ch >= p.n) { return; }
+  // Invocation lid sums the elements e = lid, lid+256, ... of the channel,
+  // element e being dy[(o*n + ch)*k + i] with (o, i) = (e / k, e % k),
+  // stepped without dividing.
+  var o = lid / p.k;
+  var i = lid % p.k;
+  var s = 0.0;
+  while (o < p.m) {
+    s += a[(o * p.n + ch) * p.k + i];
+    i += p.step_i;
+    if (i >= p.k) {
+      i -= p.k;
+      o += 1u;
+    }
+    o += p.step_o;
+  }
+  partial[lid] = s;
+  workgroupBarrier();
+  for (var w = 128u; w > 0u; w >>= 1u) {
+    if (lid < w) {
+      partial[lid] += partial[lid + w];
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    c[ch] = partial[0];
+  }
+}
