@@ -1,21 +1,45 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/kernels/webgpu"
 )
 
-// openBackend returns the backend a -backend flag names. Only the CPU
-// backend exists so far: auto resolves to it, and webgpu is refused with a
-// clear message rather than silently replaced.
+// openBackend returns the backend a -backend flag names: cpu, webgpu, or
+// auto (WebGPU when an adapter exists, else the CPU with a notice on
+// standard error).
 func openBackend(name string) (kernels.Backend, error) {
+	return openBackendNote(name, os.Stderr)
+}
+
+// openBackendNote is openBackend writing its notice to stderr.
+func openBackendNote(name string, stderr io.Writer) (kernels.Backend, error) {
 	switch name {
-	case "cpu", "auto":
+	case "cpu":
 		return cpu.New(), nil
 	case "webgpu":
-		return nil, fmt.Errorf("the webgpu backend is not part of this build yet; use -backend cpu")
+		b, err := webgpu.New()
+		if err != nil {
+			return nil, fmt.Errorf("-backend webgpu: %w", err)
+		}
+		return b, nil
+	case "auto":
+		b, err := webgpu.New()
+		if err == nil {
+			return b, nil
+		}
+		if !errors.Is(err, webgpu.ErrNoAdapter) {
+			fmt.Fprintf(stderr, "note: WebGPU failed (%v); using the CPU backend\n", err)
+		} else {
+			fmt.Fprintln(stderr, "note: no WebGPU adapter; using the CPU backend")
+		}
+		return cpu.New(), nil
 	}
 	return nil, usageError{fmt.Errorf("-backend must be cpu, webgpu or auto, got %q", name)}
 }

@@ -48,7 +48,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *batch < 1 || *size < 1 || *steps < 1 {
 		return usageError{fmt.Errorf("-batch, -size and -steps must be positive")}
 	}
-	be, err := openBackend(*backend)
+	be, err := openBackendNote(*backend, stderr)
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"synth", "-lambda", "-1"}, "lambda must be a finite number >= 0"},
 		{[]string{"synth", "-lambda", "abc"}, `invalid value "abc" for flag -lambda`},
 		{[]string{"synth", "-backend", "tpu"}, "-backend must be cpu, webgpu or auto"},
+		{[]string{"bench", "-backend", "tpu"}, "-backend must be cpu, webgpu or auto"},
 		{[]string{"synth", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "-model", "resnet"}, "-model must be convnet, mlp or matmul"},
 		{[]string{"bench", "-steps", "0"}, "must be positive"},

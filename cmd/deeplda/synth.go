@@ -43,7 +43,7 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
-	be, err := openBackend(*backend)
+	be, err := openBackendNote(*backend, stderr)
 	if err != nil {
 		return err
 	}
