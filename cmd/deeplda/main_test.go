@@ -118,7 +118,7 @@ func lookup(m map[string]any, path string) any {
 }
 
 func TestBenchPrintsJSON(t *testing.T) {
-	code, stdout, stderr := runCmd(t, "bench", "-model", "matmul", "-size", "64", "-steps", "2")
+	code, stdout, stderr := runCmd(t, "bench", "-backend", "cpu", "-model", "matmul", "-size", "64", "-steps", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
