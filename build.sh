@@ -1,10 +1,32 @@
 #!/usr/bin/env bash
 # build.sh: build and test the project.
 #
-#   ./build.sh          build the native command into bin/deeplda
-#   ./build.sh test     run every test (gofmt, go vet, go test ./...)
+#   ./build.sh             build the native command into bin/deeplda
+#   ./build.sh site [DIR]  build the static browser app into DIR (default out/site)
+#   ./build.sh serve       build the site and serve it on http://127.0.0.1:8080/deeplda/
+#                          (ADDR=127.0.0.1:9000 ./build.sh serve for another address)
+#   ./build.sh test        run every test: gofmt, go vet (native and js/wasm),
+#                          go test ./..., then the browser tests (Chromium)
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# build_site DIR: compile the app to WebAssembly (site/app.wasm), copy the Go
+# runtime's wasm_exec.js beside it, and lay the site out in DIR: index.html
+# and the service worker at the top, the assets under site/.
+build_site() {
+	local out=$1
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o site/app.wasm ./wasm
+	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" site/wasm_exec.js
+	rm -rf "$out"
+	mkdir -p "$out/site"
+	cp index.html "$out/"
+	cp site/style.css site/app.js site/wasm_exec.js site/app.wasm "$out/site/"
+	local version
+	version=$(cat index.html site/style.css site/app.js site/wasm_exec.js site/app.wasm site/sw.js | sha256sum | cut -c1-16)
+	sed "s/BUILD_VERSION/$version/" site/sw.js >"$out/sw.js"
+	touch "$out/.nojekyll"
+	echo "built the site into $out (version $version)"
+}
 
 cmd=${1:-build}
 case "$cmd" in
@@ -13,19 +35,32 @@ build)
 	go build -o bin/deeplda ./cmd/deeplda
 	echo "built bin/deeplda"
 	;;
+site)
+	build_site "${2:-out/site}"
+	;;
+serve)
+	build_site out/site
+	exec go run ./browsertest/serve -dir out/site -addr "${ADDR:-127.0.0.1:8080}" -prefix /deeplda/
+	;;
 test)
-	unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+	# Tracked Go files that exist (a deleted file stays listed until the
+	# deletion is committed).
+	files=$(git ls-files -- '*.go' 2>/dev/null || find . -name '*.go')
+	unformatted=$(for f in $files; do if [ -f "$f" ]; then echo "$f"; fi; done | xargs -r gofmt -l)
 	if [ -n "$unformatted" ]; then
 		echo "not gofmt-formatted:" >&2
 		echo "$unformatted" >&2
 		exit 1
 	fi
 	go vet ./...
-	GOOS=js GOARCH=wasm go vet ./kernels/... ./model/... ./train/... ./metrics/... ./plot/... ./report/... ./safetensors/... ./data/... ./experiment/...
-	go test -count=1 ./...
+	GOOS=js GOARCH=wasm go vet ./kernels/... ./model/... ./train/... ./metrics/... ./plot/... ./report/... ./safetensors/... ./data/... ./experiment/... ./wasm/...
+	go test -count=1 $(go list ./... | grep -v '/browsertest$')
+	# The browser tests run alone: they time the page's responsiveness.
+	build_site out/site
+	DEEPLDA_SITE="$PWD/out/site" go test -count=1 -timeout 20m -v ./browsertest
 	;;
 *)
-	echo "usage: ./build.sh [build|test]" >&2
+	echo "usage: ./build.sh [build|site [DIR]|serve|test]" >&2
 	exit 2
 	;;
 esac

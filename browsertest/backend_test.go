@@ -1,0 +1,55 @@
+package browsertest
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCPUFallback runs the default demo in a browser without WebGPU: the
+// page must say why it uses the CPU, and train there.
+func TestCPUFallback(t *testing.T) {
+	b := newBrowser(t, options{noWebGPU: true})
+	b.open("?epochs=20&train=4000&autostart=1")
+	b.waitFinished("done", 5*time.Minute)
+	notice := b.text("#notice")
+	t.Logf("notice: %s", notice)
+	if !strings.Contains(notice, "CPU backend") || eval[bool](b, `document.getElementById('notice').hidden`) {
+		t.Errorf("no visible notice about the CPU fallback: %q", notice)
+	}
+	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "cpu" {
+		t.Errorf("badge backend %q", got)
+	}
+	r := b.report()
+	if r.Backend.Name != "cpu" || r.Test.Accuracy < 0.97 {
+		t.Errorf("backend %q, test accuracy %.4f", r.Backend.Name, r.Test.Accuracy)
+	}
+	b.screenshot("cpu-fallback.png")
+	b.checkClean()
+}
+
+// TestWebGPU trains the default demo on WebGPU (SwiftShader in headless
+// Chromium: slow, so the sizes are small). It is skipped, saying so, while
+// the WebGPU backend does not implement every operation.
+func TestWebGPU(t *testing.T) {
+	b := newBrowser(t, options{})
+	b.open("?backend=webgpu&epochs=20&train=4000&autostart=1")
+	b.waitFor(`document.body.dataset.state !== 'training' || document.getElementById('backend').dataset.backend`, time.Minute)
+	notice := b.text("#notice")
+	if strings.Contains(notice, "does not implement every operation") {
+		t.Skipf("SKIPPED: WebGPU test not run: %s", notice)
+	}
+	b.waitFinished("done", 8*time.Minute)
+	r := b.report()
+	t.Logf("backend %s (%s), test accuracy %.4f; %s", r.Backend.Name, r.Backend.Adapter, r.Test.Accuracy, b.text("#progress-text"))
+	if r.Backend.Name != "webgpu" {
+		t.Fatalf("trained on %q, not WebGPU; notice %q", r.Backend.Name, notice)
+	}
+	if r.Test.Accuracy < 0.97 {
+		t.Errorf("test accuracy %.4f, want >= 0.97", r.Test.Accuracy)
+	}
+	b.checkFigures("#figures", 7, 3000)
+	b.checkResponsive()
+	b.screenshot("deep-dnll-webgpu.png")
+	b.checkClean()
+}

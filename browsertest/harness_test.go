@@ -1,0 +1,420 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// The shared state of the browser tests, set up by TestMain.
+var (
+	chromium  string           // the browser binary
+	noBrowser string           // why the browser tests are skipped ("" when they run)
+	siteDir   string           // the built site
+	server    *httptest.Server // serves the built site under prefix
+	baseURL   string           // the page: server URL + prefix
+	shotDir   string           // where screenshots go (CI keeps out/screenshots)
+)
+
+// prefix is the subpath the site is served from, as on GitHub Pages.
+const prefix = "/deeplda/"
+
+// maxGap is the longest the page's main thread may stay busy while
+// training (the heartbeat's largest gap).
+const maxGap = 250 * time.Millisecond
+
+func TestMain(m *testing.M) { os.Exit(setup(m)) }
+
+// setup finds Chromium, builds (or takes) the site, serves it and runs the
+// tests. Without Chromium the tests fail in CI (CI set) and are skipped
+// loudly elsewhere.
+func setup(m *testing.M) int {
+	chromium = findChromium()
+	if chromium == "" {
+		msg := "no Chromium found (apt-get install chromium, or set CHROMIUM to the browser binary)"
+		if os.Getenv("CI") != "" {
+			fmt.Fprintln(os.Stderr, "browsertest: FAIL: "+msg)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "browsertest: SKIPPED, the browser tests did not run: "+msg)
+		noBrowser = msg
+		return m.Run()
+	}
+	site := os.Getenv("DEEPLDA_SITE")
+	if site == "" {
+		tmp, err := os.MkdirTemp("", "deeplda-site-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "browsertest:", err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		site = filepath.Join(tmp, "site")
+		cmd := exec.Command("bash", "build.sh", "site", site)
+		cmd.Dir = ".."
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "browsertest: building the site:", err)
+			return 1
+		}
+	}
+	if _, err := os.Stat(filepath.Join(site, "site", "app.wasm")); err != nil {
+		fmt.Fprintf(os.Stderr, "browsertest: %s is not a built site: %v\n", site, err)
+		return 1
+	}
+	siteDir = site
+	shotDir = filepath.Join("..", "out", "screenshots")
+	if err := os.MkdirAll(shotDir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "browsertest:", err)
+		return 1
+	}
+	server = httptest.NewServer(NewHandler(site, prefix))
+	defer server.Close()
+	baseURL = server.URL + prefix
+	return m.Run()
+}
+
+// findChromium returns the browser binary: $CHROMIUM, or the first of the
+// usual names on PATH.
+func findChromium() string {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			return ""
+		}
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// heartbeatJS records, from before the page's own scripts run, the longest
+// gap between two 10 ms interval ticks while the page is training: how long
+// the main thread was busy at a stretch.
+const heartbeatJS = `(() => {
+  const hb = { max: 0, ticks: 0, last: 0, wasTraining: false, long: [] };
+  window.__heartbeat = hb;
+  setInterval(() => {
+    const now = performance.now();
+    const training = !!document.body && document.body.dataset.state === 'training';
+    if (hb.wasTraining && hb.last) { hb.max = Math.max(hb.max, now - hb.last); hb.ticks++; if (now - hb.last > 150) hb.long.push(Math.round(now - hb.last) + ' ms ending at ' + Math.round(now) + ' ms'); }
+    hb.last = now;
+    hb.wasTraining = training;
+  }, 10);
+})();`
+
+// browser is one headless Chromium with one tab, recording the tab's
+// console messages and requests.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu       sync.Mutex
+	console  []chromedp.ConsoleMessage
+	requests []string
+}
+
+// options of newBrowser.
+type options struct {
+	noWebGPU bool // leave WebGPU off (no --enable-unsafe-webgpu, WebGPU features disabled)
+}
+
+// newBrowser starts Chromium with a fresh profile; it is closed when the
+// test ends.
+func newBrowser(t *testing.T, o options) *browser {
+	t.Helper()
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 1000),
+	}
+	if o.noWebGPU {
+		opts = append(opts, chromedp.Flag("disable-features", "WebGPU,Vulkan"), chromedp.Flag("disable-gpu", true))
+	} else {
+		opts = append(opts, chromedp.Flag("enable-unsafe-webgpu", true))
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	b := &browser{t: t, ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium (%s): %v", chromium, err)
+	}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.console = append(b.console, m)
+			b.mu.Unlock()
+		}
+	}()
+	reqs := chromedp.Events(ctx, network.RequestWillBeSent)
+	go func() {
+		for ev, err := range reqs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.requests = append(b.requests, ev.Request.URL)
+			b.mu.Unlock()
+		}
+	}()
+	addScript := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: heartbeatJS})
+		return chromedp.Void{}, err
+	}
+	if err := chromedp.Do(ctx, addScript); err != nil {
+		t.Fatalf("installing the heartbeat: %v", err)
+	}
+	return b
+}
+
+// open loads the page with a query ("?demo=deep&...") and waits until the
+// Go program has started.
+func (b *browser) open(query string) { b.openURL(baseURL + query) }
+
+// openURL loads a page and waits until the Go program has started.
+func (b *browser) openURL(u string) {
+	b.t.Helper()
+	b.t.Logf("opening %s", u)
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(u)); err != nil {
+		b.t.Fatalf("navigating: %v", err)
+	}
+	b.waitFor(`document.body.dataset.ready === '1' || document.body.dataset.state === 'error'`, time.Minute)
+}
+
+// eval evaluates a JavaScript expression in the page and decodes the result
+// into a T.
+func eval[T any](b *browser, expr string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript condition every 200 ms until it holds.
+func (b *browser) waitFor(cond string, timeout time.Duration) {
+	b.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("waited %v for %s (last error %v); state %q, progress %q, notice %q", timeout, cond, err,
+				b.state(), b.text("#progress-text"), b.text("#notice"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// state returns document.body.dataset.state.
+func (b *browser) state() string {
+	v, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body.dataset.state || ''`))
+	return v
+}
+
+// text returns the text of the first element matching a CSS selector ("" if
+// there is none).
+func (b *browser) text(sel string) string {
+	q, _ := json.Marshal(sel)
+	v, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(document.querySelector(`+string(q)+`) || {textContent: ''}).textContent`))
+	return strings.TrimSpace(v)
+}
+
+// waitFinished waits until the page stops training and fails unless the
+// state is then want.
+func (b *browser) waitFinished(want string, timeout time.Duration) {
+	b.t.Helper()
+	start := time.Now()
+	b.waitFor(`document.body.dataset.state !== 'training'`, timeout)
+	if got := b.state(); got != want {
+		b.t.Fatalf("state %q after %v, want %q; notice %q; progress %q; form %q", got, time.Since(start).Round(time.Second), want,
+			b.text("#notice"), b.text("#progress-text"), b.text("#form-error"))
+	}
+	b.t.Logf("%s after %v: %s", want, time.Since(start).Round(100*time.Millisecond), b.text("#progress-text"))
+}
+
+// report is the part of report.json the tests read.
+type report struct {
+	Kind    string         `json:"kind"`
+	Config  map[string]any `json:"config"`
+	Backend struct{ Name, Adapter string }
+	Train   split `json:"train"`
+	Test    split `json:"test"`
+	Head    struct {
+		Sigma     *float64 `json:"sigma"`
+		LogDetCov *float64 `json:"logdet_cov"`
+	} `json:"head"`
+	Consistency *struct {
+		MeanShift float64 `json:"mean_shift"`
+		KL        float64 `json:"kl"`
+	} `json:"consistency"`
+	History []struct {
+		Epoch int `json:"epoch"`
+	} `json:"history"`
+	Status string `json:"status"`
+}
+
+type split struct {
+	Examples int     `json:"examples"`
+	Accuracy float64 `json:"accuracy"`
+	ECE      float64 `json:"ece"`
+}
+
+// report decodes the content of #report.
+func (b *browser) report() report {
+	b.t.Helper()
+	raw := eval[string](b, `document.getElementById('report').textContent`)
+	var r report
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		b.t.Fatalf("#report is not report.json: %v\n%.300s", err, raw)
+	}
+	return r
+}
+
+// checkFigures checks that the element sel holds at least n SVG figures
+// with at least elems SVG elements in all.
+func (b *browser) checkFigures(sel string, n, elems int) {
+	b.t.Helper()
+	q, _ := json.Marshal(sel)
+	svgs := eval[int](b, `document.querySelectorAll(`+string(q)+` + ' svg').length`)
+	all := eval[int](b, `document.querySelectorAll(`+string(q)+` + ' svg *').length`)
+	if svgs < n || all < elems {
+		b.t.Errorf("%s: %d SVG figures with %d elements, want at least %d and %d", sel, svgs, all, n, elems)
+	}
+}
+
+// checkResponsive checks the heartbeat: the page's main thread never stayed
+// busy longer than maxGap while training.
+func (b *browser) checkResponsive() {
+	b.t.Helper()
+	type hb struct {
+		Max   float64  `json:"max"`
+		Ticks int      `json:"ticks"`
+		Long  []string `json:"long"`
+	}
+	h := eval[hb](b, `window.__heartbeat`)
+	b.t.Logf("heartbeat while training: %d ticks, longest gap %.0f ms; gaps over 150 ms: %v", h.Ticks, h.Max, h.Long)
+	if h.Ticks < 10 {
+		b.t.Errorf("only %d heartbeat ticks while training: the page was not running timers", h.Ticks)
+	}
+	if gap := time.Duration(h.Max * float64(time.Millisecond)); gap > maxGap {
+		b.t.Errorf("the page froze for %v while training (limit %v)", gap.Round(time.Millisecond), maxGap)
+		b.logConsole()
+	}
+}
+
+// checkClean fails on console errors, uncaught exceptions and requests to
+// another origin.
+func (b *browser) checkClean() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.console {
+		if m.Type == chromedp.ConsoleError || m.IsException() {
+			b.t.Errorf("console %s: %s (%s:%d)", m.Type, m.Text, m.URL, m.Line+1)
+		}
+	}
+	for _, u := range b.requests {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") && !strings.HasPrefix(u, "blob:") && !strings.HasPrefix(u, "data:") {
+			b.t.Errorf("request to another origin: %s", u)
+		}
+	}
+}
+
+// screenshot saves a PNG of the whole page into out/screenshots.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(shotDir, name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	b.t.Logf("screenshot %s", path)
+}
+
+// click clicks the element matching a CSS selector.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, chromedp.Click(sel)); err != nil {
+		b.t.Fatalf("clicking %s: %v", sel, err)
+	}
+}
+
+// logConsole writes the page's console messages to the test log.
+func (b *browser) logConsole() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.console {
+		b.t.Logf("console %s: %s", m.Type, m.Text)
+	}
+}
+
+// typeInto replaces the text of an input with text, as typed keys.
+func (b *browser) typeInto(sel, text string) {
+	b.t.Helper()
+	q, _ := json.Marshal(sel)
+	clear := chromedp.Evaluate[chromedp.Void](`(e => { e.value = ''; e.focus(); })(document.querySelector(` + string(q) + `))`)
+	if err := chromedp.Do(b.ctx, clear, chromedp.SendKeys(sel, text)); err != nil {
+		b.t.Fatalf("typing into %s: %v", sel, err)
+	}
+}
+
+// runReports returns the report of every run of the session, in order, by
+// showing each run in turn (a click on its name in the summary).
+func (b *browser) runReports() []report {
+	b.t.Helper()
+	n := eval[int](b, `document.querySelectorAll('#summary tbody tr').length`)
+	var out []report
+	for i := 1; i <= n; i++ {
+		b.click(fmt.Sprintf("#summary tbody tr:nth-child(%d) button", i))
+		b.waitFor(fmt.Sprintf(`document.querySelector('#summary tbody tr:nth-child(%d)').classList.contains('shown')`, i), 10*time.Second)
+		out = append(out, b.report())
+	}
+	return out
+}

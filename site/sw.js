@@ -1,0 +1,63 @@
+// Service worker of the Deep LDA trainer: it keeps the app shell and the
+// WebAssembly program in a cache so that the page works offline after the
+// first visit. Requests go to the network first (so a new build is picked
+// up at once) and fall back to the cache. Only same-origin GET requests
+// are handled. The build (./build.sh site) copies this file next to
+// index.html and replaces BUILD_VERSION with a hash of the site.
+'use strict';
+
+const VERSION = 'BUILD_VERSION';
+const CACHE = 'deeplda-' + VERSION;
+const SHELL = [
+  './',
+  'index.html',
+  'site/style.css',
+  'site/app.js',
+  'site/wasm_exec.js',
+  'site/app.wasm',
+];
+
+self.addEventListener('install', function (event) {
+  event.waitUntil(
+    caches.open(CACHE)
+      .then(function (cache) { return cache.addAll(SHELL); })
+      .then(function () { return self.skipWaiting(); })
+  );
+});
+
+self.addEventListener('activate', function (event) {
+  event.waitUntil(
+    caches.keys()
+      .then(function (keys) {
+        return Promise.all(keys
+          .filter(function (k) { return k.startsWith('deeplda-') && k !== CACHE; })
+          .map(function (k) { return caches.delete(k); }));
+      })
+      .then(function () { return self.clients.claim(); })
+  );
+});
+
+self.addEventListener('fetch', function (event) {
+  const req = event.request;
+  if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) {
+    return;
+  }
+  event.respondWith(
+    fetch(req)
+      .then(function (resp) {
+        if (resp.ok && resp.type === 'basic') {
+          const copy = resp.clone();
+          // One entry per file: the query only carries settings.
+          const key = req.url.split('?')[0];
+          caches.open(CACHE).then(function (cache) { cache.put(key, copy); });
+        }
+        return resp;
+      })
+      .catch(function () {
+        // Offline: the cached copy, ignoring the query (the settings).
+        return caches.match(req, { ignoreSearch: true }).then(function (hit) {
+          return hit || (req.mode === 'navigate' ? caches.match('./') : Response.error());
+        });
+      })
+  );
+});

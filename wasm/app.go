@@ -1,0 +1,294 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"honnef.co/go/js/dom/v2"
+
+	"github.com/deeplda/deeplda/wasm/config"
+)
+
+// app is the page: the demo tabs, the form, the buttons, the progress bar
+// and the results.
+type app struct {
+	demo     config.Demo
+	form     *form
+	view     *view
+	backends backends
+	sess     *session
+	yield    yielder
+	ready    bool // warmed up and the backend probed
+	// debugPanic makes the next run panic once (debug=panic in the URL),
+	// to test that a panic becomes the error state.
+	debugPanic bool
+
+	lastRefresh, lastProgress time.Time
+
+	tabs                         map[config.Demo]dom.HTMLElement
+	trainBtn, stopBtn, resumeBtn dom.HTMLElement
+	dlReport, dlCkpt             dom.HTMLElement
+	notice, badge                dom.HTMLElement
+	progressBox, bar, barText    dom.HTMLElement
+}
+
+// newApp binds the page's elements (index.html) and builds the controls.
+func newApp() *app {
+	a := &app{
+		trainBtn: byID("train"), stopBtn: byID("stop"), resumeBtn: byID("resume"),
+		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"),
+		notice: byID("notice"), badge: byID("backend"),
+		progressBox: byID("progress"), bar: byID("bar"), barText: byID("progress-text"),
+		tabs: map[config.Demo]dom.HTMLElement{},
+	}
+	a.form = newForm(func() {
+		defer a.guard()
+		a.edited()
+	})
+	a.view = newView(a)
+	nav := byID("tabs")
+	clear(nav)
+	for _, d := range config.Demos {
+		t := el("a", "tab", d.Tab)
+		t.SetAttribute("href", "?demo="+string(d.Demo))
+		t.SetAttribute("data-demo", string(d.Demo))
+		if !d.Trainable {
+			t.Class().Add("later")
+		}
+		nav.AppendChild(t)
+		a.tabs[d.Demo] = t
+		demo := d.Demo
+		a.on(t, "click", func(ev dom.Event) {
+			ev.PreventDefault()
+			a.switchDemo(demo)
+		})
+	}
+	a.on(byID("form"), "submit", func(ev dom.Event) {
+		ev.PreventDefault()
+		a.startSession()
+	})
+	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
+	a.on(a.resumeBtn, "click", func(dom.Event) { a.resume() })
+	a.on(a.dlReport, "click", func(dom.Event) {
+		if jr := a.shownRun(); jr != nil && jr.report != nil {
+			download(a.fileName("report.json", true), "application/json", jr.report)
+		}
+	})
+	a.on(a.dlCkpt, "click", func(dom.Event) {
+		if jr := a.shownRun(); jr != nil && jr.ckpt != nil {
+			download(a.fileName("checkpoint.safetensors", true), "application/octet-stream", jr.ckpt)
+		}
+	})
+	return a
+}
+
+// on adds an event listener whose panics become the error state instead of
+// killing the Go program.
+func (a *app) on(e dom.Element, typ string, fn func(dom.Event)) {
+	e.AddEventListener(typ, false, func(ev dom.Event) {
+		defer a.guard()
+		fn(ev)
+	})
+}
+
+// guard recovers a panic in an event handler and shows it.
+func (a *app) guard() {
+	if r := recover(); r != nil {
+		consoleError(fmt.Sprintf("deeplda: panic: %v\n%s", r, debug.Stack()))
+		a.showError(fmt.Sprintf("internal error: %v", r))
+		setState("error")
+	}
+}
+
+// start applies the URL's configuration, probes the backend and, with
+// autostart=1 and valid settings, starts training.
+func (a *app) start() {
+	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
+	s, raw, errs := config.FromQuery(q)
+	a.debugPanic = q.Get("debug") == "panic"
+	a.setDemo(s.Demo)
+	a.form.setRaw(raw)
+	a.form.showErrors(s.Demo, errs)
+	a.form.lock(false)
+	setState("idle")
+	a.setProgressText("")
+	go func() {
+		defer a.guard()
+		be, why := a.backends.get(s.Backend)
+		if err := warmUp(&a.yield, a.backends.cpu, be); err != nil && be != a.backends.cpu {
+			why, be = a.backends.broken("while preparing", err), a.backends.cpu
+		}
+		a.showBackend(be, why)
+		a.ready = true
+		a.setIdle(false)
+		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
+		if s.Autostart && len(errs) == 0 {
+			a.startSession()
+		}
+	}()
+}
+
+// setDemo shows demo d: its tab, title, introduction and controls.
+func (a *app) setDemo(d config.Demo) {
+	a.demo = d
+	info := config.Info(d)
+	for k, t := range a.tabs {
+		t.Class().Remove("active")
+		t.RemoveAttribute("aria-current")
+		if k == d {
+			t.Class().Add("active")
+			t.SetAttribute("aria-current", "page")
+		}
+	}
+	byID("demo-title").SetTextContent(info.Title)
+	byID("demo-intro").SetTextContent(info.Intro)
+	show(byID("later"), !info.Trainable)
+	show(byID("hint"), info.Trainable && a.sess == nil)
+	show(byID("form"), info.Trainable)
+	show(byID("controls"), info.Trainable)
+	if info.Trainable {
+		byID("layout").Class().Remove("wide")
+	} else {
+		byID("layout").Class().Add("wide")
+	}
+	a.form.setDemo(d)
+	doc.(dom.HTMLDocument).SetTitle(info.Title + " · Deep LDA with DNLL")
+}
+
+// switchDemo shows another demo with its defaults (not while training).
+func (a *app) switchDemo(d config.Demo) {
+	if state() == "training" {
+		return
+	}
+	a.sess = nil
+	a.view.reset(nil)
+	a.setDemo(d)
+	a.form.setRaw(config.Defaults(d).Raw())
+	a.form.showErrors(d, nil)
+	a.form.lock(false)
+	a.setIdle(false)
+	a.setProgressText("")
+	show(a.progressBox, false)
+	a.replaceURL(url.Values{"demo": {string(d)}})
+	setState("idle")
+}
+
+// edited validates the form after an edit and writes it into the URL.
+func (a *app) edited() {
+	raw := a.form.raw()
+	_, errs := config.Parse(a.demo, raw)
+	a.form.showErrors(a.demo, errs)
+	if state() != "training" {
+		a.form.lock(false)
+	}
+	a.replaceURL(config.RawQuery(a.demo, raw))
+}
+
+// replaceURL puts q into the address bar without reloading.
+func (a *app) replaceURL(q url.Values) {
+	loc := js.Global().Get("location")
+	u := loc.Get("pathname").String() + "?" + q.Encode()
+	js.Global().Get("history").Call("replaceState", nil, "", u)
+}
+
+// startSession validates the form and starts training its runs.
+func (a *app) startSession() {
+	if !a.ready || state() == "training" {
+		return
+	}
+	s, errs := config.Parse(a.demo, a.form.raw())
+	if len(errs) > 0 && errs[""] == "" {
+		errs[""] = "Fix the settings marked in red to train."
+	}
+	a.form.showErrors(a.demo, errs)
+	if len(errs) > 0 {
+		return
+	}
+	sess, err := newSession(s)
+	if err != nil {
+		a.form.showErrors(a.demo, config.Errors{"": err.Error()})
+		return
+	}
+	a.hideError()
+	a.sess = sess
+	a.view.reset(sess)
+	a.setTraining()
+	go a.train(sess)
+}
+
+// stop asks the training goroutine to stop after the current step.
+func (a *app) stop() {
+	if a.sess != nil && a.sess.cancel != nil && state() == "training" {
+		enable(a.stopBtn, false)
+		a.setProgressText("Stopping after the current step…")
+		a.sess.cancel()
+	}
+}
+
+// resume continues a stopped session where it stopped.
+func (a *app) resume() {
+	if a.sess == nil || state() != "idle" {
+		return
+	}
+	a.sess.runs[a.sess.cur].status = statusTraining
+	a.setTraining()
+	go a.train(a.sess)
+}
+
+// setTraining switches the controls to the training state.
+func (a *app) setTraining() {
+	setState("training")
+	a.form.lock(true)
+	enable(a.trainBtn, false)
+	enable(a.stopBtn, true)
+	show(a.resumeBtn, false)
+	show(a.progressBox, true)
+	for _, t := range a.tabs {
+		t.Class().Add("disabled")
+	}
+	a.setProgress(0)
+	a.setProgressText("Starting…")
+}
+
+// setIdle switches the controls back; resumable shows Resume.
+func (a *app) setIdle(resumable bool) {
+	a.form.lock(false)
+	enable(a.trainBtn, a.ready && config.Info(a.demo).Trainable)
+	enable(a.stopBtn, false)
+	show(a.resumeBtn, resumable)
+	enable(a.resumeBtn, resumable)
+	for _, t := range a.tabs {
+		t.Class().Remove("disabled")
+	}
+	a.updateDownloads()
+}
+
+// shownRun returns the run whose figures are shown, or nil.
+func (a *app) shownRun() *jobRun {
+	if a.sess == nil {
+		return nil
+	}
+	return a.sess.runs[a.sess.shown()]
+}
+
+// fileName returns the download name of a file of the shown run: the plain
+// name for a single run, prefixed by the run's label when there are several.
+func (a *app) fileName(name string, perRun bool) string {
+	if perRun && a.sess != nil && len(a.sess.runs) > 1 {
+		return slug(a.shownRun().job.Label) + "-" + name
+	}
+	return name
+}
+
+// updateDownloads enables the download buttons that have something to give.
+func (a *app) updateDownloads() {
+	jr := a.shownRun()
+	enable(a.dlReport, jr != nil && jr.report != nil)
+	enable(a.dlCkpt, jr != nil && jr.ckpt != nil)
+}

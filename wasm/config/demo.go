@@ -1,0 +1,101 @@
+// Package config is the browser trainer's configuration: the demos and
+// their presets, the URL query (the native command's flag names plus demo,
+// compare, lambdas and autostart) parsed and validated with the rules of
+// experiment.SynthConfig.Validate and model.Spec.Validate, and the training
+// runs a configuration plans.
+//
+// It has no build tags: the DOM layer in package main (wasm/) uses it in the
+// browser, and its tests run natively.
+package config
+
+import (
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/model"
+)
+
+// Demo names one of the page's demos (the value of the demo query key).
+type Demo string
+
+// The demos, in the order of the page's tabs.
+const (
+	Classical Demo = "classical" // 1: classical LDA on the toy data (identity encoder)
+	Deep      Demo = "deep"      // 2: Deep LDA on the toy data (the default)
+	Images    Demo = "images"    // 3: image training (a later version)
+	Sweep     Demo = "sweep"     // 4: the lambda sweep
+)
+
+// DemoInfo describes a demo for its tab and its introduction.
+type DemoInfo struct {
+	Demo  Demo
+	Tab   string // short tab label
+	Title string
+	Intro string // one paragraph of plain text
+	// Trainable is false for a demo that has no trainer in this version.
+	Trainable bool
+}
+
+// Demos lists the demos in tab order.
+var Demos = []DemoInfo{
+	{Classical, "1 · Classical LDA", "Classical LDA on the toy data",
+		"The identity encoder: the LDA head sees the 2-D inputs directly. Full-batch gradient maximum likelihood (NLL, Adam) " +
+			"recovers the closed-form LDA estimate; cross-entropy (CE) from the same start classifies as well but moves the means " +
+			"away from the class clouds. Compare the coloured (learned) and grey (closed-form refit) ellipses.", true},
+	{Deep, "2 · Deep LDA", "Deep LDA on the toy data",
+		"An MLP encoder Linear(2,32)-ReLU-Linear(32,2) feeds the LDA head. NLL lets the covariance shrink without bound " +
+			"(watch log det Σ fall); CE classifies well but its Gaussians drift off the class clouds; DNLL (λ = 0.01) keeps " +
+			"the Gaussians on the clouds with calibrated posteriors.", true},
+	{Images, "3 · Images", "Image training (coming in a later version)",
+		"Training the paper's ConvNet on Fashion-MNIST, CIFAR-10 and CIFAR-100 in the browser is planned for a later version " +
+			"of this page; it is not available yet.", false},
+	{Sweep, "4 · λ sweep", "The λ sweep",
+		"DNLL with a spherical head on the toy MLP, trained once per λ. Accuracy and calibration stay flat while the learned " +
+			"σ grows with λ: λ acts as a temperature knob.", true},
+}
+
+// Info returns the description of d (the deep demo's for an unknown d).
+func Info(d Demo) DemoInfo {
+	for _, i := range Demos {
+		if i.Demo == d {
+			return i
+		}
+	}
+	return Demos[1]
+}
+
+// ParseDemo accepts a demo's name or its tab number (1 to 4).
+func ParseDemo(s string) (Demo, bool) {
+	for k, i := range Demos {
+		if s == string(i.Demo) || s == string(rune('1'+k)) {
+			return i.Demo, true
+		}
+	}
+	return Deep, false
+}
+
+// CompareLosses returns the losses that the side-by-side mode of d trains.
+func CompareLosses(d Demo) []string {
+	if d == Classical {
+		return []string{"nll", "ce"}
+	}
+	return []string{"nll", "ce", "dnll"}
+}
+
+// DefaultLambdas are the lambda sweep's values.
+var DefaultLambdas = []float64{0.001, 0.01, 0.1, 1, 10}
+
+// Defaults returns the presets of demo d: the paper's settings for Deep
+// LDA; full-batch gradient descent (lr 0.1, 300 epochs) side by side for
+// NLL and CE in classical LDA; a spherical head for the sweep.
+func Defaults(d Demo) Settings {
+	s := Settings{Demo: d, Synth: experiment.DefaultSynth(), Backend: "auto", Lambdas: append([]float64(nil), DefaultLambdas...)}
+	switch d {
+	case Classical:
+		c := &s.Synth
+		c.Encoder, c.Loss, c.Batch, c.Epochs, c.LR = model.EncoderNone, "nll", c.Train, 300, 0.1
+		s.Compare = true
+	case Sweep:
+		s.Synth.Cov = "spherical"
+		s.Synth.Epochs = 50
+	}
+	return s
+}

@@ -1,0 +1,154 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/deeplda/deeplda/experiment"
+)
+
+// Settings is a complete configuration of the page.
+type Settings struct {
+	Demo      Demo
+	Synth     experiment.SynthConfig
+	Backend   string    // cpu, webgpu or auto
+	Compare   bool      // train the demo's losses side by side
+	Lambdas   []float64 // the sweep's lambda values
+	Autostart bool      // start training when the page loads
+}
+
+// Raw holds the text of every field, by field name (the form's values or the
+// URL query's).
+type Raw map[string]string
+
+// Errors holds a message per field name; the key "" is for a problem that
+// belongs to no single field.
+type Errors map[string]string
+
+// Err returns the errors as one error, or nil when there are none.
+func (e Errors) Err() error {
+	if len(e) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(e))
+	for k := range e {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, e[k])
+	}
+	return fmt.Errorf("%s", strings.Join(parts, "; "))
+}
+
+// Raw returns the text of every field of s.
+func (s Settings) Raw() Raw {
+	c := s.Synth
+	r := Raw{
+		"encoder": c.Encoder, "loss": c.Loss, "lambda": formatFloat(c.Lambda), "cov": c.Cov,
+		"epochs": strconv.Itoa(c.Epochs), "batch": strconv.Itoa(c.Batch), "lr": formatFloat(c.LR),
+		"seed": strconv.FormatUint(c.Seed, 10), "data-seed": strconv.FormatUint(c.DataSeed, 10),
+		"train": strconv.Itoa(c.Train), "test": strconv.Itoa(c.Test), "backend": s.Backend,
+		"compare": formatBool(s.Compare), "lambdas": formatList(s.Lambdas),
+	}
+	return r
+}
+
+// Parse reads the fields of raw over the defaults of demo d and validates
+// every one of them. Fields missing from raw keep their default. The
+// returned Settings hold the valid values; Errors say what is wrong with
+// the others, by field.
+func Parse(d Demo, raw Raw) (Settings, Errors) {
+	s := Defaults(d)
+	errs := Errors{}
+	for _, f := range Fields {
+		v, ok := raw[f.Name]
+		if !ok {
+			continue
+		}
+		if err := setField(d, &s, f.Name, strings.TrimSpace(v)); err != nil {
+			errs[f.Name] = err.Error()
+		}
+	}
+	if len(errs) == 0 {
+		if err := check(s.Synth); err != nil {
+			errs[""] = err.Error()
+		}
+	}
+	return s, errs
+}
+
+// FromQuery reads the page's configuration from a URL query: demo (a name
+// or 1 to 4; the deep demo when absent), autostart=1, and the fields.
+func FromQuery(q url.Values) (Settings, Raw, Errors) {
+	d := Deep
+	var demoErr string
+	if v := q.Get("demo"); v != "" {
+		var ok bool
+		if d, ok = ParseDemo(v); !ok {
+			demoErr = fmt.Sprintf("unknown demo %q (want classical, deep, images or sweep); showing the Deep LDA demo", v)
+		}
+	}
+	raw := Defaults(d).Raw()
+	for _, f := range Fields {
+		if q.Has(f.Name) {
+			raw[f.Name] = q.Get(f.Name)
+		}
+	}
+	s, errs := Parse(d, raw)
+	if demoErr != "" {
+		errs["demo"] = demoErr
+	}
+	s.Autostart = q.Get("autostart") == "1" || q.Get("autostart") == "true"
+	return s, raw, errs
+}
+
+// Query returns the URL query that reproduces s: the demo and every field
+// that differs from the demo's defaults (autostart is left out).
+func (s Settings) Query() url.Values {
+	q := url.Values{}
+	q.Set("demo", string(s.Demo))
+	def, cur := Defaults(s.Demo).Raw(), s.Raw()
+	for _, f := range Fields {
+		if cur[f.Name] != def[f.Name] {
+			q.Set(f.Name, cur[f.Name])
+		}
+	}
+	return q
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func formatBool(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func formatList(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = formatFloat(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// RawQuery returns the URL query of a form's text as typed: the demo and
+// every field whose text differs from the demo's defaults, so that a link
+// reproduces the form, mistakes included.
+func RawQuery(d Demo, raw Raw) url.Values {
+	q := url.Values{}
+	q.Set("demo", string(d))
+	def := Defaults(d).Raw()
+	for _, f := range Fields {
+		if v, ok := raw[f.Name]; ok && strings.TrimSpace(v) != def[f.Name] {
+			q.Set(f.Name, strings.TrimSpace(v))
+		}
+	}
+	return q
+}

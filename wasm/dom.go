@@ -1,0 +1,77 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"syscall/js"
+
+	"honnef.co/go/js/dom/v2"
+)
+
+// doc is the page's document.
+var doc = dom.GetWindow().Document()
+
+// byID returns the element with the given id; it panics if the page lacks
+// it (index.html and this package must agree).
+func byID(id string) dom.HTMLElement {
+	e := doc.GetElementByID(id)
+	if e == nil {
+		panic(fmt.Sprintf("deeplda: the page has no element #%s", id))
+	}
+	return e.(dom.HTMLElement)
+}
+
+// el creates an element with a class (may be empty) and text (may be
+// empty).
+func el(tag, class, text string) dom.HTMLElement {
+	e := doc.CreateElement(tag).(dom.HTMLElement)
+	if class != "" {
+		e.SetAttribute("class", class)
+	}
+	if text != "" {
+		e.SetTextContent(text)
+	}
+	return e
+}
+
+// show shows or hides an element (the hidden attribute).
+func show(e dom.Element, visible bool) {
+	if visible {
+		e.RemoveAttribute("hidden")
+	} else {
+		e.SetAttribute("hidden", "")
+	}
+}
+
+// enable enables or disables a form control.
+func enable(e dom.Element, on bool) {
+	if on {
+		e.RemoveAttribute("disabled")
+	} else {
+		e.SetAttribute("disabled", "")
+	}
+}
+
+// clear removes every child of e.
+func clear(e dom.Element) {
+	for e.FirstChild() != nil {
+		e.RemoveChild(e.FirstChild())
+	}
+}
+
+// setState publishes the automation state on document.body.dataset.state:
+// idle, training, done or error.
+func setState(state string) {
+	doc.(dom.HTMLDocument).Body().SetAttribute("data-state", state)
+}
+
+// state returns the current automation state.
+func state() string {
+	return doc.(dom.HTMLDocument).Body().GetAttribute("data-state")
+}
+
+// consoleError writes to the browser console's error stream.
+func consoleError(args ...any) {
+	js.Global().Get("console").Call("error", args...)
+}

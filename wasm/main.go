@@ -1,0 +1,52 @@
+//go:build js && wasm
+
+// Command wasm is the browser trainer of Deep LDA: the page's entry point
+// and its DOM layer. It reads the configuration from the URL query (the
+// native command's flag names), trains the toy experiments of package
+// experiment on WebGPU or the CPU backend, and shows what the runs report:
+// progress, figures, the summary, report.json and the checkpoint.
+//
+// Everything runs on the browser's one thread: goroutines switch only where
+// they block, so the app's state needs no locks. Training runs in a
+// goroutine that yields to the event loop every few tens of milliseconds
+// (see yielder); event handlers never block, they start goroutines.
+//
+// Files: main.go (entry), app.go (tabs, buttons, URL), status.go
+// (progress bar, backend badge, notices), form.go (the controls),
+// session.go (training runs, stop/resume, errors), view.go and figures.go
+// (results), backend.go (WebGPU or the CPU), yield.go, warmup.go,
+// download.go and dom.go (helpers). The settings and their validation are
+// in package config (wasm/config), tested natively.
+//
+// Automation contracts (kept by the browser tests): document.body's
+// data-state is idle, training, done or error; #report holds the latest
+// report.json; data-ready="1" once the app has started. For the tests,
+// debug=panic in the URL makes the first run panic once.
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+func main() {
+	defer func() {
+		if r := recover(); r != nil {
+			consoleError(fmt.Sprintf("deeplda: panic while starting: %v\n%s", r, debug.Stack()))
+			fatal(fmt.Sprintf("The app failed to start: %v", r))
+		}
+	}()
+	a := newApp()
+	a.start()
+	select {} // keep the Go program alive for the event handlers
+}
+
+// fatal shows an error without relying on the app's state.
+func fatal(msg string) {
+	if e := doc.GetElementByID("notice"); e != nil {
+		e.SetTextContent(msg)
+		e.Class().Add("error")
+		show(e, true)
+	}
+	setState("error")
+}

@@ -1,0 +1,302 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
+	"github.com/deeplda/deeplda/wasm/config"
+)
+
+// Run statuses shown in the summary (a diverged run shows its message).
+const (
+	statusWaiting  = "waiting"
+	statusTraining = "training"
+	statusStopped  = "stopped"
+	statusDone     = "done"
+)
+
+// refreshEvery is the least time between two live redraws of the figures
+// (each evaluates both splits and rebuilds the SVGs).
+const refreshEvery = time.Second
+
+// liveFigures are the figures redrawn while a run trains.
+var liveFigures = map[string]bool{"embedding.svg": true, "curves.svg": true, "accuracy.svg": true, "logdet.svg": true}
+
+// jobRun is one run of a session and what the page shows of it.
+type jobRun struct {
+	job    config.Job
+	run    *experiment.Run
+	figs   map[string][]byte // the run's figures by file name
+	report []byte            // report.json
+	ckpt   []byte            // the last good checkpoint (safetensors)
+	status string
+}
+
+// session is what one press of Train does: its runs, trained one after the
+// other on one backend, with stop and resume.
+type session struct {
+	settings config.Settings
+	runs     []*jobRun
+	cur      int // the run in progress
+	be       kernels.Backend
+	cancel   context.CancelFunc
+	picked   int           // the run whose figures are shown; -1 follows cur
+	active   time.Duration // training wall time before the current stretch
+	started  time.Time     // start of the current stretch
+}
+
+// newSession plans the runs of s.
+func newSession(s config.Settings) (*session, error) {
+	jobs, err := s.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	ss := &session{settings: s, picked: -1}
+	for _, j := range jobs {
+		ss.runs = append(ss.runs, &jobRun{job: j, status: statusWaiting})
+	}
+	return ss, nil
+}
+
+// shown returns the index of the run whose figures are shown.
+func (s *session) shown() int {
+	if s.picked >= 0 {
+		return s.picked
+	}
+	return min(s.cur, len(s.runs)-1)
+}
+
+// elapsed returns the session's training wall time.
+func (s *session) elapsed() time.Duration {
+	if s.started.IsZero() {
+		return s.active
+	}
+	return s.active + time.Since(s.started)
+}
+
+// train runs (or resumes) the session in the calling goroutine: every run
+// to the end, or until Stop. It never panics: a panic becomes the error
+// state.
+func (a *app) train(s *session) {
+	defer func() {
+		if r := recover(); r != nil {
+			consoleError(fmt.Sprintf("deeplda: panic: %v\n%s", r, debug.Stack()))
+			a.failed(s, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	if s.be == nil {
+		be, why := a.backends.get(s.settings.Backend)
+		s.be = be
+		a.showBackend(be, why)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.started = time.Now()
+	defer func() {
+		s.active += time.Since(s.started)
+		s.started = time.Time{}
+		cancel()
+	}()
+	for ; s.cur < len(s.runs); s.cur++ {
+		err := a.trainRun(ctx, s, s.runs[s.cur])
+		switch {
+		case errors.Is(err, context.Canceled):
+			a.stopped(s)
+			return
+		case err != nil:
+			a.failed(s, err)
+			return
+		}
+	}
+	s.cur = len(s.runs) - 1
+	a.finished(s)
+}
+
+// trainRun trains one run to its end, redrawing its figures live.
+func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
+	if jr.run == nil {
+		run, err := experiment.NewSynth(s.be, jr.job.Synth)
+		if err != nil {
+			return err
+		}
+		if s.be.Info().Name == "cpu" {
+			// Reading the statistics back is free on the CPU: report (and
+			// so yield to the browser) after every step.
+			run.Trainer.Cfg.ReportEvery = 1
+		}
+		jr.run = run
+	}
+	jr.status = statusTraining
+	a.view.update(s)
+	onProgress := func(p train.Progress) {
+		if a.debugPanic {
+			a.debugPanic = false
+			panic("debug=panic: a deliberate panic to test the recovery")
+		}
+		a.progress(s, p)
+		a.yield.maybe()
+	}
+	for !jr.run.Done() {
+		err := jr.run.Epoch(ctx, onProgress)
+		var div *train.DivergedError
+		if errors.As(err, &div) {
+			// The run's outcome, not a failure of the page: keep the last
+			// good checkpoint and the history, and go on with the next run.
+			jr.status = err.Error()
+			jr.report = marshal(jr.run)
+			jr.figs = jr.run.Figures()
+			a.view.update(s)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.checkpoint(jr); err != nil {
+			return err
+		}
+		a.yield.maybe()
+		if !jr.run.Done() && time.Since(a.lastRefresh) >= refreshEvery {
+			if err := a.refresh(s, jr, false); err != nil {
+				return err
+			}
+		}
+	}
+	jr.status = statusDone
+	return a.refresh(s, jr, true)
+}
+
+// checkpoint keeps the model's state as safetensors (the last good epoch).
+func (a *app) checkpoint(jr *jobRun) error {
+	st, err := jr.run.Model.State()
+	if err != nil {
+		return fmt.Errorf("reading the checkpoint: %w", err)
+	}
+	b, err := safetensors.Encode(st)
+	if err != nil {
+		return fmt.Errorf("encoding the checkpoint: %w", err)
+	}
+	jr.ckpt = b
+	return nil
+}
+
+// refresh evaluates the run (experiment.Run.Finish), rebuilds its figures
+// and report, and redraws the page. While the run is still training
+// (final false) an evaluation error only skips the consistency part.
+func (a *app) refresh(s *session, jr *jobRun, final bool) error {
+	defer func() { a.lastRefresh = time.Now() }()
+	err := jr.run.Finish()
+	if err != nil && final {
+		return err
+	}
+	if !final {
+		jr.run.Report.Status = "training"
+	}
+	a.yield.now()
+	figs := jr.run.Figures()
+	a.yield.now()
+	if !final && jr.figs != nil {
+		// While training, redraw only the embedding and the curves: the
+		// other figures (thousands of SVG elements for the consistency
+		// figure) keep their last drawing until the run ends or stops.
+		for name, svg := range jr.figs {
+			if !liveFigures[name] {
+				figs[name] = svg
+			}
+		}
+	} else if c := consistencyFigure(jr.run); c != nil {
+		figs["consistency.svg"] = c
+	}
+	jr.figs = figs
+	jr.report = marshal(jr.run)
+	a.yield.now()
+	a.view.update(s)
+	a.yield.now()
+	return nil
+}
+
+// marshal returns the run's report.json.
+func marshal(r *experiment.Run) []byte {
+	b, err := json.MarshalIndent(r.Report, "", "  ")
+	if err != nil {
+		return []byte(fmt.Sprintf(`{"status": %q}`, "cannot encode the report: "+err.Error()))
+	}
+	return append(b, '\n')
+}
+
+// stopped shows a stopped session: the current run's report and figures as
+// they stand, and Resume.
+func (a *app) stopped(s *session) {
+	jr := s.runs[s.cur]
+	jr.status = statusStopped
+	if jr.run != nil && len(jr.run.Report.History) > 0 {
+		if err := a.refresh(s, jr, true); err != nil {
+			a.failed(s, err)
+			return
+		}
+	}
+	a.view.update(s)
+	a.setProgressText(fmt.Sprintf("Stopped during run %d of %d (%s). Resume continues at the same step.", s.cur+1, len(s.runs), jr.job.Label))
+	a.setIdle(true)
+	setState("idle")
+}
+
+// finished shows a completed session.
+func (a *app) finished(s *session) {
+	a.view.update(s)
+	a.setProgress(1)
+	runs := "1 run"
+	if len(s.runs) > 1 {
+		runs = fmt.Sprintf("%d runs", len(s.runs))
+	}
+	a.setProgressText(fmt.Sprintf("Done: %s in %.1f s on %s.", runs, s.elapsed().Seconds(), describe(s.be)))
+	a.setIdle(false)
+	setState("done")
+}
+
+// failed shows an error, or, when WebGPU was chosen automatically and fails,
+// switches to the CPU and starts the session again.
+func (a *app) failed(s *session, err error) {
+	defer func() {
+		// Showing the error must not fail in turn: fall back to the bare
+		// error state.
+		if r := recover(); r != nil {
+			consoleError(fmt.Sprintf("deeplda: panic while showing an error: %v\n%s", r, debug.Stack()))
+			fatal(fmt.Sprintf("%v (and then: %v)", err, r))
+		}
+	}()
+	if s.be != nil && s.be.Info().Name == "webgpu" && s.settings.Backend == "auto" {
+		why := a.backends.broken("during training", err)
+		fresh, ferr := newSession(s.settings)
+		if ferr == nil {
+			fresh.be = a.backends.cpu
+			a.showBackend(fresh.be, why)
+			a.sess = fresh
+			a.view.reset(fresh)
+			go a.train(fresh)
+			return
+		}
+	}
+	if s.cur < len(s.runs) {
+		jr := s.runs[s.cur]
+		jr.status = "error: " + err.Error()
+		if jr.run != nil {
+			jr.run.Report.Status = jr.status
+			jr.report = marshal(jr.run)
+		}
+	}
+	a.view.update(s)
+	a.showError(err.Error())
+	a.setProgressText("Training failed: " + err.Error())
+	a.setIdle(false)
+	setState("error")
+}

@@ -1,0 +1,268 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"honnef.co/go/js/dom/v2"
+
+	"github.com/deeplda/deeplda/report"
+	"github.com/deeplda/deeplda/wasm/config"
+)
+
+// detailFigures are the figures of the shown run, in page order, with the
+// captions under them.
+var detailFigures = []struct{ name, caption string }{
+	{"embedding.svg", "Test embeddings, the head's 90% ellipses, class means and decision regions."},
+	{"consistency.svg", "The learned Gaussians against the closed-form LDA fit on the same training embeddings."},
+	{"curves.svg", "Mean training loss per epoch."},
+	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins)."},
+	{"logdet.svg", "log det Σ per epoch: under NLL it falls without bound."},
+	{"reliability.svg", "Reliability diagram on the test set."},
+	{"confidence.svg", "Confidence histogram on the test set."},
+}
+
+// view draws a session's results: the overview (runs side by side or the
+// sweep), the summary table, the shown run's figures and #report.
+type view struct {
+	a                               *app
+	overview, summary, figures, rep dom.HTMLElement
+	results                         dom.HTMLElement
+	cards                           map[string]*card
+}
+
+// card is one figure on the page with its download button.
+type card struct {
+	root, body dom.HTMLElement
+	svg        []byte
+	file       string // download name
+	perRun     bool   // a figure of the shown run (named after it when there are several)
+}
+
+func newView(a *app) *view {
+	return &view{a: a, overview: byID("overview"), summary: byID("summary"), figures: byID("figures"),
+		rep: byID("report"), results: byID("results"), cards: map[string]*card{}}
+}
+
+// slot is a figure's place on the page: its card name and caption.
+type slot struct{ name, caption string }
+
+// layout returns the figures a session shows, in page order: the overview
+// (runs side by side, or the sweep) and the shown run's figures.
+func layout(s *session) (overview, detail []slot) {
+	multi := len(s.runs) > 1
+	switch {
+	case multi && s.settings.Demo == config.Sweep:
+		overview = []slot{
+			{"sweep-accuracy.svg", "Test accuracy and ECE of every finished run against λ."},
+			{"sweep-sigma.svg", "The learned σ of the spherical head against λ."},
+		}
+	case multi:
+		for i, jr := range s.runs {
+			overview = append(overview, slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.job.Label + ": test embeddings and the head's Gaussians."})
+		}
+		overview = append(overview,
+			slot{"compare-logdet.svg", "log det Σ of every run."},
+			slot{"compare-accuracy.svg", "Test accuracy of every run."})
+	}
+	for _, f := range detailFigures {
+		if multi && s.settings.Demo != config.Sweep && f.name == "embedding.svg" {
+			continue // already side by side above
+		}
+		detail = append(detail, slot{f.name, f.caption})
+	}
+	return overview, detail
+}
+
+// reset clears the results and lays out the (empty, hidden) figure cards
+// of a new session (nil: nothing to show).
+func (v *view) reset(s *session) {
+	clear(v.overview)
+	clear(v.summary)
+	clear(v.figures)
+	v.rep.SetTextContent("")
+	v.cards = map[string]*card{}
+	show(v.results, s != nil)
+	show(byID("hint"), s == nil && config.Info(v.a.demo).Trainable)
+	if s == nil {
+		return
+	}
+	overview, detail := layout(s)
+	cols := 2
+	if s.settings.Demo != config.Sweep {
+		cols = max(2, min(len(s.runs), 3))
+	}
+	v.overview.Style().SetProperty("grid-template-columns", fmt.Sprintf("repeat(%d, minmax(0, 1fr))", cols), "")
+	for _, sl := range overview {
+		v.newCard(v.overview, sl, false)
+	}
+	for _, sl := range detail {
+		v.newCard(v.figures, sl, true)
+	}
+}
+
+// update redraws everything that changed. It yields to the browser after
+// each new figure (so that the browser lays out and paints one at a time),
+// so it must run in a goroutine, never directly in an event handler.
+func (v *view) update(s *session) {
+	if s == nil {
+		return
+	}
+	show(v.results, true)
+	show(byID("hint"), false)
+	v.drawSummary(s)
+	jr := s.runs[s.shown()]
+	v.rep.SetTextContent(string(jr.report))
+	v.a.updateDownloads()
+	v.a.yield.maybe()
+	figs := map[string][]byte{}
+	if len(s.runs) > 1 {
+		var more map[string][]byte
+		if s.settings.Demo == config.Sweep {
+			more = sweepFigures(s.runs)
+		} else {
+			more = compareFigures(s.runs)
+			for i, r := range s.runs {
+				figs[fmt.Sprintf("run%d-embedding.svg", i+1)] = r.figs["embedding.svg"]
+			}
+		}
+		for k, svg := range more {
+			figs[k] = svg
+		}
+	}
+	overview, detail := layout(s)
+	for _, sl := range overview {
+		v.fill(sl.name, figs[sl.name])
+	}
+	for _, sl := range detail {
+		v.fill(sl.name, jr.figs[sl.name])
+	}
+}
+
+// newCard adds a hidden figure card to parent.
+func (v *view) newCard(parent dom.HTMLElement, sl slot, perRun bool) {
+	c := &card{root: el("figure", "card", ""), body: el("div", "plot", ""), file: sl.name, perRun: perRun}
+	c.root.SetAttribute("data-name", sl.name)
+	capt := el("figcaption", "", "")
+	capt.AppendChild(el("span", "", sl.caption))
+	btn := el("button", "link", "SVG ⤓")
+	btn.SetAttribute("type", "button")
+	btn.SetAttribute("title", "download this figure as SVG")
+	capt.AppendChild(btn)
+	c.root.AppendChild(c.body)
+	c.root.AppendChild(capt)
+	show(c.root, false)
+	parent.AppendChild(c.root)
+	v.cards[sl.name] = c
+	v.a.on(btn, "click", func(dom.Event) { download(v.a.fileName(c.file, c.perRun), "image/svg+xml", c.svg) })
+}
+
+// fill shows svg in the named card; nothing changes when svg is nil or
+// unchanged. After a change it waits for the browser to draw a frame.
+func (v *view) fill(name string, svg []byte) {
+	c := v.cards[name]
+	if c == nil || svg == nil || string(svg) == string(c.svg) {
+		return
+	}
+	c.svg = svg
+	// Hand the browser a frame with nothing but this figure to draw.
+	v.a.yield.now()
+	c.body.SetInnerHTML(string(svg))
+	show(c.root, true)
+	v.a.yield.frame()
+}
+
+// drawSummary rebuilds the table of runs; a click on a run shows its
+// figures.
+func (v *view) drawSummary(s *session) {
+	clear(v.summary)
+	table := el("table", "summary", "")
+	head := el("tr", "", "")
+	for _, h := range []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE", "log det Σ", "σ", "Mean shift", "KL", "Train time"} {
+		head.AppendChild(el("th", "", h))
+	}
+	thead := el("thead", "", "")
+	thead.AppendChild(head)
+	table.AppendChild(thead)
+	body := el("tbody", "", "")
+	for i, jr := range s.runs {
+		tr := el("tr", "", "")
+		if i == s.shown() {
+			tr.Class().Add("shown")
+		}
+		pick := el("button", "link", jr.job.Label)
+		pick.SetAttribute("type", "button")
+		pick.SetAttribute("title", "show this run's figures and report")
+		idx := i
+		v.a.on(pick, "click", func(dom.Event) {
+			s.picked = idx
+			go func() {
+				defer v.a.guard()
+				v.update(s)
+			}()
+		})
+		td := el("td", "", "")
+		td.AppendChild(pick)
+		tr.AppendChild(td)
+		for _, cell := range summaryCells(jr) {
+			tr.AppendChild(el("td", "", cell))
+		}
+		body.AppendChild(tr)
+	}
+	table.AppendChild(body)
+	v.summary.AppendChild(table)
+}
+
+// summaryCells formats a run's report for the summary table.
+func summaryCells(jr *jobRun) []string {
+	dash := "–"
+	if jr.run == nil {
+		return []string{jr.status, dash, dash, dash, dash, dash, dash, dash, dash}
+	}
+	r := jr.run.Report
+	pct := func(f report.Float, ok bool) string {
+		if !ok || math.IsNaN(float64(f)) {
+			return dash
+		}
+		return fmt.Sprintf("%.2f%%", 100*float64(f))
+	}
+	num := func(f *report.Float) string {
+		if f == nil || math.IsNaN(float64(*f)) {
+			return dash
+		}
+		return fmt.Sprintf("%.3g", float64(*f))
+	}
+	hasTrain, hasTest := r.Train.Examples > 0, r.Test.Examples > 0
+	logdet := r.Head.LogDetCov
+	if n := len(r.History); n > 0 && r.History[n-1].LogDetCov != nil {
+		logdet = r.History[n-1].LogDetCov
+	}
+	var shift, kl *report.Float
+	if c := r.Consistency; c != nil {
+		shift, kl = &c.MeanShift, &c.KL
+	}
+	return []string{jr.status, pct(r.Train.Accuracy, hasTrain), pct(r.Test.Accuracy, hasTest), pct(r.Test.ECE, hasTest),
+		num(logdet), num(r.Head.Sigma), num(shift), num(kl), fmt.Sprintf("%.1f s", float64(r.Seconds))}
+}
+
+// slug turns a run's label into a file-name prefix ("DNLL, λ = 0.01" gives
+// "dnll-lambda-0.01").
+func slug(label string) string {
+	label = strings.ReplaceAll(strings.ToLower(label), "λ", "lambda")
+	var b strings.Builder
+	dash := false
+	for _, r := range label {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
