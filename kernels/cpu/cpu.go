@@ -43,7 +43,11 @@ func New() *Backend {
 
 // Info names the backend.
 func (b *Backend) Info() kernels.Info {
-	return kernels.Info{Name: "cpu", Adapter: fmt.Sprintf("Go %s/%s, %d threads", runtime.GOOS, runtime.GOARCH, b.workers)}
+	threads := "threads"
+	if b.workers == 1 {
+		threads = "thread"
+	}
+	return kernels.Info{Name: "cpu", Adapter: fmt.Sprintf("Go %s/%s, %d %s", runtime.GOOS, runtime.GOARCH, b.workers, threads)}
 }
 
 // F32 returns the host slice of a Float32 tensor of this backend. It panics
