@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
@@ -154,54 +155,5 @@ func TestConvMismatch(t *testing.T) {
 }
 
 // BenchmarkConv runs the three convolution ops at the shapes of the paper
-// ConvNet's layers (3x3, stride 1, pad 1) at batch 16.
-func BenchmarkConv(bb *testing.B) {
-	b := openBackend(bb)
-	rng := rand.New(rand.NewPCG(17, 18))
-	const batch = 16
-	p := kernels.ConvParams{Stride: 1, Pad: 1}
-	for _, l := range []struct{ c, hw int }{{64, 28}, {128, 14}, {256, 7}} {
-		x := b.Alloc(kernels.Float32, batch, l.c, l.hw, l.hw)
-		y := b.Alloc(kernels.Float32, batch, l.c, l.hw, l.hw)
-		w := b.Alloc(kernels.Float32, l.c, l.c, 3, 3)
-		bias := b.Alloc(kernels.Float32, l.c)
-		b.Write(x, randData(rng, kernels.Len(x)))
-		b.Write(y, randData(rng, kernels.Len(y)))
-		b.Write(w, randData(rng, kernels.Len(w)))
-		b.Write(bias, randData(rng, l.c))
-		dx := b.Alloc(kernels.Float32, batch, l.c, l.hw, l.hw)
-		dw := b.Alloc(kernels.Float32, l.c, l.c, 3, 3)
-		flops := 2 * float64(batch*l.c*l.hw*l.hw) * float64(l.c*9)
-		for _, op := range []struct {
-			name string
-			run  func()
-			out  kernels.Tensor
-		}{
-			{"forward", func() { b.Conv2D(dx, x, w, bias, p) }, dx},
-			{"backward-data", func() { b.Conv2DBackwardData(dx, y, w, p) }, dx},
-			{"backward-filter", func() { b.Conv2DBackwardFilter(dw, y, x, p) }, dw},
-		} {
-			bb.Run(fmt.Sprintf("ci%d_co%d_%dx%d/%s", l.c, l.c, l.hw, l.hw, op.name), func(bb *testing.B) {
-				op.run() // compile the pipeline outside the timing
-				if err := b.Sync(); err != nil {
-					bb.Fatal(err)
-				}
-				bb.ResetTimer()
-				for range bb.N {
-					op.run()
-				}
-				if err := b.Sync(); err != nil {
-					bb.Fatal(err)
-				}
-				bb.StopTimer()
-				if _, err := b.Read(b.View(op.out, 0, 1)); err != nil {
-					bb.Fatal(err)
-				}
-				bb.ReportMetric(flops*float64(bb.N)/bb.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
-		}
-		for _, t := range []kernels.Tensor{x, y, w, bias, dx, dw} {
-			b.Free(t)
-		}
-	}
-}
+// ConvNet's layers (see kerneltest.BenchConv).
+func BenchmarkConv(bb *testing.B) { kerneltest.BenchConv(bb, openBackend(bb)) }
