@@ -121,7 +121,7 @@ const heartbeatJS = `(() => {
 // browser is one headless Chromium with one tab, recording the tab's
 // console messages and requests.
 type browser struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 
 	mu       sync.Mutex
@@ -135,8 +135,8 @@ type options struct {
 }
 
 // newBrowser starts Chromium with a fresh profile; it is closed when the
-// test ends.
-func newBrowser(t *testing.T, o options) *browser {
+// test (or benchmark) ends.
+func newBrowser(t testing.TB, o options) *browser {
 	t.Helper()
 	if noBrowser != "" {
 		t.Skip("SKIPPED: " + noBrowser)

@@ -1,6 +1,13 @@
 // Package modeltest checks a kernels.Backend through whole models against
 // the PyTorch reference values in ../shared/golden. Every backend's tests
 // call Golden, in the style of gonum's testblas.
+//
+// The checks report to a TB, which *testing.T satisfies, and take the golden
+// files already read (CheckHeadCases, CheckCase), so that they also run where
+// there is neither "go test" nor a file system: the browser program of
+// browsertest/golden fetches the files and runs them on WebGPU in the page.
+// HeadCases and Golden are the wrappers for tests, which read the files from
+// ../shared/golden.
 package modeltest
 
 import (
@@ -15,6 +22,30 @@ import (
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/safetensors"
 )
+
+// TB is what the checks report to: the part of testing.TB they use. Fatalf
+// must not return (testing.T stops the test; the browser program unwinds to
+// the section it is running).
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
+// Counter is implemented by a TB that counts the checks: every comparison
+// (Compare, CompareKink and the checks of CheckCase that are not
+// comparisons) calls Count with its name before reporting any failure.
+type Counter interface {
+	Count(name string)
+}
+
+// count tells t of a check, when t counts them.
+func count(t TB, name string) {
+	if c, ok := t.(Counter); ok {
+		c.Count(name)
+	}
+}
 
 // Tolerance is a closeness test |got-want| <= ATol*scale + RTol*|want|, where
 // scale is the largest |want| of the tensor compared: an absolute floor
@@ -33,7 +64,7 @@ type Case struct {
 
 // compare picks Compare, or CompareKink for what the backward pass of a
 // ConvNet's encoder produces.
-func (c Case) compare(t testing.TB, name string, got, want []float32, tol Tolerance) {
+func (c Case) compare(t TB, name string, got, want []float32, tol Tolerance) {
 	t.Helper()
 	if c.Spec.Encoder == model.EncoderConvNet && strings.Contains(name, "enc.") || strings.HasPrefix(name, "adam/") && c.Spec.Encoder == model.EncoderConvNet {
 		CompareKink(t, name, got, want, tol)
@@ -49,7 +80,19 @@ var Cases = []Case{
 	{"convnet_cifar", model.Spec{Encoder: model.EncoderConvNet, Input: []int{3, 32, 32}, Classes: 10, Dim: 9, Head: model.HeadLDA, Cov: kernels.Diagonal, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3}, 2},
 }
 
-// Open reads a golden file.
+// CaseNamed returns the case of Cases whose file is name
+// ("mlp_synthetic").
+func CaseNamed(name string) (Case, bool) {
+	for _, c := range Cases {
+		if c.File == name {
+			return c, true
+		}
+	}
+	return Case{}, false
+}
+
+// Open reads a golden file from ../shared/golden. When the folder is missing
+// the test fails under CI and is skipped loudly elsewhere (sharedtest.Dir).
 func Open(t testing.TB, name string) *safetensors.File {
 	t.Helper()
 	f, err := safetensors.ReadFile(filepath.Join(sharedtest.Dir(t, "golden"), name+".safetensors"))
@@ -79,8 +122,9 @@ func RelErr(got, want []float32) float64 {
 const KinkRelErr = 2e-2
 
 // Compare fails t for each element of got outside tol of want.
-func Compare(t testing.TB, name string, got, want []float32, tol Tolerance) {
+func Compare(t TB, name string, got, want []float32, tol Tolerance) {
 	t.Helper()
+	count(t, name)
 	if msg := mismatch(got, want, tol); msg != "" {
 		t.Errorf("%s: %s", name, msg)
 	}
@@ -89,8 +133,9 @@ func Compare(t testing.TB, name string, got, want []float32, tol Tolerance) {
 // CompareKink is Compare for values downstream of a ReLU kink: it accepts
 // got when every element is within tol, or else when the relative L2 error
 // is within KinkRelErr (and logs that it did).
-func CompareKink(t testing.TB, name string, got, want []float32, tol Tolerance) {
+func CompareKink(t TB, name string, got, want []float32, tol Tolerance) {
 	t.Helper()
+	count(t, name)
 	msg := mismatch(got, want, tol)
 	if msg == "" {
 		return
@@ -129,15 +174,19 @@ func mismatch(got, want []float32, tol Tolerance) string {
 	return ""
 }
 
-func load(t *testing.T, be kernels.Backend, c Case, f *safetensors.File) (*model.Model, kernels.Tensor, kernels.Tensor) {
+func load(t TB, be kernels.Backend, c Case, f *safetensors.File) (*model.Model, kernels.Tensor, kernels.Tensor) {
+	t.Helper()
 	m, err := model.New(be, c.Spec)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", c.File, err)
 	}
 	if err := m.LoadState(f, "init/"); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", c.File, err)
 	}
 	xt, yt := f.Tensors["x"], f.Tensors["y"]
+	if xt.F32 == nil || yt.I32 == nil {
+		t.Fatalf("%s: golden file lacks x (F32) or y (I32)", c.File)
+	}
 	x := be.Alloc(kernels.Float32, xt.Shape...)
 	be.Write(x, xt.F32)
 	y := be.Alloc(kernels.Int32, yt.Shape...)
@@ -145,11 +194,11 @@ func load(t *testing.T, be kernels.Backend, c Case, f *safetensors.File) (*model
 	return m, x, y
 }
 
-func read(t *testing.T, be kernels.Backend, x kernels.Tensor) []float32 {
+func read(t TB, be kernels.Backend, x kernels.Tensor) []float32 {
 	t.Helper()
 	v, err := be.Read(x)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("reading back: %v", err)
 	}
 	return v
 }
@@ -161,93 +210,98 @@ func noisyGrad(name string) bool {
 	return strings.HasPrefix(name, "enc.conv") && strings.HasSuffix(name, ".bias")
 }
 
-// Golden runs every golden model file through the model on be: the
-// training-mode forward (z, delta, loss), every gradient, the BatchNorm
-// running statistics after one forward, then Adam (the loss before each step,
-// the final parameters and buffers, and the eval-mode delta).
+// Golden runs every golden model file through the model on be, one subtest
+// per file (see CheckCase).
 func Golden(t *testing.T, be kernels.Backend, tol Tolerance) {
 	for _, c := range Cases {
-		t.Run(c.File, func(t *testing.T) {
-			f := Open(t, c.File)
-			want := func(name string) []float32 {
-				v, ok := f.Tensors[name]
-				if !ok {
-					t.Fatalf("golden file lacks %q", name)
-				}
-				return v.F32
-			}
-			m, x, y := load(t, be, c, f)
-			m.ResetStats()
-			z, delta := m.Forward(x, true)
-			Compare(t, "z", read(t, be, z), want("z"), tol)
-			Compare(t, "delta", read(t, be, delta), want("delta"), tol)
-			for _, b := range m.Buffers {
-				Compare(t, "after_forward/"+b.Name, read(t, be, b.T), want("after_forward/"+b.Name), tol)
-			}
-
-			m, x, y = load(t, be, c, f)
-			m.ResetStats()
-			m.Gradients(x, y)
-			st, err := m.ReadStats()
-			if err != nil {
-				t.Fatal(err)
-			}
-			Compare(t, "loss", []float32{float32(st.Loss)}, want("loss"), tol)
-			for _, p := range m.Params {
-				g := read(t, be, p.Grad)
-				w := want("grad/" + p.Name)
-				if noisyGrad(p.Name) {
-					// Zero in exact arithmetic: compare against the scale of
-					// the weight gradient of the same layer.
-					wscale := want("grad/" + strings.TrimSuffix(p.Name, "bias") + "weight")
-					Compare(t, "grad/"+p.Name, g, w, Tolerance{ATol: tol.ATol * maxAbs(wscale) / max(maxAbs(w), 1e-30)})
-					continue
-				}
-				c.compare(t, "grad/"+p.Name, g, w, tol)
-			}
-
-			m, x, y = load(t, be, c, f)
-			losses := make([]float32, c.Steps)
-			for i := range losses {
-				m.ResetStats()
-				m.TrainStep(x, y)
-				st, err := m.ReadStats()
-				if err != nil {
-					t.Fatal(err)
-				}
-				losses[i] = float32(st.Loss)
-			}
-			Compare(t, "adam/losses", losses, want("adam/losses"), tol)
-			for _, p := range m.Params {
-				name := "adam/final/" + p.Name
-				if noisyGrad(p.Name) {
-					// Adam normalises the gradient, so a noise gradient still
-					// moves the bias by up to lr per step, in any direction.
-					init := want("init/" + p.Name)
-					got := read(t, be, p.Value)
-					for i := range got {
-						if d := math.Abs(float64(got[i] - init[i])); d > float64(c.Steps)*c.Spec.LR*1.001 {
-							t.Errorf("%s[%d] moved %g, more than steps*lr", name, i, d)
-						}
-					}
-					continue
-				}
-				if c.Spec.Encoder == model.EncoderConvNet && strings.HasPrefix(p.Name, "enc.") {
-					// Below a ReLU-kink flip Adam's first steps move each
-					// parameter by about lr*sign(gradient), so a flipped sign
-					// of a tiny gradient moves it 2*lr the other way.
-					Compare(t, name, read(t, be, p.Value), want(name), Tolerance{RTol: tol.RTol, ATol: 2 * float64(c.Steps) * c.Spec.LR / max(maxAbs(want(name)), 1e-30)})
-					continue
-				}
-				c.compare(t, name, read(t, be, p.Value), want(name), tol)
-			}
-			for _, b := range m.Buffers {
-				c.compare(t, "adam/final/"+b.Name, read(t, be, b.T), want("adam/final/"+b.Name), tol)
-			}
-			_, delta = m.Forward(x, false)
-			c.compare(t, "adam/eval_delta", read(t, be, delta), want("adam/eval_delta"), tol)
-		})
+		t.Run(c.File, func(t *testing.T) { CheckCase(t, be, c, Open(t, c.File), tol) })
 	}
+}
+
+// CheckCase runs the golden model file f of case c through the model on be:
+// the training-mode forward (z, delta, loss), every gradient, the BatchNorm
+// running statistics after one forward, then Adam (the loss before each step,
+// the final parameters and buffers, and the eval-mode delta).
+func CheckCase(t TB, be kernels.Backend, c Case, f *safetensors.File, tol Tolerance) {
+	t.Helper()
+	want := func(name string) []float32 {
+		v, ok := f.Tensors[name]
+		if !ok {
+			t.Fatalf("golden file %s lacks %q", c.File, name)
+		}
+		return v.F32
+	}
+	m, x, y := load(t, be, c, f)
+	m.ResetStats()
+	z, delta := m.Forward(x, true)
+	Compare(t, "z", read(t, be, z), want("z"), tol)
+	Compare(t, "delta", read(t, be, delta), want("delta"), tol)
+	for _, b := range m.Buffers {
+		Compare(t, "after_forward/"+b.Name, read(t, be, b.T), want("after_forward/"+b.Name), tol)
+	}
+
+	m, x, y = load(t, be, c, f)
+	m.ResetStats()
+	m.Gradients(x, y)
+	st, err := m.ReadStats()
+	if err != nil {
+		t.Fatalf("reading the loss: %v", err)
+	}
+	Compare(t, "loss", []float32{float32(st.Loss)}, want("loss"), tol)
+	for _, p := range m.Params {
+		g := read(t, be, p.Grad)
+		w := want("grad/" + p.Name)
+		if noisyGrad(p.Name) {
+			// Zero in exact arithmetic: compare against the scale of the
+			// weight gradient of the same layer.
+			wscale := want("grad/" + strings.TrimSuffix(p.Name, "bias") + "weight")
+			Compare(t, "grad/"+p.Name, g, w, Tolerance{ATol: tol.ATol * maxAbs(wscale) / max(maxAbs(w), 1e-30)})
+			continue
+		}
+		c.compare(t, "grad/"+p.Name, g, w, tol)
+	}
+
+	m, x, y = load(t, be, c, f)
+	losses := make([]float32, c.Steps)
+	for i := range losses {
+		m.ResetStats()
+		m.TrainStep(x, y)
+		st, err := m.ReadStats()
+		if err != nil {
+			t.Fatalf("reading the loss of Adam step %d: %v", i+1, err)
+		}
+		losses[i] = float32(st.Loss)
+	}
+	Compare(t, "adam/losses", losses, want("adam/losses"), tol)
+	for _, p := range m.Params {
+		name := "adam/final/" + p.Name
+		if noisyGrad(p.Name) {
+			// Adam normalises the gradient, so a noise gradient still moves
+			// the bias by up to lr per step, in any direction.
+			count(t, name)
+			init := want("init/" + p.Name)
+			got := read(t, be, p.Value)
+			for i := range got {
+				if d := math.Abs(float64(got[i] - init[i])); d > float64(c.Steps)*c.Spec.LR*1.001 {
+					t.Errorf("%s[%d] moved %g, more than steps*lr", name, i, d)
+				}
+			}
+			continue
+		}
+		if c.Spec.Encoder == model.EncoderConvNet && strings.HasPrefix(p.Name, "enc.") {
+			// Below a ReLU-kink flip Adam's first steps move each parameter
+			// by about lr*sign(gradient), so a flipped sign of a tiny
+			// gradient moves it 2*lr the other way.
+			Compare(t, name, read(t, be, p.Value), want(name), Tolerance{RTol: tol.RTol, ATol: 2 * float64(c.Steps) * c.Spec.LR / max(maxAbs(want(name)), 1e-30)})
+			continue
+		}
+		c.compare(t, name, read(t, be, p.Value), want(name), tol)
+	}
+	for _, b := range m.Buffers {
+		c.compare(t, "adam/final/"+b.Name, read(t, be, b.T), want("adam/final/"+b.Name), tol)
+	}
+	_, delta = m.Forward(x, false)
+	c.compare(t, "adam/eval_delta", read(t, be, delta), want("adam/eval_delta"), tol)
 }
 
 func maxAbs(v []float32) float64 {
@@ -259,15 +313,21 @@ func maxAbs(v []float32) float64 {
 }
 
 // HeadCases checks the LDA head, the losses and the softmax head of
-// head_cases.safetensors on be: delta, posteriors, the NLL, CE and DNLL
-// losses, and the gradients of DNLL (lambda 0.5) and CE for z and every
-// parameter.
+// head_cases.safetensors on be (see CheckHeadCases).
 func HeadCases(t *testing.T, be kernels.Backend, tol Tolerance) {
-	f := Open(t, "head_cases")
+	CheckHeadCases(t, be, Open(t, "head_cases"), tol)
+}
+
+// CheckHeadCases checks the LDA head, the losses and the softmax head of
+// the golden file f (head_cases.safetensors) on be: delta, the NLL, CE and
+// DNLL losses, and the gradients of DNLL (lambda 0.5) and CE for z and every
+// parameter.
+func CheckHeadCases(t TB, be kernels.Backend, f *safetensors.File, tol Tolerance) {
+	t.Helper()
 	get := func(name string) safetensors.Tensor {
 		v, ok := f.Tensors[name]
 		if !ok {
-			t.Fatalf("golden file lacks %q", name)
+			t.Fatalf("golden file head_cases lacks %q", name)
 		}
 		return v
 	}

@@ -1,0 +1,168 @@
+package browsertest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deeplda/deeplda/internal/sharedtest"
+	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/model/modeltest"
+)
+
+// goldenResult is the summary the golden page program writes into #result
+// (browsertest/golden/main.go).
+type goldenResult struct {
+	Backend   string `json:"backend"`
+	Adapter   string `json:"adapter"`
+	Tolerance string `json:"tolerance"`
+	Checks    int    `json:"checks"`
+	Sections  []struct {
+		Name    string  `json:"name"`
+		Checks  int     `json:"checks"`
+		Failed  int     `json:"failed"`
+		Seconds float64 `json:"seconds"`
+	} `json:"sections"`
+	Failures []struct {
+		Section string `json:"section"`
+		Message string `json:"message"`
+	} `json:"failures"`
+	Logs  []string `json:"logs"`
+	Error string   `json:"error"`
+}
+
+// buildGoldenPage compiles the page program of browsertest/golden to
+// WebAssembly and lays it out in a temporary folder with wasm_exec.js and
+// its index.html.
+func buildGoldenPage(t testing.TB) string {
+	t.Helper()
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the page program: %v", err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(gocmd, "build", "-trimpath", "-o", filepath.Join(dir, "golden.wasm"), "./golden")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building ./golden for js/wasm: %v\n%s", err, out)
+	}
+	root, err := exec.Command(gocmd, "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	for src, dst := range map[string]string{
+		filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec.js"): "wasm_exec.js",
+		filepath.Join("golden", "index.html"):                                         "index.html",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// serveGoldenPage serves the page folder under /golden-page/ and, when
+// goldenDir is not empty, the golden files under /golden-page/golden/ (the
+// page's default place for them). It returns the page's URL.
+func serveGoldenPage(t testing.TB, pageDir, goldenDir string) string {
+	t.Helper()
+	const at = "/golden-page/"
+	mux := http.NewServeMux()
+	mux.Handle(at, NewHandler(pageDir, at))
+	if goldenDir != "" {
+		mux.Handle(at+"golden/", http.StripPrefix(at+"golden/", http.FileServer(http.Dir(goldenDir))))
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + at
+}
+
+// nativeCounter counts the checks of the native run (modeltest.Counter).
+type nativeCounter struct {
+	testing.TB
+	n int
+}
+
+func (c *nativeCounter) Count(string) { c.n++ }
+
+// TestGoldenInBrowser runs the golden checks of model/modeltest (the head
+// cases and the MLP model case: forward, loss, every gradient, Adam steps,
+// eval delta) inside Chromium: on WebGPU (SwiftShader in headless
+// Chromium) with the GPU tolerance of the native WebGPU tests, and on the
+// CPU backend compiled to WebAssembly with the CPU tolerance. Every check
+// must pass, and as many checks must run as natively.
+func TestGoldenInBrowser(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	goldenDir := sharedtest.Dir(t, "golden")
+	// The number of checks of each section, from the same checks run
+	// natively on the CPU.
+	want := map[string]int{}
+	for _, name := range []string{"head_cases", "mlp_synthetic"} {
+		c := &nativeCounter{TB: t}
+		f := modeltest.Open(t, name)
+		if name == "head_cases" {
+			modeltest.CheckHeadCases(c, cpu.New(), f, modeltest.Tolerance{RTol: 1e-4, ATol: 1e-4})
+		} else {
+			mc, _ := modeltest.CaseNamed(name)
+			modeltest.CheckCase(c, cpu.New(), mc, f, modeltest.Tolerance{RTol: 1e-4, ATol: 1e-4})
+		}
+		want[name] = c.n
+	}
+	start := time.Now()
+	page := serveGoldenPage(t, buildGoldenPage(t), goldenDir)
+	t.Logf("built the page program in %v; native checks per section: %v", time.Since(start).Round(100*time.Millisecond), want)
+
+	for _, backend := range []string{"webgpu", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			b := newBrowser(t, options{})
+			b.openURL(page + "?backend=" + backend)
+			b.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 5*time.Minute)
+			raw := eval[string](b, `document.getElementById('result').textContent`)
+			var r goldenResult
+			if err := json.Unmarshal([]byte(raw), &r); err != nil {
+				t.Fatalf("#result is not the summary: %v\n%.500s", err, raw)
+			}
+			if b.state() == "error" || r.Error != "" {
+				if backend == "webgpu" && strings.Contains(r.Error, "no WebGPU adapter") && os.Getenv("CI") == "" {
+					t.Skipf("SKIPPED: this Chromium offers no WebGPU adapter: %s", r.Error)
+				}
+				t.Fatalf("the checks did not run: %s", r.Error)
+			}
+			t.Logf("backend %s, adapter %q, %s: %d checks", r.Backend, r.Adapter, r.Tolerance, r.Checks)
+			for _, s := range r.Sections {
+				t.Logf("  %s: %d checks, %d failed, %.2f s", s.Name, s.Checks, s.Failed, s.Seconds)
+				if s.Checks != want[s.Name] {
+					t.Errorf("%s: %d checks ran in the browser, %d natively", s.Name, s.Checks, want[s.Name])
+				}
+			}
+			for _, l := range r.Logs {
+				t.Logf("  log: %s", l)
+			}
+			for _, f := range r.Failures {
+				t.Errorf("%s: %s", f.Section, f.Message)
+			}
+			if len(r.Sections) != len(want) {
+				t.Errorf("%d sections ran, want %d", len(r.Sections), len(want))
+			}
+			if r.Backend != backend {
+				t.Errorf("the checks ran on %q, want %q", r.Backend, backend)
+			}
+			if backend == "webgpu" && (r.Adapter == "" || r.Adapter == "unknown") {
+				t.Errorf("adapter %q: not a WebGPU adapter that navigator.gpu describes", r.Adapter)
+			}
+			b.checkClean()
+		})
+	}
+}
