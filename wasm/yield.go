@@ -14,7 +14,12 @@ import (
 const yieldEvery = 30 * time.Millisecond
 
 // yielder hands the thread back to the browser at least every yieldEvery.
-type yielder struct{ last time.Time }
+type yielder struct {
+	last      time.Time
+	port      js.Value // the sending end of the MessageChannel used by now
+	onMessage js.Func  // kept for the page's lifetime
+	wake      chan struct{}
+}
 
 // maybe yields if the last yield is more than yieldEvery ago.
 func (y *yielder) maybe() {
@@ -23,10 +28,26 @@ func (y *yielder) maybe() {
 	}
 }
 
-// now yields: a sleep blocks this goroutine, so the runtime returns to the
-// event loop and resumes from a timer.
+// now yields: it posts a message to itself through a MessageChannel and
+// blocks until it arrives, so the runtime returns to the event loop (which
+// paints and handles input) and resumes at once afterwards. A timer would
+// do too, but browsers stretch short timers to about 4 ms.
 func (y *yielder) now() {
-	time.Sleep(time.Millisecond)
+	if y.port.IsUndefined() {
+		y.wake = make(chan struct{}, 1)
+		ch := js.Global().Get("MessageChannel").New()
+		y.onMessage = js.FuncOf(func(js.Value, []js.Value) any {
+			select {
+			case y.wake <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+		ch.Get("port1").Set("onmessage", y.onMessage)
+		y.port = ch.Get("port2")
+	}
+	y.port.Call("postMessage", nil)
+	<-y.wake
 	y.last = time.Now()
 }
 

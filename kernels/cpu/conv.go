@@ -39,7 +39,19 @@ func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
 	if len(s) < 2 || kernels.Len(db) != s[1] {
 		kernels.Mismatch("BiasGrad", "want dy [N,C,...] and db [C]", db.Shape(), s)
 	}
-	ref.BiasGrad(F32(db), F32(dy), s[0], s[1], kernels.Numel(s[2:]))
+	dbf, dyf := F32(db), F32(dy)
+	if inner := kernels.Numel(s[2:]); inner > 1 {
+		ref.BiasGrad(dbf, dyf, s[0], s[1], inner)
+		return
+	}
+	// [N,C]: sum row by row, which reads memory in order and adds in the
+	// same order as ref.BiasGrad (so the result is identical).
+	clear(dbf)
+	for o := 0; o < s[0]; o++ {
+		for c, v := range dyf[o*s[1] : (o+1)*s[1]] {
+			dbf[c] += v
+		}
+	}
 }
 
 // convGeom checks the shapes of a convolution and returns its geometry.

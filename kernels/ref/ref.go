@@ -265,10 +265,15 @@ func BatchNormBackwardChannel[T Float](dx, dgamma, dbeta, dy, x, gamma, mean, in
 	}
 }
 
-// ReLU computes y = max(x, 0).
+// ReLU computes y = max(x, 0) (NaN stays NaN). It is written as a
+// comparison, which compiles to straight-line code on every target (the
+// builtin max is a runtime call in WebAssembly).
 func ReLU[T Float](y, x []T) {
 	for i, v := range x {
-		y[i] = max(v, 0)
+		if v < 0 {
+			v = 0
+		}
+		y[i] = v
 	}
 }
 
