@@ -280,7 +280,7 @@ func (r *uniformRing) push(b *Backend, p params) (uint32, error) {
 		binary.LittleEndian.PutUint32(r.data[4*i:], v)
 	}
 	off := uint32(r.next * uniformSlot)
-	if err := b.queue.WriteBuffer(r.buf, uint64(off), r.data); err != nil {
+	if err := writeBuffer(b.queue, r.buf, uint64(off), r.data); err != nil {
 		return 0, err
 	}
 	r.next++

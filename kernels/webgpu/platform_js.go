@@ -3,8 +3,10 @@
 package webgpu
 
 import (
+	"fmt"
 	"strings"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/jsx"
 	"github.com/cogentcore/webgpu/wgpu"
@@ -45,3 +47,25 @@ func endPass(p *wgpu.ComputePassEncoder) error {
 	p.End()
 	return nil
 }
+
+// writeBuffer uploads data into buf at offset. It copies the bytes into a
+// JavaScript array first instead of calling Queue.WriteBuffer: v0.23 passes
+// a view of the WebAssembly memory, which becomes empty when the Go heap
+// grows while the call's arguments are being converted, and the browser
+// then rejects the write ("Number of bytes to write is too large").
+func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("writeBuffer: %v", r)
+		}
+	}()
+	arr := js.Global().Get("Uint8Array").New(len(data))
+	js.CopyBytesToJS(arr, data)
+	jsValue(unsafe.Pointer(q)).Call("writeBuffer", jsValue(unsafe.Pointer(buf)), offset, arr)
+	return nil
+}
+
+// jsValue returns the JavaScript object behind a wgpu Queue or Buffer: in
+// GOOS=js both types are a struct holding a single js.Value (and v0.23 is
+// the last release, so the layout is fixed).
+func jsValue(p unsafe.Pointer) js.Value { return *(*js.Value)(p) }

@@ -38,3 +38,8 @@ func requestDevice(b *Backend) (*wgpu.Device, error) {
 
 // endPass ends a compute pass (natively End reports an error).
 func endPass(p *wgpu.ComputePassEncoder) error { return p.End() }
+
+// writeBuffer uploads data into buf at offset.
+func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) error {
+	return q.WriteBuffer(buf, offset, data)
+}

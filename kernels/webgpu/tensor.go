@@ -89,7 +89,7 @@ func (b *Backend) write(t *tensor, data []byte, n int) {
 		return
 	}
 	b.submit()
-	b.fail(b.queue.WriteBuffer(t.buf.gpu, t.offset, data))
+	b.fail(writeBuffer(b.queue, t.buf.gpu, t.offset, data))
 }
 
 // Write copies host data into a Float32 tensor.
