@@ -50,7 +50,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 			beta: beta, c: c, ldc: ldc,
 		}
 	}
-	p.run(kern, runtime.GOMAXPROCS(0))
+	p.run(kern)
 }
 
 // checkArgs panics if the arguments of Sgemm do not describe valid
@@ -139,12 +139,13 @@ type problem struct {
 const maxPackedB = 1 << 21
 
 // minParallelWork is the minimum number of multiply-adds (m*n*k) per
-// goroutine for a parallel split to pay for itself: about 16 µs of work for
-// the AVX-512 kernel, several times the cost of starting and joining a
-// goroutine. Smaller problems run entirely on the calling goroutine.
-const minParallelWork = 1 << 21
+// goroutine for a parallel split to pay for itself: about 8 µs of work for
+// the AVX-512 kernel (16 µs for AVX2), several times the cost of handing a
+// job to a helper goroutine (see pool.go). Smaller problems, such as those
+// of a small MLP, run entirely on the calling goroutine.
+const minParallelWork = 1 << 20
 
-// run computes p with at most maxWorkers goroutines.
+// run computes p, in parallel if it is large enough.
 //
 // The columns of C are processed in blocks whose packed B fits in
 // maxPackedB. For each block, op(B) is packed once into a buffer shared by
@@ -154,12 +155,14 @@ const minParallelWork = 1 << 21
 // are both handed out dynamically through an atomic counter, so a goroutine
 // that starts late (or is descheduled) just takes fewer items and the work
 // stays balanced.
-func (p *problem) run(kern *microKernel, maxWorkers int) {
+func (p *problem) run(kern *microKernel) {
 	mr, nr := kern.mr, kern.nr
 
+	// Number of goroutines: one per minParallelWork multiply-adds, up to
+	// GOMAXPROCS.
 	w := 1
-	if work := int64(p.m) * int64(p.n) * int64(p.k); maxWorkers > 1 && work >= 2*minParallelWork {
-		w = int(min(int64(maxWorkers), work/minParallelWork))
+	if work := int64(p.m) * int64(p.n) * int64(p.k); work >= 2*minParallelWork {
+		w = int(min(int64(runtime.GOMAXPROCS(0)), work/minParallelWork))
 	}
 
 	// Column block width: all of n if its packed B fits in maxPackedB.
@@ -230,26 +233,53 @@ type job struct {
 	mChunk, mChunks   int // rows per chunk, number of row chunks
 	pieceLen, nPieces int // columns per chunk, number of column chunks
 
-	nPack, items int // number of packing items, of all items
+	nPack, items int   // number of packing items, of all items
+	maxHelpers   int64 // helper goroutines wanted
+	id           uint64
 
 	_      [64]byte     // keep the counters off the read-mostly fields' cache line
 	next   atomic.Int64 // next item to hand out
 	packed atomic.Int64 // packing items finished
+	state  atomic.Int64 // helpers inside work, | jobClosed once closed
 }
 
-// run completes the job with w goroutines, the caller included.
+// jobClosed is the bit of job.state set when a job takes no more helpers.
+const jobClosed = 1 << 62
+
+// run completes the job with up to w goroutines: the caller and up to w-1
+// helpers from the pool.
 func (j *job) run(w int) {
 	w = min(w, j.items-j.nPack)
 	if w <= 1 {
 		j.work()
 		return
 	}
-	var wg sync.WaitGroup
-	for range w - 1 {
-		wg.Go(j.work)
+	j.maxHelpers = int64(w - 1)
+	helpers.offer(j, w-1)
+	j.work()
+	helpers.withdraw(j)
+	// Close the job to new helpers and wait for those inside work: each is
+	// finishing its last item.
+	j.state.Or(jobClosed)
+	for j.state.Load() != jobClosed {
+		runtime.Gosched()
+	}
+}
+
+// help is called by a helper goroutine that found j on offer: it joins the
+// computation unless the job is closed or has all the helpers it wants.
+func (j *job) help() {
+	for {
+		s := j.state.Load()
+		if s&jobClosed != 0 || s >= j.maxHelpers {
+			return
+		}
+		if j.state.CompareAndSwap(s, s+1) {
+			break
+		}
 	}
 	j.work()
-	wg.Wait()
+	j.state.Add(-1)
 }
 
 // work takes items from the job until there are none left.

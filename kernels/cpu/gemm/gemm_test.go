@@ -19,11 +19,18 @@ func useKernel(t testing.TB, kern *microKernel) {
 }
 
 // forEachKernel runs f once per micro-kernel this machine supports,
-// including the portable Go kernel.
+// including the portable Go kernel. The portable kernel also runs with the
+// portable packing routines, so that the pure-Go path is covered entirely
+// on machines that have assembly.
 func forEachKernel(t *testing.T, f func(t *testing.T)) {
 	for _, kern := range supportedKernels() {
 		t.Run(kern.name, func(t *testing.T) {
 			useKernel(t, kern)
+			if kern == goKernel {
+				old := asmPacking
+				asmPacking = false
+				t.Cleanup(func() { asmPacking = old })
+			}
 			f(t)
 		})
 	}
@@ -251,7 +258,7 @@ func TestSgemmLarge(t *testing.T) {
 		{300, 700, 513},  // several kc blocks, parallel split along n
 		{700, 300, 513},  // parallel split along m
 		{257, 129, 1030}, // k spans more than four kc blocks
-		{7, 4200, 9},     // n spans more than one nc block
+		{5, 2100, 1050},  // packed B exceeds maxPackedB: two column blocks
 		{600, 5, 70},     // many mc blocks, one micro-tile column
 		{64, 784, 576},   // ConvNet forward shape
 	}
@@ -298,12 +305,18 @@ func TestSgemmSerialParallel(t *testing.T) {
 }
 
 func TestSgemmConcurrent(t *testing.T) {
+	// Several goroutines call Sgemm at once, with sizes both below and
+	// above the parallel threshold, so that parallel jobs compete for the
+	// helper goroutines.
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 11))
-			for i := range 20 {
+			for i := range 12 {
 				m, n, k := 1+rng.IntN(90), 1+rng.IntN(90), 1+rng.IntN(300)
+				if i%3 == 0 {
+					m, n, k = 150+rng.IntN(100), 150+rng.IntN(100), 150+rng.IntN(100)
+				}
 				checkGemm(t, rng, i%2 == 0, i%3 == 0, m, n, k, scales[i%len(scales)], i%2)
 			}
 		})

@@ -4,6 +4,15 @@
 
 #include "textflag.h"
 
+// Each kernel computes C = alpha*A*B + beta*C for one rows×cols tile of C
+// as k rank-1 updates of accumulators held in registers.
+//
+// Registers: CX k counter, BX unrolled-loop counter, SI packed A (mr floats
+// per k step), DI packed B (nr floats per k step), DX current row of C,
+// R8 ldc in bytes, R9 prefetch pointer. Vector registers 0 and 1 hold a row
+// of B, 2 and 3 broadcast elements of A, and the accumulators start at 4
+// (cols/width registers per row of the tile).
+
 // func kernelAVX2_2x8(k int, a, b, c *float32, ldc int, alpha, beta float32)
 TEXT ·kernelAVX2_2x8(SB), NOSPLIT, $0-48
 	MOVQ k+0(FP), CX

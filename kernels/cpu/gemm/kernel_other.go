@@ -17,3 +17,6 @@ func transpose4(dst []float32, ldd int, src []float32, lds, kb int) {
 
 // copyRows reports false: there is no faster way than the generic code.
 func copyRows(dst, src []float32, lds, w, kb int) bool { return false }
+
+// asmPacking is always false here: packing is done by portable Go code.
+var asmPacking = false

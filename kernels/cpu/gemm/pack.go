@@ -56,8 +56,18 @@ func packRows(dst, src []float32, lds, n, w, kb int) {
 	}
 	for p := 0; p < kb; p++ {
 		d := dst[p*w : p*w+w]
-		copy(d, src[p*lds:p*lds+n])
-		clear(d[n:])
+		s := src[p*lds : p*lds+n]
+		if n <= 8 {
+			// Too short to be worth a call to copy.
+			for j, v := range s {
+				d[j] = v
+			}
+		} else {
+			copy(d, s)
+		}
+		if n < w {
+			clear(d[n:])
+		}
 	}
 }
 

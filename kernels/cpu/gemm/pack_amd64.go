@@ -4,8 +4,9 @@ package gemm
 
 import "golang.org/x/sys/cpu"
 
-// hasAVX reports whether the AVX packing routines may be used.
-var hasAVX = cpu.X86.HasAVX
+// asmPacking reports whether the AVX packing routines are used. Tests may
+// clear it to exercise the portable packing code.
+var asmPacking = cpu.X86.HasAVX
 
 // transpose4x8AVX transposes a 4×8n block; see pack_amd64.s.
 //
@@ -30,7 +31,7 @@ func copyRows6AVX(kb int, dst, src *float32, lds int)
 // transpose4 transposes four rows of kb values; see transpose4Go.
 func transpose4(dst []float32, ldd int, src []float32, lds, kb int) {
 	n8 := kb / 8
-	if !hasAVX || n8 == 0 {
+	if !asmPacking || n8 == 0 {
 		transpose4Go(dst, ldd, src, lds, kb)
 		return
 	}
@@ -45,7 +46,7 @@ func transpose4(dst []float32, ldd int, src []float32, lds, kb int) {
 // copyRows copies kb rows of w floats, src[p*lds:][:w] to dst[p*w:][:w],
 // and reports whether it could (only some widths have a fast path).
 func copyRows(dst, src []float32, lds, w, kb int) bool {
-	if !hasAVX || kb == 0 {
+	if !asmPacking || kb == 0 {
 		return false
 	}
 	var f func(kb int, dst, src *float32, lds int)
