@@ -29,7 +29,7 @@ type LDAHead struct {
 	Cov                 kernels.CovKind
 	Prior, Mu, CovParam *Param
 	z                   kernels.Tensor
-	delta, dz           act
+	delta, dz           *act
 	c, d                int
 }
 
@@ -37,7 +37,7 @@ type LDAHead struct {
 // mu_c ~ N(0, 6^2/(2d)), sigma^2 = 1 (log_var = 0); the full head starts
 // from raw_tril = 0 as the authors' code does.
 func newLDAHead(r *registry, c, d int, cov kernels.CovKind) *LDAHead {
-	h := &LDAHead{be: r.be, Cov: cov, c: c, d: d}
+	h := &LDAHead{be: r.be, Cov: cov, c: c, d: d, delta: r.act(), dz: r.act()}
 	h.Prior = r.param("head.prior_logits", constant(0), c)
 	h.Mu = r.param("head.mu", normal(6/math.Sqrt(float64(2*d))), c, d)
 	name := "head.log_var"

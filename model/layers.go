@@ -19,13 +19,13 @@ type Linear struct {
 	be      kernels.Backend
 	W, B    *Param
 	x       kernels.Tensor
-	y, dx   act
+	y, dx   *act
 	in, out int
 }
 
 func newLinear(r *registry, name string, in, out int) *Linear {
 	return &Linear{
-		be: r.be, in: in, out: out,
+		be: r.be, in: in, out: out, y: r.act(), dx: r.act(),
 		W: r.param(name+".weight", uniform(in), out, in),
 		B: r.param(name+".bias", uniform(in), out),
 	}
@@ -58,14 +58,14 @@ type Conv2d struct {
 	W, B    *Param
 	p       kernels.ConvParams
 	x       kernels.Tensor
-	y, dx   act
+	y, dx   *act
 	in, out int
 }
 
 func newConv2d(r *registry, name string, in, out int) *Conv2d {
 	const k = 3
 	return &Conv2d{
-		be: r.be, in: in, out: out, p: kernels.ConvParams{Stride: 1, Pad: 1},
+		be: r.be, in: in, out: out, p: kernels.ConvParams{Stride: 1, Pad: 1}, y: r.act(), dx: r.act(),
 		W: r.param(name+".weight", uniform(in*k*k), out, in, k, k),
 		B: r.param(name+".bias", uniform(in*k*k), out),
 	}
@@ -100,7 +100,7 @@ type BatchNorm2d struct {
 	Tracked         *int // num_batches_tracked
 	mean, invStd    kernels.Tensor
 	x               kernels.Tensor
-	y, dx           act
+	y, dx           *act
 	Momentum, Eps   float32
 }
 
@@ -114,8 +114,10 @@ func newBatchNorm2d(r *registry, name string, c int) *BatchNorm2d {
 		RunMean:  r.buffer(name+".running_mean", 0, c),
 		RunVar:   r.buffer(name+".running_var", 1, c),
 		Tracked:  tracked,
-		mean:     r.be.Alloc(kernels.Float32, c),
-		invStd:   r.be.Alloc(kernels.Float32, c),
+		mean:     r.alloc(c),
+		invStd:   r.alloc(c),
+		y:        r.act(),
+		dx:       r.act(),
 		Momentum: 0.1, Eps: 1e-5,
 	}
 }
@@ -165,7 +167,7 @@ func (r *ReLU) Backward(dy kernels.Tensor, needDx bool) kernels.Tensor {
 type MaxPool2 struct {
 	be    kernels.Backend
 	x     kernels.Tensor
-	y, dx act
+	y, dx *act
 }
 
 // Forward pools x.
@@ -188,7 +190,7 @@ func (m *MaxPool2) Backward(dy kernels.Tensor, needDx bool) kernels.Tensor {
 type GlobalAvgPool struct {
 	be    kernels.Backend
 	shape []int
-	y, dx act
+	y, dx *act
 }
 
 // Forward averages x[N,C,H,W] into [N,C].
@@ -265,10 +267,10 @@ func newEncoder(r *registry, kind string, inShape []int, d int) (*Encoder, error
 				newBatchNorm2d(r, fmt.Sprintf("enc.bn%d", n), c[1]),
 				&ReLU{be: r.be})
 			if n == 2 || n == 4 {
-				e.Layers = append(e.Layers, &MaxPool2{be: r.be})
+				e.Layers = append(e.Layers, &MaxPool2{be: r.be, y: r.act(), dx: r.act()})
 			}
 		}
-		e.Layers = append(e.Layers, &GlobalAvgPool{be: r.be}, newLinear(r, "enc.proj", 256, d))
+		e.Layers = append(e.Layers, &GlobalAvgPool{be: r.be, y: r.act(), dx: r.act()}, newLinear(r, "enc.proj", 256, d))
 	default:
 		return nil, fmt.Errorf("unknown encoder %q (want none, mlp or convnet)", kind)
 	}

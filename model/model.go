@@ -58,8 +58,10 @@ type Model struct {
 	counts  map[string]*int
 	arena   arena
 	stats   kernels.Tensor
-	dscores act
+	dscores *act
 	step    int
+	acts    []*act
+	owned   []kernels.Tensor
 }
 
 // New builds a model and initialises its parameters from s.Seed.
@@ -78,9 +80,26 @@ func New(be kernels.Backend, s Spec) (*Model, error) {
 	}
 	m := &Model{Spec: s, Backend: be, Encoder: enc, Head: head, Params: r.params, Buffers: r.buffers, counts: r.counts}
 	m.arena = r.bind(rand.New(rand.NewPCG(s.Seed, 0x6c6461)))
-	m.stats = be.Alloc(kernels.Float32, kernels.StatsLen)
+	m.stats = r.alloc(kernels.StatsLen)
+	m.dscores = r.act()
+	m.acts, m.owned = r.acts, r.owned
 	m.ResetStats()
 	return m, nil
+}
+
+// Release frees every tensor the model allocated on its backend (GPU memory
+// for WebGPU). The model must not be used afterwards.
+func (m *Model) Release() {
+	for _, a := range m.acts {
+		if a.full != nil {
+			m.Backend.Free(a.full)
+			a.full, a.view = nil, nil
+		}
+	}
+	for _, t := range m.owned {
+		m.Backend.Free(t)
+	}
+	m.owned, m.acts = nil, nil
 }
 
 // Step returns the number of Adam steps taken.

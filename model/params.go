@@ -34,6 +34,22 @@ type registry struct {
 	params  []*Param
 	buffers []*Buffer
 	counts  map[string]*int // BatchNorm num_batches_tracked, kept on the host
+	acts    []*act
+	owned   []kernels.Tensor // other tensors the model allocated
+}
+
+// act returns a new activation buffer owned by the model.
+func (r *registry) act() *act {
+	a := &act{}
+	r.acts = append(r.acts, a)
+	return a
+}
+
+// alloc returns a zeroed tensor owned by the model.
+func (r *registry) alloc(shape ...int) kernels.Tensor {
+	t := r.be.Alloc(kernels.Float32, shape...)
+	r.owned = append(r.owned, t)
+	return t
 }
 
 func (r *registry) param(name string, init func(rng *rand.Rand, n int) []float32, shape ...int) *Param {
@@ -43,7 +59,7 @@ func (r *registry) param(name string, init func(rng *rand.Rand, n int) []float32
 }
 
 func (r *registry) buffer(name string, fill float32, shape ...int) *Buffer {
-	b := &Buffer{Name: name, Shape: shape, T: r.be.Alloc(kernels.Float32, shape...), fill: fill}
+	b := &Buffer{Name: name, Shape: shape, T: r.alloc(shape...), fill: fill}
 	if fill != 0 {
 		r.be.Fill(b.T, fill)
 	}
@@ -100,12 +116,7 @@ func (r *registry) bind(rng *rand.Rand) arena {
 		total += kernels.AlignUp(kernels.Numel(p.Shape))
 	}
 	total = max(total, kernels.ViewAlign)
-	a := arena{
-		value: r.be.Alloc(kernels.Float32, total),
-		grad:  r.be.Alloc(kernels.Float32, total),
-		m:     r.be.Alloc(kernels.Float32, total),
-		v:     r.be.Alloc(kernels.Float32, total),
-	}
+	a := arena{value: r.alloc(total), grad: r.alloc(total), m: r.alloc(total), v: r.alloc(total)}
 	for _, p := range r.params {
 		n := kernels.Numel(p.Shape)
 		p.Value = r.be.View(a.value, p.offset, p.Shape...)

@@ -216,6 +216,9 @@ func (a *app) startSession() {
 		return
 	}
 	a.hideError()
+	if a.sess != nil {
+		a.sess.release()
+	}
 	a.sess = sess
 	a.view.reset(sess)
 	a.setTraining()

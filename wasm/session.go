@@ -42,6 +42,17 @@ type jobRun struct {
 	status string
 }
 
+// release frees the GPU (or host) memory of the session's models; its
+// figures, reports and checkpoints stay.
+func (s *session) release() {
+	for _, jr := range s.runs {
+		if jr.run != nil {
+			jr.run.Model.Release()
+			jr.run = nil
+		}
+	}
+}
+
 // session is what one press of Train does: its runs, trained one after the
 // other on one backend, with stop and resume.
 type session struct {
