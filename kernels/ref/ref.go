@@ -180,21 +180,25 @@ func BatchNormTrain[T Float](y, mean, invStd, x, gamma, beta, runMean, runVar []
 
 // BatchNormTrainChannel is BatchNormTrain for channel ch alone.
 func BatchNormTrainChannel[T Float](y, mean, invStd, x, gamma, beta, runMean, runVar []T, n, c, hw, ch int, momentum, eps T) {
+	// The sums run in float64 whatever T is, as PyTorch's CPU kernels do:
+	// a float32 sum over N*H*W (50,176 values for the first layer at batch
+	// 64) drifts by more than the rest of the step's rounding.
 	m := T(n * hw)
-	var s T
+	var s float64
 	for i := 0; i < n; i++ {
 		for _, v := range x[(i*c+ch)*hw : (i*c+ch+1)*hw] {
-			s += v
+			s += float64(v)
 		}
 	}
-	mu := s / m
-	var ss T
+	mu := T(s / float64(n*hw))
+	var ss float64
 	for i := 0; i < n; i++ {
 		for _, v := range x[(i*c+ch)*hw : (i*c+ch+1)*hw] {
-			ss += (v - mu) * (v - mu)
+			d := float64(v - mu)
+			ss += d * d
 		}
 	}
-	variance := ss / m
+	variance := T(ss / float64(n*hw))
 	is := 1 / sqrt(variance+eps)
 	mean[ch], invStd[ch] = mu, is
 	// y = x alpha + shift with alpha = gamma/std, as PyTorch evaluates it,
@@ -209,7 +213,7 @@ func BatchNormTrainChannel[T Float](y, mean, invStd, x, gamma, beta, runMean, ru
 	}
 	unbiased := variance
 	if m > 1 {
-		unbiased = ss / (m - 1)
+		unbiased = T(ss / float64(n*hw-1))
 	}
 	runMean[ch] = (1-momentum)*runMean[ch] + momentum*mu
 	runVar[ch] = (1-momentum)*runVar[ch] + momentum*unbiased
@@ -246,14 +250,15 @@ func BatchNormBackward[T Float](dx, dgamma, dbeta, dy, x, gamma, mean, invStd []
 // BatchNormBackwardChannel is BatchNormBackward for channel ch alone.
 func BatchNormBackwardChannel[T Float](dx, dgamma, dbeta, dy, x, gamma, mean, invStd []T, n, c, hw, ch int) {
 	m := T(n * hw)
-	var db, dg T
+	var db64, dg64 float64 // float64 sums, as in BatchNormTrainChannel
 	for i := 0; i < n; i++ {
 		off := (i*c + ch) * hw
 		for j := 0; j < hw; j++ {
-			db += dy[off+j]
-			dg += dy[off+j] * (x[off+j] - mean[ch]) * invStd[ch]
+			db64 += float64(dy[off+j])
+			dg64 += float64(dy[off+j] * (x[off+j] - mean[ch]) * invStd[ch])
 		}
 	}
+	db, dg := T(db64), T(dg64)
 	dgamma[ch], dbeta[ch] = dg, db
 	k := gamma[ch] * invStd[ch] / m
 	for i := 0; i < n; i++ {
