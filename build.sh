@@ -25,7 +25,41 @@ build_site() {
 	version=$(cat index.html site/style.css site/app.js site/wasm_exec.js site/app.wasm site/sw.js | sha256sum | cut -c1-16)
 	sed "s/BUILD_VERSION/$version/" site/sw.js >"$out/sw.js"
 	touch "$out/.nojekyll"
+	copy_data "$out/site/data"
 	echo "built the site into $out (version $version)"
+}
+
+# copy_data DIR: copy the image data sets the page can train on into DIR
+# (DIR/<data set>/<published files>, listed in DIR/index.json, which is {}
+# when there is none), from
+# $DEEPLDA_DATA or else ../shared/datasets when it exists. Without them the
+# page says that the site hosts no data and reads the user's files.
+copy_data() {
+	local dst=$1 src=${DEEPLDA_DATA:-../shared/datasets} entries="" name f files
+	mkdir -p "$dst"
+	# An empty list when there is nothing to host (the page asks for it).
+	echo '{}' >"$dst/index.json"
+	[ -d "$src" ] || { echo "no image data to host ($src does not exist)"; return 0; }
+	for name in fashion-mnist mnist; do
+		files=""
+		for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz; do
+			[ -f "$src/$name/$f" ] || { files=""; break; }
+			files="$files${files:+, }\"$f\""
+		done
+		[ -n "$files" ] || continue
+		mkdir -p "$dst/$name"
+		cp "$src/$name"/*-ubyte.gz "$dst/$name/"
+		chmod -R u+w "$dst/$name"
+		for f in LICENSE LICENSE.mnist-pngs; do
+			if [ -f "$src/$name/$f" ]; then cp "$src/$name/$f" "$dst/$name/"; fi
+		done
+		entries="$entries${entries:+,
+}  \"$name\": [$files]"
+	done
+	if [ -n "$entries" ]; then
+		printf '{\n%s\n}\n' "$entries" >"$dst/index.json"
+		echo "hosting image data from $src: $(cd "$dst" && echo */)"
+	fi
 }
 
 cmd=${1:-build}

@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +120,13 @@ func TestDemoTabs(t *testing.T) {
 	b.typeInto("#f-epochs", "7")
 	b.waitFor(`location.search === '?demo=sweep&epochs=7'`, 10*time.Second)
 	b.click(`#tabs a[data-demo="images"]`)
-	b.waitFor(`!document.getElementById('later').hidden && document.getElementById('controls').hidden`, 10*time.Second)
+	b.waitFor(`location.search === '?demo=images'`, 10*time.Second)
+	// The images demo trains (see images_test.go): its own controls and the
+	// data panel, none of the toy data's.
+	shown := eval[[]bool](b, `['data', 'head', 'limit-train', 'loss', 'encoder', 'train'].map(n => !document.querySelector('[data-field="' + n + '"]').hidden)
+		.concat([!document.getElementById('data-box').hidden, document.getElementById('later').hidden])`)
+	if want := []bool{true, true, true, true, false, false, true, true}; !slices.Equal(shown, want) {
+		t.Errorf("images controls shown (data, head, limit-train, loss, encoder, train, data box, no placeholder): %v, want %v", shown, want)
+	}
 	b.checkClean()
 }

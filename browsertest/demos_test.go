@@ -112,18 +112,3 @@ func TestLambdaSweep(t *testing.T) {
 	}
 	b.checkClean()
 }
-
-// TestImagesPlaceholder checks that the image demo says it is not available
-// rather than pretending.
-func TestImagesPlaceholder(t *testing.T) {
-	b := newBrowser(t, options{})
-	b.open("?demo=images&autostart=1")
-	if s := b.state(); s != "idle" {
-		t.Errorf("state %q, want idle", s)
-	}
-	if !eval[bool](b, `!document.getElementById('later').hidden && document.getElementById('train').disabled`) {
-		t.Error("the images demo shows no notice, or Train is enabled")
-	}
-	b.screenshot("images-later.png")
-	b.checkClean()
-}

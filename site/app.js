@@ -13,6 +13,19 @@
     document.body.dataset.state = 'error';
   }
 
+  // For the tests: with debug=lose-device in the URL, keep the WebGPU
+  // devices the page opens, so that the app can destroy them mid-run (a
+  // lost device).
+  if (/[?&]debug=lose-device\b/.test(location.search) && typeof GPUAdapter !== 'undefined') {
+    const request = GPUAdapter.prototype.requestDevice;
+    globalThis.__deepldaDevices = [];
+    GPUAdapter.prototype.requestDevice = async function () {
+      const d = await request.apply(this, arguments);
+      globalThis.__deepldaDevices.push(d);
+      return d;
+    };
+  }
+
   async function start() {
     if (!('WebAssembly' in window) || typeof Go === 'undefined') {
       fail('This browser cannot run WebAssembly, which the trainer needs.');

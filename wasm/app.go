@@ -22,12 +22,16 @@ type app struct {
 	form     *form
 	view     *view
 	backends backends
+	data     *dataSource // the images demo's data
 	sess     *session
 	yield    yielder
 	ready    bool // warmed up and the backend probed
 	// debugPanic makes the next run panic once (debug=panic in the URL),
 	// to test that a panic becomes the error state.
 	debugPanic bool
+	// debugLose destroys the WebGPU device once, mid-run (debug=lose-device
+	// in the URL; site/app.js keeps the devices), to test a lost device.
+	debugLose bool
 
 	lastRefresh, lastProgress time.Time
 
@@ -52,6 +56,7 @@ func newApp() *app {
 		a.edited()
 	})
 	a.view = newView(a)
+	a.data = newDataSource(a)
 	nav := byID("tabs")
 	clear(nav)
 	for _, d := range config.Demos {
@@ -112,6 +117,7 @@ func (a *app) start() {
 	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
 	s, raw, errs := config.FromQuery(q)
 	a.debugPanic = q.Get("debug") == "panic"
+	a.debugLose = q.Get("debug") == "lose-device"
 	a.setDemo(s.Demo)
 	a.form.setRaw(raw)
 	a.form.showErrors(s.Demo, errs)
@@ -125,6 +131,11 @@ func (a *app) start() {
 			why, be = a.backends.broken("while preparing", err), a.backends.cpu
 		}
 		a.showBackend(be, why)
+		a.data.probe()
+		if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
+			a.data.preload(s.Image.Data)
+		}
+		a.data.describe()
 		a.ready = true
 		a.setIdle(false)
 		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
@@ -152,6 +163,8 @@ func (a *app) setDemo(d config.Demo) {
 	show(byID("hint"), info.Trainable && a.sess == nil)
 	show(byID("form"), info.Trainable)
 	show(byID("controls"), info.Trainable)
+	show(a.data.box, d == config.Images)
+	a.data.describe()
 	if info.Trainable {
 		byID("layout").Class().Remove("wide")
 	} else {
@@ -187,6 +200,7 @@ func (a *app) edited() {
 	if state() != "training" {
 		a.form.lock(false)
 	}
+	a.data.describe()
 	a.replaceURL(config.RawQuery(a.demo, raw))
 }
 
@@ -248,6 +262,7 @@ func (a *app) resume() {
 func (a *app) setTraining() {
 	setState("training")
 	a.form.lock(true)
+	enable(a.data.input, false)
 	enable(a.trainBtn, false)
 	enable(a.stopBtn, true)
 	show(a.resumeBtn, false)
@@ -262,6 +277,7 @@ func (a *app) setTraining() {
 // setIdle switches the controls back; resumable shows Resume.
 func (a *app) setIdle(resumable bool) {
 	a.form.lock(false)
+	enable(a.data.input, true)
 	enable(a.trainBtn, a.ready && config.Info(a.demo).Trainable)
 	enable(a.stopBtn, false)
 	show(a.resumeBtn, resumable)

@@ -75,3 +75,8 @@ func state() string {
 func consoleError(args ...any) {
 	js.Global().Get("console").Call("error", args...)
 }
+
+// consoleWarn writes to the browser console's warning stream.
+func consoleWarn(args ...any) {
+	js.Global().Get("console").Call("warn", args...)
+}

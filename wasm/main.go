@@ -3,7 +3,9 @@
 // Command wasm is the browser trainer of Deep LDA: the page's entry point
 // and its DOM layer. It reads the configuration from the URL query (the
 // native command's flag names), trains the toy experiments of package
-// experiment on WebGPU or the CPU backend, and shows what the runs report:
+// experiment and the image experiment (the paper's ConvNet on
+// Fashion-MNIST, MNIST or CIFAR, from the data the site hosts or the user's
+// files) on WebGPU or the CPU backend, and shows what the runs report:
 // progress, figures, the summary, report.json and the checkpoint.
 //
 // Everything runs on the browser's one thread: goroutines switch only where
@@ -14,14 +16,18 @@
 // Files: main.go (entry), app.go (tabs, buttons, URL), status.go
 // (progress bar, backend badge, notices), form.go (the controls),
 // session.go (training runs, stop/resume, errors), view.go and figures.go
-// (results), backend.go (WebGPU or the CPU), yield.go, warmup.go,
+// (results), data.go (the images demo's data), yieldbe.go (the CPU backend
+// of image runs, which yields inside a training step), backend.go (WebGPU
+// or the CPU), yield.go, warmup.go,
 // download.go and dom.go (helpers). The settings and their validation are
 // in package config (wasm/config), tested natively.
 //
 // Automation contracts (kept by the browser tests): document.body's
 // data-state is idle, training, done or error; #report holds the latest
-// report.json; data-ready="1" once the app has started. For the tests,
-// debug=panic in the URL makes the first run panic once.
+// report.json; data-ready="1" once the app has started (for the images
+// demo with autostart, once its hosted data set is loaded). For the tests,
+// debug=panic in the URL makes the first run panic once, and
+// debug=lose-device destroys the WebGPU device mid-run.
 package main
 
 import (

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"syscall/js"
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -36,9 +37,10 @@ var liveFigures = map[string]bool{"embedding.svg": true, "curves.svg": true, "ac
 type jobRun struct {
 	job    config.Job
 	run    *experiment.Run
-	figs   map[string][]byte // the run's figures by file name
-	report []byte            // report.json
-	ckpt   []byte            // the last good checkpoint (safetensors)
+	img    *experiment.ImageRun // the image run (images demo), whose Run is run
+	figs   map[string][]byte    // the run's figures by file name
+	report []byte               // report.json
+	ckpt   []byte               // the last good checkpoint (safetensors)
 	status string
 }
 
@@ -124,6 +126,9 @@ func (a *app) train(s *session) {
 		case errors.Is(err, context.Canceled):
 			a.stopped(s)
 			return
+		case errors.As(err, new(*dataError)):
+			a.noData(s, err)
+			return
 		case err != nil:
 			a.failed(s, err)
 			return
@@ -136,9 +141,18 @@ func (a *app) train(s *session) {
 // trainRun trains one run to its end, redrawing its figures live.
 func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 	if jr.run == nil {
-		run, err := experiment.NewSynth(s.be, jr.job.Synth)
-		if err != nil {
-			return err
+		var run *experiment.Run
+		if c := jr.job.Image; c != nil {
+			img, err := a.newImageRun(s, c)
+			if err != nil {
+				return err
+			}
+			jr.img, run = img, img.Run
+		} else {
+			var err error
+			if run, err = experiment.NewSynth(s.be, jr.job.Synth); err != nil {
+				return err
+			}
 		}
 		if s.be.Info().Name == "cpu" {
 			// Reading the statistics back is free on the CPU: report (and
@@ -154,6 +168,10 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 			a.debugPanic = false
 			panic("debug=panic: a deliberate panic to test the recovery")
 		}
+		if a.debugLose && p.TotalStep >= 10 && s.be.Info().Name == "webgpu" {
+			a.debugLose = false
+			loseDevices()
+		}
 		a.progress(s, p)
 		a.yield.maybe()
 	}
@@ -164,8 +182,8 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 			// The run's outcome, not a failure of the page: keep the last
 			// good checkpoint and the history, and go on with the next run.
 			jr.status = err.Error()
-			jr.report = marshal(jr.run)
-			jr.figs = jr.run.Figures()
+			jr.report = jr.marshal()
+			jr.figs = jr.figures()
 			a.view.update(s)
 			return nil
 		}
@@ -176,7 +194,9 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 			return err
 		}
 		a.yield.maybe()
-		if !jr.run.Done() && time.Since(a.lastRefresh) >= refreshEvery {
+		// An image run is evaluated at its end only: its evaluation (with
+		// the BatchNorm recalibration) costs as much as many steps.
+		if jr.img == nil && !jr.run.Done() && time.Since(a.lastRefresh) >= refreshEvery {
 			if err := a.refresh(s, jr, false); err != nil {
 				return err
 			}
@@ -205,7 +225,7 @@ func (a *app) checkpoint(jr *jobRun) error {
 // (final false) an evaluation error only skips the consistency part.
 func (a *app) refresh(s *session, jr *jobRun, final bool) error {
 	defer func() { a.lastRefresh = time.Now() }()
-	err := jr.run.Finish()
+	err := jr.finish()
 	if err != nil && final {
 		return err
 	}
@@ -213,7 +233,7 @@ func (a *app) refresh(s *session, jr *jobRun, final bool) error {
 		jr.run.Report.Status = "training"
 	}
 	a.yield.now()
-	figs := jr.run.Figures()
+	figs := jr.figures()
 	a.yield.now()
 	if !final && jr.figs != nil {
 		// While training, redraw only the embedding and the curves: the
@@ -228,12 +248,70 @@ func (a *app) refresh(s *session, jr *jobRun, final bool) error {
 		figs["consistency.svg"] = c
 	}
 	jr.figs = figs
-	jr.report = marshal(jr.run)
+	jr.report = jr.marshal()
 	a.yield.now()
 	a.view.update(s)
 	a.yield.now()
 	return nil
 }
+
+// finish evaluates the run (an image run with its BatchNorm
+// recalibration and temperature scaling).
+func (jr *jobRun) finish() error {
+	if jr.img != nil {
+		return jr.img.Finish()
+	}
+	return jr.run.Finish()
+}
+
+// figures returns the run's figures.
+func (jr *jobRun) figures() map[string][]byte {
+	if jr.img != nil {
+		return jr.img.Figures()
+	}
+	return jr.run.Figures()
+}
+
+// marshal returns the run's report.json (an image run's with its extras).
+func (jr *jobRun) marshal() []byte {
+	if jr.img != nil {
+		b, err := json.MarshalIndent(jr.img, "", "  ")
+		if err != nil {
+			return []byte(fmt.Sprintf(`{"status": %q}`, "cannot encode the report: "+err.Error()))
+		}
+		return append(b, '\n')
+	}
+	return marshal(jr.run)
+}
+
+// newImageRun loads the data of an image run (the site's copy or the
+// user's files) and prepares the run on the session's backend.
+func (a *app) newImageRun(s *session, c *experiment.ImageConfig) (*experiment.ImageRun, error) {
+	data, err := a.data.get(c.Data)
+	if err != nil {
+		return nil, &dataError{err}
+	}
+	a.data.describe()
+	a.setProgressText("Preparing the run…")
+	a.yield.now()
+	be := s.be
+	if be.Info().Name == "cpu" {
+		// Convolutions a few images at a time, with yields between.
+		be = &yieldingBackend{Backend: be, y: &a.yield}
+	}
+	run, err := experiment.NewImagesFrom(be, *c, data)
+	if err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// dataError is a problem with the data of an image run: it is shown next
+// to the data controls, and the page stays usable.
+type dataError struct{ err error }
+
+func (e *dataError) Error() string { return e.err.Error() }
+func (e *dataError) Unwrap() error { return e.err }
 
 // marshal returns the run's report.json.
 func marshal(r *experiment.Run) []byte {
@@ -254,6 +332,11 @@ func (a *app) stopped(s *session) {
 			a.failed(s, err)
 			return
 		}
+	} else if jr.run != nil {
+		// Stopped within the first epoch: nothing evaluated yet, but the
+		// report says where the run stands.
+		jr.run.Report.Status = statusStopped
+		jr.report = jr.marshal()
 	}
 	a.view.update(s)
 	a.setProgressText(fmt.Sprintf("Stopped during run %d of %d (%s). Resume continues at the same step.", s.cur+1, len(s.runs), jr.job.Label))
@@ -302,7 +385,7 @@ func (a *app) failed(s *session, err error) {
 		jr.status = "error: " + err.Error()
 		if jr.run != nil {
 			jr.run.Report.Status = jr.status
-			jr.report = marshal(jr.run)
+			jr.report = jr.marshal()
 		}
 	}
 	a.view.update(s)
@@ -310,4 +393,32 @@ func (a *app) failed(s *session, err error) {
 	a.setProgressText("Training failed: " + err.Error())
 	a.setIdle(false)
 	setState("error")
+}
+
+// noData shows a problem with an image run's data next to the data
+// controls and returns the page to idle: nothing was trained.
+func (a *app) noData(s *session, err error) {
+	a.data.msg.SetTextContent(err.Error())
+	a.data.describe()
+	if a.sess == s {
+		a.sess = nil
+		a.view.reset(nil)
+	}
+	a.setProgressText("Not started: " + err.Error())
+	a.setIdle(false)
+	setState("idle")
+}
+
+// loseDevices destroys the WebGPU devices that site/app.js kept
+// (debug=lose-device): the backend's next operations fail as on a lost
+// device.
+func loseDevices() {
+	devs := js.Global().Get("__deepldaDevices")
+	if !devs.Truthy() {
+		return
+	}
+	consoleWarn("deeplda: debug=lose-device: destroying the WebGPU device")
+	for i := range devs.Length() {
+		devs.Index(i).Call("destroy")
+	}
 }

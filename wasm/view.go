@@ -9,6 +9,7 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/wasm/config"
 )
@@ -23,6 +24,17 @@ var detailFigures = []struct{ name, caption string }{
 	{"logdet.svg", "log det Σ per epoch: under NLL it falls without bound."},
 	{"reliability.svg", "Reliability diagram on the test set."},
 	{"confidence.svg", "Confidence histogram on the test set."},
+}
+
+// imageFigures are the figures of an image run, in page order.
+var imageFigures = []struct{ name, caption string }{
+	{"embedding.svg", "Test embeddings on their first two principal components, with the LDA head's projected means and 90% ellipses."},
+	{"reliability.svg", "Reliability diagram on the test set (recalibrated BatchNorm statistics)."},
+	{"confidence.svg", "Confidence histogram on the test set."},
+	{"reliability_temperature.svg", "Reliability on the test set after temperature scaling (fitted on held-out training images)."},
+	{"curves.svg", "Mean training loss per epoch."},
+	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins); the per-epoch rows use the running BatchNorm statistics."},
+	{"logdet.svg", "log det Σ per epoch."},
 }
 
 // view draws a session's results: the overview (runs side by side or the
@@ -68,7 +80,11 @@ func layout(s *session) (overview, detail []slot) {
 			slot{"compare-logdet.svg", "log det Σ of every run."},
 			slot{"compare-accuracy.svg", "Test accuracy of every run."})
 	}
-	for _, f := range detailFigures {
+	figs := detailFigures
+	if s.settings.Demo == config.Images {
+		figs = imageFigures
+	}
+	for _, f := range figs {
 		if multi && s.settings.Demo != config.Sweep && f.name == "embedding.svg" {
 			continue // already side by side above
 		}
@@ -211,6 +227,46 @@ func (v *view) drawSummary(s *session) {
 			tr.AppendChild(el("td", "", cell))
 		}
 		body.AppendChild(tr)
+	}
+	table.AppendChild(body)
+	v.summary.AppendChild(table)
+	if jr := s.runs[s.shown()]; jr.img != nil {
+		v.drawExtras(jr.img)
+	}
+}
+
+// drawExtras adds the image run's evaluations to the summary: the test
+// accuracy with the running and the recalibrated BatchNorm statistics, and
+// temperature scaling.
+func (v *view) drawExtras(r *experiment.ImageRun) {
+	bn, ts := r.Extras.BatchNorm, r.Extras.Temperature
+	if bn == nil && ts == nil {
+		return
+	}
+	table := el("table", "summary extras", "")
+	table.SetID("extras")
+	head := el("tr", "", "")
+	for _, h := range []string{"Test evaluation", "Accuracy", "ECE", "NLL"} {
+		head.AppendChild(el("th", "", h))
+	}
+	thead := el("thead", "", "")
+	thead.AppendChild(head)
+	table.AppendChild(thead)
+	body := el("tbody", "", "")
+	row := func(name string, acc, ece, nll report.Float) {
+		tr := el("tr", "", "")
+		tr.AppendChild(el("td", "", name))
+		tr.AppendChild(el("td", "", fmt.Sprintf("%.2f%%", 100*float64(acc))))
+		tr.AppendChild(el("td", "", fmt.Sprintf("%.4f", float64(ece))))
+		tr.AppendChild(el("td", "", fmt.Sprintf("%.4f", float64(nll))))
+		body.AppendChild(tr)
+	}
+	if bn != nil {
+		row("BatchNorm: running statistics (as trained)", bn.Running.Accuracy, bn.Running.ECE, bn.Running.NLL)
+		row(fmt.Sprintf("BatchNorm: recalibrated (%d batches of %d)", bn.Batches, bn.Batch), bn.Recalibrated.Accuracy, bn.Recalibrated.ECE, bn.Recalibrated.NLL)
+	}
+	if ts != nil {
+		row(fmt.Sprintf("Temperature scaled (T = %.3g, fitted on %d held-out images)", ts.T, ts.ValExamples), ts.TestAfter.Accuracy, ts.TestECEAfter, ts.TestNLLAfter)
 	}
 	table.AppendChild(body)
 	v.summary.AppendChild(table)

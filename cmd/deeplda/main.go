@@ -3,6 +3,9 @@
 // Usage:
 //
 //	deeplda synth [flags]   the paper's toy experiments (classical and deep LDA)
+//	deeplda train [flags]   the paper's image experiments (ConvNet, LDA or softmax head)
+//	deeplda sweep [flags]   the lambda sweep of the image experiment over seeds
+//	deeplda eval [flags]    evaluate a checkpoint (this project's or PyTorch's) on images
 //	deeplda bench [flags]   speed of a backend on the paper's models and on matmul
 //
 // Run "deeplda <command> -h" for the flags of a command.
@@ -32,10 +35,13 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	commands := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"synth": synthCmd,
+		"train": trainCmd,
+		"sweep": sweepCmd,
+		"eval":  evalCmd,
 		"bench": benchCmd,
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "help" {
-		fmt.Fprintln(stderr, "usage: deeplda synth|bench [flags]   (deeplda <command> -h for the flags)")
+		fmt.Fprintln(stderr, "usage: deeplda synth|train|sweep|eval|bench [flags]   (deeplda <command> -h for the flags)")
 		if len(args) == 0 {
 			return 2
 		}
@@ -43,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "deeplda: unknown command %q (want synth or bench)\n", args[0])
+		fmt.Fprintf(stderr, "deeplda: unknown command %q (want synth, train, sweep, eval or bench)\n", args[0])
 		return 2
 	}
 	err := cmd(ctx, args[1:], stdout, stderr)

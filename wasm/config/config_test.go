@@ -119,8 +119,45 @@ func TestJobs(t *testing.T) {
 	if len(jobs) != len(DefaultLambdas) || jobs[3].Synth.Lambda != 1 || jobs[3].Synth.Loss != "dnll" || jobs[3].Synth.Cov != "spherical" {
 		t.Errorf("sweep: %+v", jobs)
 	}
-	if _, err := Defaults(Images).Jobs(); err == nil {
-		t.Error("the images demo planned runs")
+	jobs, err := Defaults(Images).Jobs()
+	if err != nil || len(jobs) != 1 || jobs[0].Image == nil || jobs[0].Image.Data != "fashion-mnist" || jobs[0].Image.Val != 0 {
+		t.Errorf("images: %+v, %v", jobs, err)
+	}
+}
+
+func TestImages(t *testing.T) {
+	q, _ := url.ParseQuery("demo=images&data=mnist&head=softmax&loss=ce&cov=full&lambda=0.1&epochs=1&batch=32&limit-train=256&limit-test=128&seed=7&backend=cpu&autostart=1")
+	s, _, errs := FromQuery(q)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	c := s.Image
+	if s.Demo != Images || c.Data != "mnist" || c.Head != "softmax" || c.Loss != "ce" || c.Cov != "full" || c.Lambda != 0.1 ||
+		c.Epochs != 1 || c.Batch != 32 || c.LimitTrain != 256 || c.LimitTest != 128 || c.Seed != 7 || s.Backend != "cpu" || !s.Autostart {
+		t.Errorf("settings %+v", s)
+	}
+	if got := s.Query(); got.Get("limit-train") != "256" || got.Get("data") != "mnist" || got.Get("head") != "softmax" {
+		t.Errorf("query %v", got)
+	}
+	jobs, _ := s.Jobs()
+	if len(jobs) != 1 || jobs[0].Image.Val != 128 {
+		t.Errorf("softmax jobs %+v", jobs)
+	}
+	cases := []struct{ query, field, want string }{
+		{"data=svhn", "data", `unknown data set "svhn"`},
+		{"head=knn", "head", "head must be lda or softmax"},
+		{"head=softmax", "loss", "the softmax head trains with -loss ce"},
+		{"limit-train=-1", "limit-train", "limit-train and -limit-test must be >= 0"},
+		{"limit-test=x", "limit-test", "limit-test must be a whole number"},
+		{"epochs=0", "epochs", "epochs must be at least 1"},
+		{"lambda=-1", "lambda", "lambda must be a finite number >= 0"},
+	}
+	for _, c := range cases {
+		q, _ := url.ParseQuery("demo=images&" + c.query)
+		_, _, errs := FromQuery(q)
+		if !strings.Contains(errs[c.field], c.want) || len(errs) != 1 {
+			t.Errorf("%s: errors %v, want %q on %s", c.query, errs, c.want, c.field)
+		}
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 type Job struct {
 	Label string
 	Synth experiment.SynthConfig
+	// Image is the image run's configuration (the images demo), or nil.
+	Image *experiment.ImageConfig
 }
 
 // Jobs returns the runs that s trains, in order: one run, or one per loss
@@ -21,6 +23,15 @@ func (s Settings) Jobs() ([]Job, error) {
 	switch {
 	case !Info(s.Demo).Trainable:
 		return nil, fmt.Errorf("the %s demo is not available in this version", Info(s.Demo).Title)
+	case s.Demo == Images:
+		c := s.Image
+		if c.Head == "softmax" {
+			// Temperature scaling is fitted on held-out training images
+			// (never trained on) for the softmax head: as many as the
+			// test images, at most 1,000 (the browser is slow).
+			c.Val = min(1000, max(c.LimitTest, 100))
+		}
+		return []Job{{Label: ImageLabel(c), Image: &c}}, nil
 	case s.Demo == Sweep:
 		jobs := make([]Job, len(s.Lambdas))
 		for i, l := range s.Lambdas {
@@ -48,4 +59,18 @@ func LossLabel(c experiment.SynthConfig) string {
 		l += ", λ = " + formatFloat(c.Lambda)
 	}
 	return l
+}
+
+// ImageLabel names an image run: "fashion-mnist, LDA (spherical), DNLL, λ = 0.01".
+func ImageLabel(c experiment.ImageConfig) string {
+	c = c.Resolved()
+	head := "softmax head"
+	if c.Head == "lda" {
+		head = "LDA (" + c.Cov + ")"
+	}
+	loss := strings.ToUpper(c.Loss)
+	if c.Loss == "dnll" {
+		loss += ", λ = " + formatFloat(c.Lambda)
+	}
+	return c.Data + ", " + head + ", " + loss
 }

@@ -14,10 +14,11 @@ import (
 type Settings struct {
 	Demo      Demo
 	Synth     experiment.SynthConfig
-	Backend   string    // cpu, webgpu or auto
-	Compare   bool      // train the demo's losses side by side
-	Lambdas   []float64 // the sweep's lambda values
-	Autostart bool      // start training when the page loads
+	Image     experiment.ImageConfig // the images demo's run
+	Backend   string                 // cpu, webgpu or auto
+	Compare   bool                   // train the demo's losses side by side
+	Lambdas   []float64              // the sweep's lambda values
+	Autostart bool                   // start training when the page loads
 }
 
 // Raw holds the text of every field, by field name (the form's values or the
@@ -54,6 +55,19 @@ func (s Settings) Raw() Raw {
 		"seed": strconv.FormatUint(c.Seed, 10), "data-seed": strconv.FormatUint(c.DataSeed, 10),
 		"train": strconv.Itoa(c.Train), "test": strconv.Itoa(c.Test), "backend": s.Backend,
 		"compare": formatBool(s.Compare), "lambdas": formatList(s.Lambdas),
+		"data": s.Image.Data, "head": s.Image.Head,
+		"limit-train": strconv.Itoa(s.Image.LimitTrain), "limit-test": strconv.Itoa(s.Image.LimitTest),
+	}
+	if s.Demo == Images {
+		// The settings the image run shares with the toy runs are the
+		// image run's.
+		i := s.Image
+		r["loss"], r["lambda"], r["cov"] = i.Loss, formatFloat(i.Lambda), i.Cov
+		if i.Loss == "" {
+			r["loss"] = i.Resolved().Loss
+		}
+		r["epochs"], r["batch"], r["lr"] = strconv.Itoa(i.Epochs), strconv.Itoa(i.Batch), formatFloat(i.LR)
+		r["seed"] = strconv.FormatUint(i.Seed, 10)
 	}
 	return r
 }
@@ -70,9 +84,27 @@ func Parse(d Demo, raw Raw) (Settings, Errors) {
 		if !ok {
 			continue
 		}
-		if err := setField(d, &s, f.Name, strings.TrimSpace(v)); err != nil {
+		set := setField
+		if d == Images {
+			set = setImageField
+		}
+		if err := set(d, &s, f.Name, strings.TrimSpace(v)); err != nil {
 			errs[f.Name] = err.Error()
 		}
+	}
+	if d == Images {
+		if len(errs) == 0 {
+			if err := checkImage(s.Image); err != nil {
+				// The one error of two fields together: the head and
+				// its loss.
+				key := ""
+				if strings.Contains(err.Error(), "softmax head") {
+					key = "loss"
+				}
+				errs[key] = strings.TrimPrefix(err.Error(), "-")
+			}
+		}
+		return s, errs
 	}
 	if len(errs) == 0 {
 		if err := check(s.Synth); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/data/synth"
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
@@ -129,6 +130,9 @@ func setField(d Demo, s *Settings, name, v string) error {
 			return err
 		}
 		s.Lambdas = l
+	case "data", "head", "limit-train", "limit-test":
+		// The image settings, kept while another demo is shown.
+		return setImageField(d, s, name, v)
 	default:
 		panic("config: unknown field " + name)
 	}
@@ -179,4 +183,113 @@ func parseLambdas(d Demo, v string) ([]float64, error) {
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// MaxImages is the largest limit-train or limit-test the page accepts.
+const MaxImages = 1_000_000
+
+// checkImage validates an image configuration with the rules of the native
+// command (experiment.ImageConfig.Validate, then model.Spec.Validate on the
+// ConvNet it builds).
+func checkImage(c experiment.ImageConfig) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	ds, _ := images.Lookup(c.Data)
+	return experiment.ImageSpec(c, ds.Shape, ds.Classes).Validate()
+}
+
+// checkOneImage validates one changed image setting against the image
+// demo's defaults (see checkOne).
+func checkOneImage(set func(*experiment.ImageConfig)) error {
+	c := DefaultImage()
+	set(&c)
+	if err := checkImage(c); err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "-"))
+	}
+	return nil
+}
+
+// setImageField parses the text v of field name into the image settings
+// of s; the fields of the toy data only (and the backend) go to setField.
+func setImageField(d Demo, s *Settings, name, v string) error {
+	c := &s.Image
+	switch name {
+	case "data", "head", "loss", "cov":
+		v = strings.ToLower(v)
+		set := func(x *experiment.ImageConfig) {
+			switch name {
+			case "data":
+				x.Data = v
+			case "head":
+				x.Head = v
+			case "loss":
+				x.Loss = v
+			case "cov":
+				x.Cov = v
+			}
+		}
+		// The head and the loss are checked together by Parse.
+		if name != "head" && name != "loss" {
+			if err := checkOneImage(set); err != nil {
+				return err
+			}
+		} else if err := checkOneImage(func(x *experiment.ImageConfig) {
+			set(x)
+			x.Head, x.Loss = "lda", "dnll"
+			set(x)
+			if name == "head" && v == "softmax" {
+				x.Loss = "ce"
+			}
+		}); err != nil {
+			return err
+		}
+		set(c)
+	case "lambda", "lr":
+		x, err := parseFloat(name, v)
+		if err != nil {
+			return err
+		}
+		set := func(c *experiment.ImageConfig) { c.Lambda = x }
+		if name == "lr" {
+			set = func(c *experiment.ImageConfig) { c.LR = x }
+		}
+		if err := checkOneImage(set); err != nil {
+			return err
+		}
+		set(c)
+	case "epochs", "batch", "limit-train", "limit-test":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s must be a whole number, got %q", name, v)
+		}
+		set := func(x *experiment.ImageConfig) {
+			switch name {
+			case "epochs":
+				x.Epochs = n
+			case "batch":
+				x.Batch = n
+			case "limit-train":
+				x.LimitTrain = n
+			default:
+				x.LimitTest = n
+			}
+		}
+		if err := checkOneImage(set); err != nil {
+			return err
+		}
+		if strings.HasPrefix(name, "limit") && n > MaxImages {
+			return fmt.Errorf("the browser trainer takes at most %d images, got %s %d", MaxImages, name, n)
+		}
+		set(c)
+	case "seed":
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s must be a whole number >= 0, got %q", name, v)
+		}
+		c.Seed = n
+	default:
+		return setField(d, s, name, v)
+	}
+	return nil
 }

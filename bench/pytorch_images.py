@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""PyTorch reference for the image protocol of RESULTS.md (same work as
+`deeplda train`).
+
+Fashion-MNIST, the first N training images (default 10,000) in file order,
+reshuffled every epoch, inputs (x/255 - 0.2860)/0.3530, no augmentation;
+the paper's ConvNet (three blocks of two 3x3 Conv-BN-ReLU, 64/128/256
+channels, 2x2 max pool after blocks 1 and 2, global average pool,
+Linear(256, 9)); Adam (lr 1e-3, PyTorch defaults), batch 256; heads:
+
+  lda      LDA spherical head, DNLL with lambda 0.01 (mu ~ N(0, 6^2/(2d)),
+           log_var = 0, prior logits 0)
+  softmax  Linear(9, 10) with cross-entropy
+
+Evaluation on the whole test set (10,000 images) in eval mode (the trained
+BatchNorm running statistics), batch 1024: accuracy, ECE with 10 bins
+(equal-width bins (lo, hi], as gen_golden.py), NLL. Also the same
+evaluation after recomputing the BatchNorm statistics over the first K
+batches of a seeded permutation of the training images (reset, then
+cumulative average as momentum=None; what `deeplda train -bn-recalibrate K`
+does). images/s counts training only (forward, backward and Adam).
+
+Run with Debian's PyTorch (the plain python3 cannot see it):
+
+  /usr/bin/python3 bench/pytorch_images.py [-seeds 1,2,3] [-heads lda,softmax]
+      [-epochs 5] [-limit-train 10000] [-threads 2] [-datadir ../shared/datasets/fashion-mnist]
+
+Prints one JSON line per run.
+"""
+import argparse
+import gzip
+import json
+import math
+import os
+import struct
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_idx(path, magic, n=None):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    got = struct.unpack(">I", data[:4])[0]
+    assert got == magic, f"{path}: magic {got:#x}, want {magic:#x}"
+    if magic == 2051:
+        count, rows, cols = struct.unpack(">III", data[4:16])
+        n = count if n is None else min(n, count)
+        return np.frombuffer(data[16:16 + n * rows * cols], dtype=np.uint8).reshape(n, 1, rows, cols)
+    count = struct.unpack(">I", data[4:8])[0]
+    n = count if n is None else min(n, count)
+    return np.frombuffer(data[8:8 + n], dtype=np.uint8).astype(np.int64)
+
+
+def normalise(x):
+    return (torch.tensor(x, dtype=torch.float32) / 255.0 - 0.2860) / 0.3530
+
+
+class ConvNet(nn.Module):
+    def __init__(self, cin, D):
+        super().__init__()
+        chans = [(cin, 64), (64, 64), (64, 128), (128, 128), (128, 256), (256, 256)]
+        for i, (a, b) in enumerate(chans, 1):
+            setattr(self, f"conv{i}", nn.Conv2d(a, b, 3, padding=1))
+            setattr(self, f"bn{i}", nn.BatchNorm2d(b))
+        self.proj = nn.Linear(256, D)
+
+    def forward(self, x):
+        for i in range(1, 7):
+            x = F.relu(getattr(self, f"bn{i}")(getattr(self, f"conv{i}")(x)))
+            if i in (2, 4):
+                x = F.max_pool2d(x, 2)
+        return self.proj(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class SphericalHead(nn.Module):
+    def __init__(self, C, D):
+        super().__init__()
+        self.prior_logits = nn.Parameter(torch.zeros(C))
+        self.mu = nn.Parameter(torch.randn(C, D) * 6.0 / math.sqrt(2 * D))
+        self.log_var = nn.Parameter(torch.zeros(()))
+
+    def forward(self, z):
+        m2 = ((z[:, None, :] - self.mu[None]) ** 2).sum(-1) / torch.exp(self.log_var)
+        return F.log_softmax(self.prior_logits, 0)[None] - 0.5 * (m2 + z.shape[1] * self.log_var)
+
+
+class SoftmaxHead(nn.Module):
+    def __init__(self, D, C):
+        super().__init__()
+        self.linear = nn.Linear(D, C)
+
+    def forward(self, z):
+        return self.linear(z)
+
+
+class Model(nn.Module):
+    def __init__(self, head):
+        super().__init__()
+        self.enc = ConvNet(1, 9)
+        self.head = SphericalHead(10, 9) if head == "lda" else SoftmaxHead(9, 10)
+
+    def forward(self, x):
+        return self.head(self.enc(x))
+
+
+def dnll(delta, y, lam):
+    return (-delta.gather(1, y[:, None]).squeeze(1) + lam * delta.exp().sum(1)).mean()
+
+
+def ece(conf, correct, bins=10):
+    e, n = 0.0, len(conf)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        m = (conf > lo) & (conf <= hi)
+        if m.any():
+            e += m.sum() / n * abs(correct[m].mean() - conf[m].mean())
+    return float(e)
+
+
+@torch.no_grad()
+def evaluate(model, x, y, batch=1024):
+    model.eval()
+    scores = torch.cat([model(x[i:i + batch]) for i in range(0, len(x), batch)])
+    logp = F.log_softmax(scores.double(), 1)
+    conf, pred = logp.exp().max(1)
+    correct = (pred == y).numpy().astype(np.float64)
+    return {"accuracy": float(correct.mean()), "ece": ece(conf.numpy(), correct, 10),
+            "nll": float(-logp.gather(1, y[:, None]).mean())}
+
+
+@torch.no_grad()
+def recalibrate(model, x, batches, batch, seed):
+    """Recompute the BatchNorm running statistics as a cumulative average
+    over `batches` training batches (PyTorch's momentum=None)."""
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    saved = [m.momentum for m in bns]
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None
+    model.train()
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(len(x), generator=g)
+    for k in range(batches):
+        idx = perm[k * batch:(k + 1) * batch]
+        if len(idx) == 0:
+            break
+        model.enc(x[idx])
+    for m, mom in zip(bns, saved):
+        m.momentum = mom
+
+
+def run(head, seed, args, data):
+    x, y, xt, yt = data
+    torch.manual_seed(seed)
+    model = Model(head)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    g = torch.Generator().manual_seed(seed)
+    n, seen, train_s = len(x), 0, 0.0
+    for _ in range(args.epochs):
+        model.train()
+        perm = torch.randperm(n, generator=g)
+        t0 = time.perf_counter()
+        for i in range(0, n, args.batch):
+            idx = perm[i:i + args.batch]
+            out = model(x[idx])
+            loss = dnll(out, y[idx], args.lam) if head == "lda" else F.cross_entropy(out, y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            seen += len(idx)
+        train_s += time.perf_counter() - t0
+    res = {"impl": "pytorch", "torch": torch.__version__, "threads": torch.get_num_threads(),
+           "data": "fashion-mnist", "head": head, "loss": "dnll" if head == "lda" else "ce",
+           "lambda": args.lam if head == "lda" else None, "seed": seed, "epochs": args.epochs,
+           "batch": args.batch, "train_examples": n, "test_examples": len(xt),
+           "train_seconds": train_s, "images_per_second": seen / train_s}
+    ev = evaluate(model, xt, yt)
+    res.update(ev)
+    if head == "lda":
+        res["sigma"] = float(torch.exp(0.5 * model.head.log_var))
+    recalibrate(model, x, args.bn_batches, args.batch, seed)
+    rc = evaluate(model, xt, yt)
+    res["recalibrated"] = dict(rc, batches=args.bn_batches)
+    return res
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("-seeds", default="1,2,3")
+    p.add_argument("-heads", default="lda,softmax")
+    p.add_argument("-epochs", type=int, default=5)
+    p.add_argument("-batch", type=int, default=256)
+    p.add_argument("-lr", type=float, default=1e-3)
+    p.add_argument("-lam", type=float, default=0.01)
+    p.add_argument("-limit-train", dest="limit_train", type=int, default=10000)
+    p.add_argument("-limit-test", dest="limit_test", type=int, default=0)
+    p.add_argument("-bn-batches", dest="bn_batches", type=int, default=20)
+    p.add_argument("-threads", type=int, default=2)
+    p.add_argument("-datadir", default=os.path.join(HERE, "..", "..", "shared", "datasets", "fashion-mnist"))
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    d = args.datadir
+    ntr, nte = args.limit_train or None, args.limit_test or None
+    x = normalise(load_idx(os.path.join(d, "train-images-idx3-ubyte.gz"), 2051, ntr))
+    y = torch.tensor(load_idx(os.path.join(d, "train-labels-idx1-ubyte.gz"), 2049, ntr))
+    xt = normalise(load_idx(os.path.join(d, "t10k-images-idx3-ubyte.gz"), 2051, nte))
+    yt = torch.tensor(load_idx(os.path.join(d, "t10k-labels-idx1-ubyte.gz"), 2049, nte))
+    for head in args.heads.split(","):
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            print(json.dumps(run(head, seed, args, (x, y, xt, yt))), flush=True)
+
+
+if __name__ == "__main__":
+    main()

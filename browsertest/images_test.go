@@ -1,0 +1,252 @@
+package browsertest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// imageReport is the part of an image run's report.json the tests read.
+type imageReport struct {
+	report
+	BatchNorm *struct {
+		Batches      int                        `json:"batches"`
+		Running      struct{ Accuracy float64 } `json:"running_stats"`
+		Recalibrated struct{ Accuracy float64 } `json:"recalibrated"`
+	} `json:"batchnorm"`
+}
+
+// fashionSite returns the URL of the site with Fashion-MNIST in
+// site/data: the built site when it hosts the data set (build.sh copies it
+// from $DEEPLDA_DATA or ../shared/datasets), else the built site with the
+// data served beside it from one of those folders. It skips the test when
+// neither has the data.
+func fashionSite(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(siteDir, "site", "data", "fashion-mnist", "train-images-idx3-ubyte.gz")); err == nil {
+		return baseURL
+	}
+	src := os.Getenv("DEEPLDA_DATA")
+	if src == "" {
+		src = filepath.Join("..", "..", "shared", "datasets")
+	}
+	files := []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}
+	dir := filepath.Join(src, "fashion-mnist")
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Skipf("SKIPPED: no Fashion-MNIST in the built site or in %s (%v)", dir, err)
+		}
+	}
+	index, _ := json.Marshal(map[string][]string{"fashion-mnist": files})
+	mux := http.NewServeMux()
+	mux.HandleFunc(prefix+"site/data/index.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(index)
+	})
+	mux.Handle(prefix+"site/data/fashion-mnist/", http.StripPrefix(prefix+"site/data/fashion-mnist/", http.FileServer(http.Dir(dir))))
+	mux.Handle("/", NewHandler(siteDir, prefix))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + prefix
+}
+
+// TestImagesFashionMNIST trains the paper's ConvNet for one epoch on 256
+// Fashion-MNIST images hosted by the site, on the CPU backend, and checks
+// the report (both BatchNorm evaluations), the figures, the page's
+// responsiveness and its console.
+func TestImagesFashionMNIST(t *testing.T) {
+	site := fashionSite(t)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=256&limit-test=256&epochs=1&batch=64&autostart=1")
+	b.waitFinished("done", 8*time.Minute)
+	raw := eval[string](b, `document.getElementById('report').textContent`)
+	var r imageReport
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		t.Fatalf("#report: %v\n%.300s", err, raw)
+	}
+	if i := strings.Index(raw, `"batchnorm"`); i >= 0 {
+		t.Logf("%.600s", raw[i:])
+	}
+	t.Logf("test accuracy %.4f, ECE %.4f; batchnorm %+v", r.Test.Accuracy, r.Test.ECE, r.BatchNorm)
+	if r.Test.Accuracy <= 0.3 || r.Test.Examples != 256 || r.Train.Examples != 256 {
+		t.Errorf("test accuracy %.4f on %d images (train %d), want > 0.3 on 256", r.Test.Accuracy, r.Test.Examples, r.Train.Examples)
+	}
+	if r.Status != "done" || r.Kind != "train" || r.Backend.Name != "cpu" || len(r.History) != 1 {
+		t.Errorf("report: status %q, kind %q, backend %q, %d epochs", r.Status, r.Kind, r.Backend.Name, len(r.History))
+	}
+	if r.Config["data"] != "fashion-mnist" || r.Config["limit_train"] != 256.0 || r.Config["head"] != "lda" {
+		t.Errorf("report config %v", r.Config)
+	}
+	if r.BatchNorm == nil || r.BatchNorm.Batches < 1 {
+		t.Error("no BatchNorm recalibration in the report")
+	}
+	if r.Head.Sigma == nil {
+		t.Error("no learned sigma in the report (spherical head)")
+	}
+	for _, name := range []string{"embedding.svg", "reliability.svg", "confidence.svg", "curves.svg"} {
+		if n := eval[int](b, `document.querySelectorAll('.card[data-name="`+name+`"]:not([hidden]) svg *').length`); n < 10 {
+			t.Errorf("%s: %d SVG elements", name, n)
+		}
+	}
+	if n := eval[int](b, `document.querySelectorAll('.card[data-name="embedding.svg"] svg circle, .card[data-name="embedding.svg"] svg use, .card[data-name="embedding.svg"] svg path').length`); n < 50 {
+		t.Errorf("the PCA view draws %d marks, want the 256 test embeddings", n)
+	}
+	extras := b.text("#extras")
+	if !strings.Contains(extras, "running statistics") || !strings.Contains(extras, "recalibrated") {
+		t.Errorf("the summary does not show both BatchNorm evaluations: %q", extras)
+	}
+	if q := eval[string](b, `location.search`); !strings.Contains(q, "demo=images") || !strings.Contains(q, "limit-train=256") {
+		t.Errorf("the URL does not hold the settings: %s", q)
+	}
+	b.checkResponsive()
+	b.screenshot("images-fashion-mnist.png")
+	b.checkClean()
+}
+
+// TestImagesBadFiles chooses a text file, then a truncated gzip file, in
+// the data panel: the parser's message must appear next to the control,
+// and the page must stay usable (idle, not error).
+func TestImagesBadFiles(t *testing.T) {
+	b := newBrowser(t, options{})
+	b.open("?demo=images&backend=cpu")
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("not a data set\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload := func(files ...string) {
+		t.Helper()
+		if err := chromedp.Do(b.ctx, chromedp.SetUploadFiles("#f-files", files)); err != nil {
+			t.Fatalf("choosing %v: %v", files, err)
+		}
+	}
+	upload(notes)
+	b.waitFor(`document.getElementById('e-files').textContent.includes('notes.txt: not a file of a data set')`, 30*time.Second)
+
+	// A gzipped IDX file cut short, with a valid labels file beside it.
+	images := gzipIDX(t, 0x803, []uint32{100, 28, 28}, 100*28*28)
+	labels := gzipIDX(t, 0x801, []uint32{100}, 100)
+	trunc := filepath.Join(dir, "t10k-images-idx3-ubyte.gz")
+	lbl := filepath.Join(dir, "t10k-labels-idx1-ubyte.gz")
+	if err := os.WriteFile(trunc, images[:len(images)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lbl, labels, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload(trunc, lbl)
+	b.waitFor(`document.getElementById('e-files').textContent.includes('t10k-images-idx3-ubyte.gz')`, 30*time.Second)
+	msg := b.text("#e-files")
+	t.Logf("message: %s", msg)
+	if strings.Contains(msg, "notes.txt") {
+		t.Errorf("the old message stayed: %q", msg)
+	}
+	if s := b.state(); s != "idle" {
+		t.Errorf("state %q after bad files, want idle", s)
+	}
+	// Mismatched counts: 100 images, 50 labels.
+	short := gzipIDX(t, 0x801, []uint32{50}, 50)
+	full := filepath.Join(dir, "full", "t10k-images-idx3-ubyte.gz")
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, images, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lbl, short, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload(full, lbl)
+	b.waitFor(`document.getElementById('e-files').textContent.includes('50 labels, but')`, 30*time.Second)
+	b.screenshot("images-bad-file.png")
+	if s := b.state(); s != "idle" || eval[bool](b, `document.getElementById('train').disabled`) {
+		t.Errorf("state %q or Train disabled after bad files", s)
+	}
+	b.checkClean()
+}
+
+// gzipIDX returns a gzipped IDX file with the given magic, dimensions and
+// n bytes of data (labels i%10, pixels a pattern).
+func gzipIDX(t *testing.T, magic uint32, dims []uint32, n int) []byte {
+	t.Helper()
+	var raw bytes.Buffer
+	be32 := func(v uint32) { raw.Write([]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}) }
+	be32(magic)
+	for _, d := range dims {
+		be32(d)
+	}
+	for i := range n {
+		if magic == 0x801 {
+			raw.WriteByte(byte(i % 10))
+		} else {
+			raw.WriteByte(byte(i * 7919 % 251))
+		}
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	if _, err := zw.Write(raw.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return z.Bytes()
+}
+
+// TestDeviceLost destroys the WebGPU device in the middle of a run
+// (debug=lose-device): with backend auto the run must stop cleanly, the
+// page say why, and the session train again on the CPU to the end. It is
+// skipped where the page gets no WebGPU device.
+func TestDeviceLost(t *testing.T) {
+	b := newBrowser(t, options{})
+	b.open("?backend=auto&debug=lose-device&epochs=20&train=4000&autostart=1")
+	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
+		t.Skipf("SKIPPED: no WebGPU device in this browser: %s", b.text("#notice"))
+	}
+	b.waitFinished("done", 5*time.Minute)
+	notice := b.text("#notice")
+	t.Logf("notice: %s", notice)
+	if !strings.Contains(notice, "WebGPU failed during training") {
+		t.Errorf("no notice about the lost device: %q", notice)
+	}
+	r := b.report()
+	if r.Backend.Name != "cpu" || r.Status != "done" || r.Test.Accuracy < 0.97 {
+		t.Errorf("after the lost device: backend %q, status %q, test accuracy %.4f", r.Backend.Name, r.Status, r.Test.Accuracy)
+	}
+	b.screenshot("device-lost.png")
+	b.logConsole()
+}
+
+// TestImagesStopResume stops an image run after a few steps and resumes it
+// to the end.
+func TestImagesStopResume(t *testing.T) {
+	site := fashionSite(t)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?demo=images&backend=cpu&limit-train=128&limit-test=64&epochs=2&batch=32&autostart=1")
+	b.waitFor(`(/step (\d+)/.exec(document.getElementById('progress-text').textContent) || [0, 0])[1] >= 2`, 3*time.Minute)
+	b.click("#stop")
+	b.waitFinished("idle", 3*time.Minute)
+	if !eval[bool](b, `!document.getElementById('resume').hidden && !document.getElementById('resume').disabled`) {
+		t.Fatal("no Resume button after Stop")
+	}
+	if r := b.report(); r.Status != "stopped" {
+		t.Errorf("after Stop: status %q", r.Status)
+	}
+	b.click("#resume")
+	b.waitFinished("done", 5*time.Minute)
+	r := b.report()
+	if r.Status != "done" || len(r.History) != 2 || r.Test.Examples != 64 {
+		t.Errorf("after Resume: status %q, %d epochs, %d test images", r.Status, len(r.History), r.Test.Examples)
+	}
+	b.checkResponsive()
+	b.checkClean()
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/deeplda/deeplda/data/images"
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/report"
+	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
+)
+
+// evalCmd evaluates a ConvNet checkpoint on the test split of an image data
+// set and writes report.json and the figures (and optionally the
+// embeddings and scores).
+func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := experiment.EvalConfig{Data: "fashion-mnist", EvalBatch: 1024, Batch: 256, Seed: 1}
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.StringVar(&c.Checkpoint, "checkpoint", "", "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names")
+	fs.StringVar(&c.Data, "data", c.Data, "data set: "+strings.Join(images.Names(), ", "))
+	fs.StringVar(&c.DataDir, "datadir", "", "folder with the data set's published files (default datasets/<data>)")
+	fetch := fs.Bool("fetch", false, "download the data set's missing files into -datadir first")
+	fs.IntVar(&c.LimitTest, "limit-test", 0, "evaluate on the first N test images (0: all)")
+	fs.IntVar(&c.EvalBatch, "eval-batch", c.EvalBatch, "evaluation batch size")
+	fs.IntVar(&c.BNRecalibrate, "bn-recalibrate", 0, "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)")
+	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size of the BatchNorm recalibration")
+	fs.IntVar(&c.LimitTrain, "limit-train", 0, "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the recalibration batches (deeplda train uses its -seed)")
+	dump := fs.String("dump", "", "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file")
+	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
+	out := fs.String("out", "out/eval", "output folder for report.json and the SVG figures")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: deeplda eval -checkpoint FILE [flags]
+
+Evaluates a checkpoint of the paper's ConvNet on the test split (evaluation
+mode, the checkpoint's BatchNorm statistics unless -bn-recalibrate) and
+writes report.json, embedding.svg (PCA), reliability.svg and
+confidence.svg to -out. The model is inferred from the tensor names:
+enc.conv1.weight gives the input channels, enc.proj.weight d, head.mu with
+head.log_var (scalar: spherical, [d]: diagonal) or head.raw_tril (full) an
+LDA head, head.linear.* a softmax head. Tensors must be F32 (I32 for
+num_batches_tracked, which is optional: drop PyTorch's int64 ones).
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if c.Checkpoint == "" {
+		return usageError{fmt.Errorf("-checkpoint is required")}
+	}
+	spec, err := images.Lookup(c.Data)
+	if err != nil {
+		return usageError{fmt.Errorf("-data: %w", err)}
+	}
+	switch {
+	case c.EvalBatch < 1 || c.Batch < 1:
+		return usageError{fmt.Errorf("-eval-batch and -batch must be at least 1")}
+	case c.LimitTest < 0 || c.LimitTrain < 0 || c.BNRecalibrate < 0:
+		return usageError{fmt.Errorf("-limit-test, -limit-train and -bn-recalibrate must be >= 0")}
+	}
+	if c.DataDir == "" {
+		c.DataDir = filepath.Join("datasets", c.Data)
+	}
+	f, mspec, err := experiment.ReadCheckpoint(c.Checkpoint, [2]int{spec.Shape[1], spec.Shape[2]})
+	if err != nil {
+		return err
+	}
+	if mspec.Input[0] != spec.Shape[0] || mspec.Classes != spec.Classes {
+		return fmt.Errorf("the checkpoint takes %d-channel images in %d classes; %s has %d channels and %d classes",
+			mspec.Input[0], mspec.Classes, c.Data, spec.Shape[0], spec.Classes)
+	}
+	be, err := openBackend(*backend)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	m, err := experiment.NewCheckpointModel(be, f, mspec, c.Checkpoint)
+	if err != nil {
+		return err
+	}
+	data, err := experiment.LoadImageData(ctx, experiment.ImageConfig{Data: c.Data, DataDir: c.DataDir}, *fetch)
+	if err != nil {
+		return err
+	}
+	if err := prepareOut(*out); err != nil {
+		return err
+	}
+	var trainSet train.Dataset
+	if c.BNRecalibrate > 0 {
+		trainSet = data.Train.Dataset(c.LimitTrain)
+	}
+	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c)
+	if err != nil {
+		return err
+	}
+	if err := writeEval(*out, *dump, res); err != nil {
+		return err
+	}
+	r := res.Report
+	desc := m.Spec.Head
+	if m.Spec.Head == "lda" {
+		desc += " " + m.Spec.Cov.String()
+	}
+	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))
+	if bn := res.Extras.BatchNorm; bn != nil {
+		fmt.Fprintf(stdout, "BatchNorm: accuracy %.2f%% with the checkpoint's statistics, %.2f%% recomputed over %d batches\n", 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy, bn.Batches)
+	}
+	if s := r.Head.Sigma; s != nil {
+		fmt.Fprintf(stdout, "head: sigma %.4g\n", float64(*s))
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*out, "report.json"))
+	return nil
+}
+
+// writeEval writes report.json, the figures and the optional dump.
+func writeEval(out, dump string, res *experiment.EvalResult) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(filepath.Join(out, "report.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	for name, svg := range res.Figures() {
+		if err := report.WriteFileAtomic(filepath.Join(out, name), svg); err != nil {
+			return err
+		}
+	}
+	if dump != "" {
+		if err := safetensors.WriteFile(dump, res.Dump()); err != nil {
+			return fmt.Errorf("writing the dump: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/deeplda/deeplda/data/images"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/model"
+	"github.com/deeplda/deeplda/safetensors"
+)
+
+// fakeImages returns an in-memory Fashion-MNIST-shaped data set whose
+// classes differ by the brightness of a band of rows, so that a few steps
+// learn something.
+func fakeImages(nTrain, nTest int, seed uint64) ImageData {
+	spec, _ := images.Lookup("fashion-mnist")
+	rng := rand.New(rand.NewPCG(seed, 3))
+	mk := func(n int, split string) *images.Set {
+		s := &images.Set{Name: "fashion-mnist " + split, Shape: spec.Shape, Classes: 10, Mean: spec.Mean, Std: spec.Std,
+			Pixels: make([]uint8, n*784), Labels: make([]uint8, n)}
+		for i := 0; i < n; i++ {
+			c := rng.IntN(10)
+			s.Labels[i] = uint8(c)
+			for p := 0; p < 784; p++ {
+				v := rng.IntN(60)
+				if p/28/3 == c%9 {
+					v += 150
+				}
+				s.Pixels[i*784+p] = uint8(v)
+			}
+		}
+		return s
+	}
+	return ImageData{Train: mk(nTrain, "train"), Test: mk(nTest, "test")}
+}
+
+func TestImageConfigValidate(t *testing.T) {
+	ok := DefaultImages()
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for _, tc := range []struct {
+		edit func(*ImageConfig)
+		want string
+	}{
+		{func(c *ImageConfig) { c.Data = "svhn" }, `unknown data set "svhn"`},
+		{func(c *ImageConfig) { c.Head = "mlp" }, "-head must be lda or softmax"},
+		{func(c *ImageConfig) { c.Head, c.Loss = "softmax", "dnll" }, "the softmax head trains with -loss ce"},
+		{func(c *ImageConfig) { c.Loss = "mse" }, `unknown loss "mse"`},
+		{func(c *ImageConfig) { c.Cov = "banana" }, `unknown covariance "banana"`},
+		{func(c *ImageConfig) { c.Epochs = 0 }, "-epochs must be at least 1"},
+		{func(c *ImageConfig) { c.Batch = 0 }, "-batch must be at least 1"},
+		{func(c *ImageConfig) { c.LimitTrain = -1 }, "-limit-train and -limit-test must be >= 0"},
+		{func(c *ImageConfig) { c.Val = -5 }, "-val must be >= 0"},
+		{func(c *ImageConfig) { c.BNRecalibrate = -2 }, "-bn-recalibrate"},
+		{func(c *ImageConfig) { c.Lambda = math.NaN() }, "-lambda must be a finite number"},
+		{func(c *ImageConfig) { c.LR = 0 }, "-lr must be a finite number > 0"},
+		{func(c *ImageConfig) { c.Augment = "rotate" }, "-augment must be"},
+	} {
+		c := DefaultImages()
+		tc.edit(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", c, err, tc.want)
+		}
+	}
+	// Automatic choices.
+	c := DefaultImages()
+	c.Head, c.Loss = model.HeadSoftmax, ""
+	if r := c.Resolved(); r.Loss != "ce" || r.Augment != AugmentNone {
+		t.Errorf("softmax on Fashion-MNIST resolves to loss %q, augment %q", r.Loss, r.Augment)
+	}
+	c.Data, c.Head = "cifar10", model.HeadLDA
+	if r := c.Resolved(); r.Loss != "dnll" || r.Augment != AugmentCropFlip {
+		t.Errorf("LDA on CIFAR-10 resolves to loss %q, augment %q", r.Loss, r.Augment)
+	}
+	if s := ImageSpec(c, [3]int{3, 32, 32}, 100); s.Dim != 99 || s.Classes != 100 || s.Encoder != model.EncoderConvNet {
+		t.Errorf("CIFAR-100 spec %+v, want d = 99", s)
+	}
+}
+
+func TestLoadImageDataErrors(t *testing.T) {
+	c := DefaultImages()
+	c.DataDir = t.TempDir()
+	_, err := LoadImageData(context.Background(), c, false)
+	if err == nil || !strings.Contains(err.Error(), "-fetch") || !strings.Contains(err.Error(), "train-images-idx3-ubyte.gz") {
+		t.Errorf("missing files: %v", err)
+	}
+	c.Data = "svhn"
+	if _, err := LoadImageData(context.Background(), c, false); err == nil || !strings.Contains(err.Error(), "unknown data set") {
+		t.Errorf("unknown data set: %v", err)
+	}
+}
+
+// TestImageRunFinish trains one epoch on a small in-memory data set and
+// checks what Finish adds: both BatchNorm evaluations, temperature scaling
+// and the figures.
+func TestImageRunFinish(t *testing.T) {
+	c := DefaultImages()
+	c.Epochs, c.Batch, c.LimitTrain, c.LimitTest, c.Val, c.EvalBatch = 1, 32, 96, 48, 40, 64
+	data := fakeImages(136, 48, 1)
+	r, err := NewImagesFrom(cpu.New(), c, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TrainSet.Len() != 96 || r.Val.Len() != 40 || r.TestSet.Len() != 48 {
+		t.Fatalf("splits %d/%d/%d, want 96/40/48", r.TrainSet.Len(), r.Val.Len(), r.TestSet.Len())
+	}
+	// The held-out images are the end of the training file.
+	if r.Val.X[0] != data.Train.Dataset(0).X[96*784] {
+		t.Error("held-out split does not start at image 96")
+	}
+	if r.BNBatches != BNAutoBatches {
+		t.Errorf("3 steps: the automatic rule chose %d recalibration batches", r.BNBatches)
+	}
+	for !r.Done() {
+		if err := r.Epoch(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	bn := r.Extras.BatchNorm
+	if bn == nil || bn.Batches != 3 || bn.Recalibrated.Accuracy != r.Report.Test.Accuracy {
+		t.Fatalf("batchnorm report %+v", bn)
+	}
+	tr := r.Extras.Temperature
+	if tr == nil || !(tr.T > 0) || tr.ValExamples != 40 || tr.TestECEBefore != r.Report.Test.ECE || tr.TestAfter.Accuracy != r.Report.Test.Accuracy {
+		t.Fatalf("temperature report %+v", tr)
+	}
+	if r.Report.Head.Sigma == nil {
+		t.Error("no head.sigma for the spherical head")
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"kind", "config", "train", "test", "head", "history", "batchnorm", "temperature_scaling"} {
+		if m[k] == nil {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	figs := r.Figures()
+	for _, f := range []string{"embedding.svg", "curves.svg", "accuracy.svg", "reliability.svg", "confidence.svg", "reliability_temperature.svg"} {
+		if len(figs[f]) == 0 {
+			t.Errorf("no %s", f)
+		}
+	}
+	if !strings.Contains(string(figs["embedding.svg"]), "PCA of d = 9") || !strings.Contains(string(figs["embedding.svg"]), "Ankle boot") {
+		t.Error("embedding.svg is not the PCA figure with the class names")
+	}
+}
+
+// TestRecalibrationRule checks the automatic rule and -bn-recalibrate 0.
+func TestRecalibrationRule(t *testing.T) {
+	data := fakeImages(64, 16, 2)
+	c := DefaultImages()
+	c.Batch, c.LimitTest, c.Val = 1, 16, 0 // 64 steps per epoch
+	c.Epochs = BNAutoMaxSteps / 64
+	r, err := NewImagesFrom(cpu.New(), c, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.BNBatches != BNAutoBatches {
+		t.Errorf("%d steps: %d batches", c.Epochs*64, r.BNBatches)
+	}
+	c.Epochs++
+	if r, _ = NewImagesFrom(cpu.New(), c, data); r.BNBatches != 0 {
+		t.Errorf("%d steps: %d batches, want 0", c.Epochs*64, r.BNBatches)
+	}
+	c.BNRecalibrate = 7
+	if r, _ = NewImagesFrom(cpu.New(), c, data); r.BNBatches != 7 || !strings.Contains(r.bnRule(), "-bn-recalibrate 7") {
+		t.Errorf("explicit 7: %d batches (%s)", r.BNBatches, r.bnRule())
+	}
+	c.LimitTrain, c.Val = 60, 10
+	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "-limit-train 60 with -val 10") {
+		t.Errorf("too many images asked: %v", err)
+	}
+	c.LimitTrain, c.Val = 0, 64
+	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "-val 64 leaves no training image") {
+		t.Errorf("all held out: %v", err)
+	}
+	c.Val, c.Data = 0, "cifar10"
+	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "images in") {
+		t.Errorf("wrong data set: %v", err)
+	}
+}
+
+// checkpointFile returns the tensor names and shapes of a ConvNet
+// checkpoint with the given head tensors.
+func checkpointFile(cin, d int, head map[string][]int) *safetensors.File {
+	f := safetensors.New()
+	add := func(name string, shape ...int) {
+		f.Set(name, safetensors.NewF32(make([]float32, kernels.Numel(shape)), shape...))
+	}
+	add("enc.conv1.weight", 64, cin, 3, 3)
+	add("enc.proj.weight", d, 256)
+	for n, s := range head {
+		add(n, s...)
+	}
+	return f
+}
+
+func TestCheckpointSpec(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cin  int
+		head map[string][]int
+		want model.Spec
+	}{
+		{"spherical", 1, map[string][]int{"head.mu": {10, 9}, "head.log_var": {}}, model.Spec{Head: "lda", Cov: kernels.Spherical, Classes: 10, Dim: 9, Input: []int{1, 28, 28}}},
+		{"diag", 3, map[string][]int{"head.mu": {10, 9}, "head.log_var": {9}}, model.Spec{Head: "lda", Cov: kernels.Diagonal, Classes: 10, Dim: 9, Input: []int{3, 28, 28}}},
+		{"full", 1, map[string][]int{"head.mu": {100, 99}, "head.raw_tril": {99, 99}}, model.Spec{Head: "lda", Cov: kernels.Full, Classes: 100, Dim: 99, Input: []int{1, 28, 28}}},
+		{"softmax", 1, map[string][]int{"head.linear.weight": {10, 9}, "head.linear.bias": {10}}, model.Spec{Head: "softmax", Classes: 10, Dim: 9, Input: []int{1, 28, 28}, Loss: kernels.CE}},
+	} {
+		s, err := CheckpointSpec(checkpointFile(tc.cin, tc.want.Dim, tc.head), [2]int{28, 28})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if s.Head != tc.want.Head || s.Cov != tc.want.Cov || s.Classes != tc.want.Classes || s.Dim != tc.want.Dim ||
+			s.Input[0] != tc.want.Input[0] || s.Encoder != model.EncoderConvNet || (s.Head == "softmax") != (s.Loss == kernels.CE) {
+			t.Errorf("%s: inferred %+v", tc.name, s)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: inferred spec invalid: %v", tc.name, err)
+		}
+	}
+	bad := []struct {
+		f    *safetensors.File
+		want string
+	}{
+		{safetensors.New(), "no tensor enc.conv1.weight"},
+		{checkpointFile(1, 9, nil), "no head.mu"},
+		{checkpointFile(1, 9, map[string][]int{"head.mu": {10, 9}}), "neither head.log_var nor head.raw_tril"},
+		{checkpointFile(1, 9, map[string][]int{"head.mu": {10, 8}, "head.log_var": {}}), "want [C 9]"},
+		{checkpointFile(1, 9, map[string][]int{"head.mu": {10, 9}, "head.log_var": {3, 3}}), "head.log_var has shape"},
+		{checkpointFile(1, 9, map[string][]int{"head.linear.weight": {10}}), "want 2 dimensions"},
+	}
+	for _, tc := range bad {
+		if _, err := CheckpointSpec(tc.f, [2]int{28, 28}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+	f := checkpointFile(1, 9, nil)
+	f.Set("enc.conv1.weight", safetensors.NewF32(make([]float32, 64*9), 64, 1, 9))
+	if _, err := CheckpointSpec(f, [2]int{28, 28}); err == nil || !strings.Contains(err.Error(), "want 4 dimensions") {
+		t.Errorf("3-D conv1: %v", err)
+	}
+}
+
+// TestCheckpointRoundTrip saves a model and loads it back through the
+// inferred spec, with the loss and lambda from the metadata.
+func TestCheckpointRoundTrip(t *testing.T) {
+	be := cpu.New()
+	spec := model.Spec{Encoder: model.EncoderConvNet, Input: []int{1, 8, 8}, Classes: 4, Dim: 3, Head: model.HeadLDA, Cov: kernels.Full, Loss: kernels.NLL, Lambda: 0.5, LR: 1e-3, Seed: 3}
+	m, err := model.New(be, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/ck.safetensors"
+	if err := m.SaveCheckpoint(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadCheckpoint(be, path, [2]int{8, 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Cov != kernels.Full || got.Spec.Loss != kernels.NLL || got.Spec.Lambda != 0.5 || got.Spec.Classes != 4 {
+		t.Errorf("loaded spec %+v", got.Spec)
+	}
+	for i, p := range m.Params {
+		a, _ := be.Read(p.Value)
+		b, _ := be.Read(got.Params[i].Value)
+		for j := range a {
+			if a[j] != b[j] {
+				t.Fatalf("%s differs after the round trip", p.Name)
+			}
+		}
+	}
+	if _, err := LoadCheckpoint(be, t.TempDir()+"/none.safetensors", [2]int{8, 8}); err == nil {
+		t.Error("missing file: no error")
+	}
+}
