@@ -12,7 +12,7 @@ import (
 )
 
 // openBackend returns the backend a -backend flag names: cpu, webgpu, or
-// auto (WebGPU when an adapter exists, else the CPU with a notice on
+// auto (WebGPU on a hardware adapter, else the CPU with a notice on
 // standard error).
 func openBackend(name string) (kernels.Backend, error) {
 	return openBackendNote(name, os.Stderr)
@@ -31,8 +31,13 @@ func openBackendNote(name string, stderr io.Writer) (kernels.Backend, error) {
 		return b, nil
 	case "auto":
 		b, err := webgpu.New()
-		if err == nil {
+		if err == nil && !b.Software() {
 			return b, nil
+		}
+		if err == nil {
+			fmt.Fprintf(stderr, "note: the WebGPU adapter is a CPU implementation (%s); using the faster CPU backend (-backend webgpu forces it)\n", b.Info().Adapter)
+			b.Close()
+			return cpu.New(), nil
 		}
 		if !errors.Is(err, webgpu.ErrNoAdapter) {
 			fmt.Fprintf(stderr, "note: WebGPU failed (%v); using the CPU backend\n", err)

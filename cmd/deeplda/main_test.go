@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deeplda/deeplda/kernels/webgpu"
 )
 
 // runCmd runs the command line and returns its exit status and output.
@@ -128,5 +130,22 @@ func TestBenchPrintsJSON(t *testing.T) {
 	}
 	if g, ok := r["gflops"].(float64); !ok || g <= 0 || lookup(r, "backend.name") != "cpu" {
 		t.Errorf("bench printed %v", r)
+	}
+}
+
+// TestAutoSkipsSoftwareAdapters checks that -backend auto prefers the CPU
+// backend over a WebGPU adapter that itself runs on the CPU (lavapipe).
+func TestAutoSkipsSoftwareAdapters(t *testing.T) {
+	gpu, err := webgpu.New()
+	if err != nil || !gpu.Software() {
+		if err == nil {
+			gpu.Close()
+		}
+		t.Skipf("SKIPPED: needs a software WebGPU adapter (got %v)", err)
+	}
+	gpu.Close()
+	code, stdout, stderr := runCmd(t, "bench", "-model", "matmul", "-size", "32", "-steps", "1")
+	if code != 0 || !strings.Contains(stdout, `"name":"cpu"`) || !strings.Contains(stderr, "CPU implementation") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

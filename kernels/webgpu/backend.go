@@ -80,6 +80,11 @@ func New() (*Backend, error) {
 	return b, nil
 }
 
+// Software reports whether the adapter is a CPU implementation of WebGPU
+// (such as Mesa's lavapipe): it computes correctly but slower than the CPU
+// backend, so automatic backend choices skip it.
+func (b *Backend) Software() bool { return software(b.adapter) }
+
 // Info names the backend and its adapter.
 func (b *Backend) Info() kernels.Info { return b.info }
 

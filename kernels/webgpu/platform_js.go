@@ -69,3 +69,7 @@ func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) (e
 // GOOS=js both types are a struct holding a single js.Value (and v0.23 is
 // the last release, so the layout is fixed).
 func jsValue(p unsafe.Pointer) js.Value { return *(*js.Value)(p) }
+
+// software reports whether the adapter runs on the CPU; the browser does
+// not say (the page decides for itself), so it reports false.
+func software(*wgpu.Adapter) bool { return false }

@@ -43,3 +43,7 @@ func endPass(p *wgpu.ComputePassEncoder) error { return p.End() }
 func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) error {
 	return q.WriteBuffer(buf, offset, data)
 }
+
+// software reports whether the adapter runs on the CPU (Mesa's lavapipe,
+// SwiftShader): correct, but slower than the CPU backend.
+func software(a *wgpu.Adapter) bool { return a.GetInfo().AdapterType == wgpu.AdapterTypeCPU }
