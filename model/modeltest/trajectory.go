@@ -40,9 +40,12 @@ type TrajectoryTolerance struct {
 }
 
 // DefaultTrajectoryTolerance is the tolerance of Trajectory when none is
-// given: 5e-4 for the first 5 losses, 2e-2 for all 30, 10 images of 512 and
-// a relative L2 error of 0.15 for the test scores.
-var DefaultTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 5e-4, Losses: 2e-2, AccuracyImages: 10, Logits: 0.15}
+// given: 5e-4 for the first 5 losses, 2e-2 for all 30, 4 images of 512 (the
+// bound the project asks for; the perturbation figures above, measured
+// before BatchNorm's sums moved to float64, show it is tight; with them the
+// CPU backend is 3 images off for the LDA head and 2 for softmax) and a
+// relative L2 error of 0.15 for the test scores.
+var DefaultTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 5e-4, Losses: 2e-2, AccuracyImages: 4, Logits: 0.15}
 
 // trajectory constants of gen_golden.py's trajectory_case.
 const (
