@@ -13,6 +13,9 @@ import (
 	"sort"
 )
 
+// i64 is read (as I32) but never written.
+const i64 = "I64"
+
 // dtypeSizes lists the dtypes of the safetensors specification with their
 // element sizes in bytes, so that unsupported ones get a precise message.
 var dtypeSizes = map[string]int{
@@ -99,6 +102,17 @@ func Decode(b []byte) (*File, error) {
 			for i := range t.I32 {
 				t.I32[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
 			}
+		case i64:
+			// PyTorch stores counters such as num_batches_tracked as int64:
+			// read them as I32 when every value fits.
+			t.DType, t.I32 = I32, make([]int32, e.numel)
+			for i := range t.I32 {
+				v := int64(binary.LittleEndian.Uint64(raw[8*i:]))
+				if v < math.MinInt32 || v > math.MaxInt32 {
+					return nil, fmt.Errorf("safetensors: tensor %q: I64 value %d does not fit in I32", e.name, v)
+				}
+				t.I32[i] = int32(v)
+			}
 		}
 		f.Tensors[e.name] = t
 	}
@@ -173,8 +187,8 @@ func parseEntry(name string, raw json.RawMessage) (entry, error) {
 	if !known {
 		return entry{}, fmt.Errorf("safetensors: tensor %q: unknown dtype %q", name, e.dtype)
 	}
-	if e.dtype != F32 && e.dtype != I32 {
-		return entry{}, fmt.Errorf("safetensors: tensor %q: unsupported dtype %s (only F32 and I32 are supported)", name, e.dtype)
+	if e.dtype != F32 && e.dtype != I32 && e.dtype != i64 {
+		return entry{}, fmt.Errorf("safetensors: tensor %q: unsupported dtype %s (only F32, I32 and I64 are read)", name, e.dtype)
 	}
 	off := *r.DataOffsets
 	if len(off) != 2 {

@@ -3,8 +3,9 @@
 // tensor name to {"dtype", "shape", "data_offsets": [begin, end]} (plus an
 // optional "__metadata__" map of strings), then the raw little-endian data.
 //
-// Only the F32 and I32 dtypes are supported; files holding other dtypes are
-// rejected with an "unsupported dtype" error. Reading validates the whole file
+// F32 and I32 are read and written; I64 (PyTorch's integer counters) is read
+// as I32 when its values fit; files holding other dtypes are rejected with an
+// "unsupported dtype" error. Reading validates the whole file
 // (header length, JSON, dtypes, shapes, offsets, data size) and reports any
 // problem as an error, never a panic.
 package safetensors

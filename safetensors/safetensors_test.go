@@ -485,3 +485,26 @@ func TestHugeShapeRejected(t *testing.T) {
 	}
 	sameFile(t, g, f)
 }
+
+// TestReadI64AsI32 reads PyTorch's int64 counters (num_batches_tracked) as
+// I32, and refuses values that do not fit.
+func TestReadI64AsI32(t *testing.T) {
+	le := func(v int64) []byte {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = byte(uint64(v) >> (8 * i))
+		}
+		return b
+	}
+	f, err := Decode(build(`{"n":{"dtype":"I64","shape":[],"data_offsets":[0,8]}}`, le(12345)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Tensors["n"]; n.DType != I32 || len(n.I32) != 1 || n.I32[0] != 12345 {
+		t.Errorf("read %+v, want I32 12345", n)
+	}
+	_, err = Decode(build(`{"n":{"dtype":"I64","shape":[],"data_offsets":[0,8]}}`, le(1<<40)))
+	if err == nil || !strings.Contains(err.Error(), "does not fit in I32") {
+		t.Errorf("error %v for an I64 beyond int32", err)
+	}
+}

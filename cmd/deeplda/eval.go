@@ -44,8 +44,8 @@ writes report.json, embedding.svg (PCA), reliability.svg and
 confidence.svg to -out. The model is inferred from the tensor names:
 enc.conv1.weight gives the input channels, enc.proj.weight d, head.mu with
 head.log_var (scalar: spherical, [d]: diagonal) or head.raw_tril (full) an
-LDA head, head.linear.* a softmax head. Tensors must be F32 (I32 for
-num_batches_tracked, which is optional: drop PyTorch's int64 ones).
+LDA head, head.linear.* a softmax head. Tensors must be F32, except
+num_batches_tracked (optional; I32 or PyTorch's I64).
 
 Flags:`)
 		fs.PrintDefaults()
