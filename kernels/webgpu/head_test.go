@@ -5,13 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/ref"
-	"github.com/deeplda/deeplda/safetensors"
 )
 
 // openHeadBackend opens the WebGPU backend, failing under CI and skipping
@@ -406,75 +403,6 @@ func TestHeadAdam(t *testing.T) {
 	}
 	if err := b.Sync(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestHeadGolden runs the LDA head cases of head_cases.safetensors (PyTorch)
-// on the WebGPU ops: delta, the NLL, CE and DNLL losses, and the gradients
-// of DNLL (lambda 0.5) and CE for z and every parameter.
-func TestHeadGolden(t *testing.T) {
-	b := openHeadBackend(t)
-	f, err := safetensors.ReadFile(filepath.Join(sharedtest.Dir(t, "golden"), "head_cases.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(name string) safetensors.Tensor {
-		v, ok := f.Tensors[name]
-		if !ok {
-			t.Fatalf("golden file lacks %q", name)
-		}
-		return v
-	}
-	want := func(name string) []float64 { return headF64(get(name).F32) }
-	upload := func(name string) kernels.Tensor {
-		v := get(name)
-		if v.DType == safetensors.I32 {
-			x := b.Alloc(kernels.Int32, v.Shape...)
-			b.WriteInt(x, v.I32)
-			return x
-		}
-		return headUpload(b, v.F32, v.Shape...)
-	}
-	for _, kind := range headKinds {
-		p := kind.String() + "/"
-		covName := "log_var"
-		if kind == kernels.Full {
-			covName = "raw_tril"
-		}
-		z, y, prior, mu, cov := upload(p+"z"), upload(p+"y"), upload(p+"prior_logits"), upload(p+"mu"), upload(p+covName)
-		zs, ms := z.Shape(), mu.Shape()
-		n, c := zs[0], ms[0]
-		delta := b.Alloc(kernels.Float32, n, c)
-		b.LDA(delta, z, prior, mu, cov, kind)
-		headCompare(t, p+"delta", headRead(t, b, delta), want(p+"delta"))
-		for _, lc := range []struct {
-			name   string
-			loss   kernels.LossKind
-			lambda float32
-			grads  string
-		}{
-			{"loss_nll", kernels.NLL, 0, ""},
-			{"loss_ce", kernels.CE, 0, "grad_ce"},
-			{"loss_dnll_0.01", kernels.DNLL, 0.01, ""},
-			{"loss_dnll_0.5", kernels.DNLL, 0.5, "grad_dnll_0.5"},
-			{"loss_dnll_1.0", kernels.DNLL, 1, ""},
-		} {
-			stats := b.Alloc(kernels.Float32, kernels.StatsLen)
-			dd := b.Alloc(kernels.Float32, n, c)
-			b.Loss(dd, stats, delta, y, lc.loss, lc.lambda, 1)
-			st := headRead(t, b, stats)
-			headCompare(t, p+lc.name, []float32{st[kernels.StatLoss] / float32(n)}, want(p+lc.name))
-			if lc.grads == "" {
-				continue
-			}
-			dz, dprior, dmu, dcov := b.Alloc(kernels.Float32, zs...), b.Alloc(kernels.Float32, c), b.Alloc(kernels.Float32, ms...), b.Alloc(kernels.Float32, cov.Shape()...)
-			b.LDABackward(dz, dprior, dmu, dcov, dd, z, prior, mu, cov, kind)
-			g := p + lc.grads + "/"
-			headCompare(t, g+"z", headRead(t, b, dz), want(g+"z"))
-			headCompare(t, g+"prior_logits", headRead(t, b, dprior), want(g+"prior_logits"))
-			headCompare(t, g+"mu", headRead(t, b, dmu), want(g+"mu"))
-			headCompare(t, g+covName, headRead(t, b, dcov), want(g+covName))
-		}
 	}
 }
 
