@@ -48,6 +48,13 @@ func newRun(be kernels.Backend, kind string, config any, spec model.Spec, trainS
 	return r, nil
 }
 
+// Base returns r; image runs, which embed a Run, inherit it, so code that
+// drives either kind can reach the common parts.
+func (r *Run) Base() *Run { return r }
+
+// WriteReport writes report.json to dir.
+func (r *Run) WriteReport(dir string) error { return r.Report.Write(dir) }
+
 // Done reports whether every epoch has run.
 func (r *Run) Done() bool { return r.Trainer.Done() }
 

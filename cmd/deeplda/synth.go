@@ -55,7 +55,7 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{err}
 	}
-	return trainAndWrite(ctx, run, *out, *quiet, stdout, stderr)
+	return trainAndWrite(ctx, run, *out, *quiet, stdout, stderr, func(w io.Writer) { printSynthSummary(w, run) })
 }
 
 // prepareOut creates the output folder and checks that it is writable.
@@ -71,11 +71,21 @@ func prepareOut(dir string) error {
 	return os.Remove(probe.Name())
 }
 
+// trainable is a run that trainAndWrite drives: *experiment.Run, or an
+// image run that finishes, reports and draws more (*experiment.ImageRun).
+type trainable interface {
+	Base() *experiment.Run
+	Finish() error
+	WriteReport(dir string) error
+	Figures() map[string][]byte
+}
+
 // trainAndWrite trains the run epoch by epoch with a progress bar, saving the
-// checkpoint after every good epoch, then writes the report and figures. A
-// diverged or interrupted run still writes its report (with its status) and
-// keeps the last good checkpoint.
-func trainAndWrite(ctx context.Context, run *experiment.Run, out string, quiet bool, stdout, stderr io.Writer) error {
+// checkpoint after every good epoch, then finishes it, writes the report and
+// figures and prints summary. A diverged or interrupted run still writes its
+// report (with its status) and keeps the last good checkpoint.
+func trainAndWrite(ctx context.Context, t trainable, out string, quiet bool, stdout, stderr io.Writer, summary func(io.Writer)) error {
+	run := t.Base()
 	bar := newProgressBar(stderr, quiet)
 	ckpt := filepath.Join(out, "checkpoint.safetensors")
 	var trainErr error
@@ -93,7 +103,7 @@ func trainAndWrite(ctx context.Context, run *experiment.Run, out string, quiet b
 	case trainErr == nil:
 	case errors.As(trainErr, &div):
 		run.Report.Status = trainErr.Error()
-		if err := run.Report.Write(out); err != nil {
+		if err := t.WriteReport(out); err != nil {
 			return err
 		}
 		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", trainErr, run.Trainer.Epoch(), ckpt)
@@ -102,24 +112,29 @@ func trainAndWrite(ctx context.Context, run *experiment.Run, out string, quiet b
 	default:
 		return trainErr
 	}
-	if err := run.Finish(); err != nil {
+	if err := t.Finish(); err != nil {
 		return err
 	}
-	if err := run.Report.Write(out); err != nil {
+	if err := t.WriteReport(out); err != nil {
 		return err
 	}
-	for name, svg := range run.Figures() {
+	for name, svg := range t.Figures() {
 		if err := report.WriteFileAtomic(filepath.Join(out, name), svg); err != nil {
 			return err
 		}
 	}
-	r := run.Report
-	fmt.Fprintf(stdout, "train accuracy %.2f%%, test accuracy %.2f%%, test ECE %.2f%%, %.1f s on %s (%s)\n",
-		100*r.Train.Accuracy, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Seconds), r.Backend.Name, r.Backend.Adapter)
-	if r.Consistency != nil {
-		fmt.Fprintf(stdout, "head: log det Sigma %.3g; consistency with the closed-form refit: mean shift %.3g, KL %.3g\n",
-			float64(*r.Head.LogDetCov), float64(r.Consistency.MeanShift), float64(r.Consistency.KL))
-	}
+	summary(stdout)
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "report.json"))
 	return trainErr
+}
+
+// printSynthSummary prints the headline numbers of a finished toy run.
+func printSynthSummary(w io.Writer, run *experiment.Run) {
+	r := run.Report
+	fmt.Fprintf(w, "train accuracy %.2f%%, test accuracy %.2f%%, test ECE %.2f%%, %.1f s on %s (%s)\n",
+		100*r.Train.Accuracy, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Seconds), r.Backend.Name, r.Backend.Adapter)
+	if r.Consistency != nil {
+		fmt.Fprintf(w, "head: log det Sigma %.3g; consistency with the closed-form refit: mean shift %.3g, KL %.3g\n",
+			float64(*r.Head.LogDetCov), float64(r.Consistency.MeanShift), float64(r.Consistency.KL))
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/report"
-	"github.com/deeplda/deeplda/train"
 )
 
 // imageFlags registers the flags that train and sweep share on fs.
@@ -96,56 +93,7 @@ Flags:`)
 		fmt.Fprintf(stderr, "%s: %d training, %d held-out, %d test images; %s head (%s), %d epochs of %d steps\n",
 			c.Data, run.TrainSet.Len(), run.Val.Len(), run.TestSet.Len(), run.Config.Head, run.Config.Loss, c.Epochs, run.Trainer.StepsPerEpoch())
 	}
-	return trainImages(ctx, run, *out, *quiet, stdout, stderr)
-}
-
-// trainImages is trainAndWrite for image runs: it trains epoch by epoch
-// with a progress bar, saving the checkpoint after every good epoch, then
-// finishes the run (BatchNorm recalibration, temperature scaling) and
-// writes report.json with the image extras and the figures. A diverged run
-// writes its report and keeps the last good checkpoint; an interrupted one
-// reports the epochs done.
-func trainImages(ctx context.Context, run *experiment.ImageRun, out string, quiet bool, stdout, stderr io.Writer) error {
-	bar := newProgressBar(stderr, quiet)
-	ckpt := filepath.Join(out, "checkpoint.safetensors")
-	var trainErr error
-	for !run.Done() {
-		if trainErr = run.Epoch(ctx, bar.update); trainErr != nil {
-			break
-		}
-		if err := run.Model.SaveCheckpoint(ckpt); err != nil {
-			return fmt.Errorf("saving the checkpoint: %w", err)
-		}
-	}
-	bar.finish()
-	var div *train.DivergedError
-	switch {
-	case trainErr == nil:
-	case errors.As(trainErr, &div):
-		run.Report.Status = trainErr.Error()
-		if err := run.WriteReport(out); err != nil {
-			return err
-		}
-		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", trainErr, run.Trainer.Epoch(), ckpt)
-	case errors.Is(trainErr, context.Canceled):
-		fmt.Fprintln(stderr, "interrupted: writing the report of the epochs done")
-	default:
-		return trainErr
-	}
-	if err := run.Finish(); err != nil {
-		return err
-	}
-	if err := run.WriteReport(out); err != nil {
-		return err
-	}
-	for name, svg := range run.Figures() {
-		if err := report.WriteFileAtomic(filepath.Join(out, name), svg); err != nil {
-			return err
-		}
-	}
-	printImageSummary(stdout, run)
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "report.json"))
-	return trainErr
+	return trainAndWrite(ctx, run, *out, *quiet, stdout, stderr, func(w io.Writer) { printImageSummary(w, run) })
 }
 
 // printImageSummary prints the headline numbers of a finished image run.
