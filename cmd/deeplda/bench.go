@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -38,6 +40,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	batch := fs.Int("batch", 64, "batch size (convnet, mlp)")
 	size := fs.Int("size", 1024, "matrix size S (matmul)")
 	steps := fs.Int("steps", 10, "timed steps (after one untimed warm-up step)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file (go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deeplda bench [flags]\n\nTimes the backend and prints one JSON line.\n\nFlags:")
 		fs.PrintDefaults()
@@ -93,6 +96,17 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	step()
 	if err := be.Sync(); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	for i := 0; i < *steps; i++ {
