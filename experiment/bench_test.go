@@ -38,8 +38,7 @@ func BenchmarkConvNetStep(b *testing.B) {
 	for _, batch := range []int{64, 256} {
 		b.Run(map[int]string{64: "batch64", 256: "batch256"}[batch], func(b *testing.B) {
 			be := cpu.New()
-			m, err := model.New(be, model.Spec{Encoder: model.EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9,
-				Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3, Seed: 1})
+			m, err := model.New(be, ConvNetBenchSpec)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -62,7 +61,7 @@ func BenchmarkConvNetStep(b *testing.B) {
 			}
 			sec := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(float64(batch)/sec, "images/s")
-			b.ReportMetric(float64(batch)*695.5e6/sec/1e9, "GFLOP/s")
+			b.ReportMetric(float64(batch)*ConvNetFLOPs/sec/1e9, "GFLOP/s")
 		})
 	}
 }

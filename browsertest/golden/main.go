@@ -25,6 +25,9 @@
 //	                 the progress callback, as the trainer page does
 //
 // and writes {"seconds": ...} (the trainer's training time) as the result.
+//
+// With bench=matmul,convnet it instead times those on WebGPU as "deeplda
+// bench" does (bench.go), for browsertest/gpubench_test.go.
 package main
 
 import (
@@ -74,6 +77,10 @@ func main() {
 				out, state = map[string]string{"error": fmt.Sprintf("panic: %v\n%s", r, debug.Stack())}, "error"
 			}
 		}()
+		if models := param("bench", ""); models != "" {
+			out, state = bench(models, param)
+			return
+		}
 		if param("toy", "") == "1" {
 			res, err := toy(param)
 			out = res

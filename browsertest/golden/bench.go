@@ -1,0 +1,67 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels/webgpu"
+)
+
+// benchPage is the result of the bench mode.
+type benchPage struct {
+	Results []experiment.BenchResult `json:"results"`
+	Error   string                   `json:"error,omitempty"`
+}
+
+// bench is the bench mode (bench=matmul,convnet): it opens the WebGPU
+// backend once and runs experiment.Bench, as "deeplda bench" does, for each
+// listed model in turn, with the parameters
+//
+//	size=S    the matmul's size (default 1024)
+//	batch=N   the ConvNet's (or MLP's) batch (default 64)
+//	steps=N   timed steps of each, after one untimed warm-up (default 2)
+//
+// It returns the page's result and state.
+func bench(models string, param func(name, def string) string) (*benchPage, string) {
+	res := &benchPage{Results: []experiment.BenchResult{}}
+	fail := func(msg string) (*benchPage, string) {
+		res.Error = msg
+		return res, "error"
+	}
+	cfg := experiment.BenchConfig{}
+	for _, p := range []struct {
+		name, def string
+		v         *int
+	}{{"size", "1024", &cfg.Size}, {"batch", "64", &cfg.Batch}, {"steps", "2", &cfg.Steps}} {
+		n, err := strconv.Atoi(param(p.name, p.def))
+		if err != nil {
+			return fail(p.name + " must be an integer")
+		}
+		*p.v = n
+	}
+	be, err := webgpu.New()
+	if err != nil {
+		return fail("opening WebGPU: " + err.Error())
+	}
+	defer be.Close()
+	for _, m := range strings.Split(models, ",") {
+		cfg.Model = m
+		b, err := experiment.NewBench(be, cfg)
+		if err != nil {
+			return fail(err.Error())
+		}
+		if err := b.WarmUp(); err != nil {
+			return fail(m + " warm-up: " + err.Error())
+		}
+		r, err := b.Time(context.Background())
+		if err != nil {
+			return fail(m + ": " + err.Error())
+		}
+		res.Results = append(res.Results, r)
+	}
+	return res, "done"
+}
