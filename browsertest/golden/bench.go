@@ -19,7 +19,8 @@ type benchPage struct {
 
 // bench is the bench mode (bench=matmul,convnet): it opens the WebGPU
 // backend once and runs experiment.Bench, as "deeplda bench" does, for each
-// listed model in turn, with the parameters
+// listed model in turn (a model may repeat; model:N times N steps of it),
+// with the parameters
 //
 //	size=S    the matmul's size (default 1024)
 //	batch=N   the ConvNet's (or MLP's) batch (default 64)
@@ -48,8 +49,15 @@ func bench(models string, param func(name, def string) string) (*benchPage, stri
 		return fail("opening WebGPU: " + err.Error())
 	}
 	defer be.Close()
+	steps := cfg.Steps
 	for _, m := range strings.Split(models, ",") {
-		cfg.Model = m
+		cfg.Model, cfg.Steps = m, steps
+		if name, n, ok := strings.Cut(m, ":"); ok {
+			if cfg.Steps, err = strconv.Atoi(n); err != nil {
+				return fail("the steps of " + name + " must be an integer")
+			}
+			cfg.Model, m = name, name
+		}
 		b, err := experiment.NewBench(be, cfg)
 		if err != nil {
 			return fail(err.Error())

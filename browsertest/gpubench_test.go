@@ -1,0 +1,103 @@
+package browsertest
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deeplda/deeplda/experiment"
+)
+
+// convnetGoal is the bound of the WebGPU issue: on every backend the
+// ConvNet training step at batch 64 reaches at least 60% of the same
+// backend's GFLOP/s on a 1024x1024x1024 matmul.
+const convnetGoal = 0.6
+
+// gpuBenchQuery is what the page times, in this order: the matmul before
+// and after the ConvNet steps, so that a change in the machine's load
+// shows as a spread between the two matmul figures.
+const gpuBenchQuery = "?bench=matmul:5,convnet:2,matmul:5&size=1024&batch=64"
+
+// BenchmarkWebGPUConvNetVsMatMul times, in one page load on Chromium's
+// WebGPU (SwiftShader in headless Chromium), what "deeplda bench" times
+// natively: a 1024x1024x1024 matmul and a ConvNet training step at batch
+// 64 on 28x28 inputs (experiment.Bench, run by the golden page program's
+// bench mode), reports both rates and their ratio, and fails when the
+// ratio is below convnetGoal. It is skipped, saying so, when this Chromium
+// offers no WebGPU adapter. SwiftShader is slow (half a minute per ConvNet
+// step on two cores); one pass takes a few minutes:
+//
+//	./build.sh site
+//	DEEPLDA_SITE=$PWD/out/site go test -run '^$' -bench WebGPUConvNetVsMatMul -benchtime 1x -v ./browsertest
+func BenchmarkWebGPUConvNetVsMatMul(b *testing.B) {
+	if noBrowser != "" {
+		b.Skip("SKIPPED: " + noBrowser)
+	}
+	page := serveGoldenPage(b, buildGoldenPage(b), "")
+	var matmul, convnet []float64
+	for i := 0; i < b.N; i++ {
+		br := newBrowser(b, options{})
+		for _, r := range gpuBench(b, br, page+gpuBenchQuery) {
+			b.Logf("%s on %s (%s): %d steps, %.3f s/step, %.2f GFLOP/s", r.Model, r.Backend.Name, r.Backend.Adapter, r.Steps, r.SecondsPerStep, r.GFLOPS)
+			if r.Model == "matmul" {
+				matmul = append(matmul, r.GFLOPS)
+			} else {
+				convnet = append(convnet, r.GFLOPS)
+			}
+		}
+		br.checkClean()
+	}
+	mm, cn := mean(matmul), mean(convnet)
+	ratio := cn / mm
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(mm, "matmul-GFLOP/s")
+	b.ReportMetric(cn, "convnet-GFLOP/s")
+	b.ReportMetric(ratio, "convnet/matmul")
+	b.Logf("matmul 1024: %.2f GFLOP/s %v; ConvNet step, batch 64: %.2f GFLOP/s %v; ratio %.0f%% (goal >= %.0f%%)",
+		mm, matmul, cn, convnet, 100*ratio, 100*convnetGoal)
+	if ratio < convnetGoal {
+		b.Errorf("the ConvNet step runs at %.0f%% of the matmul's rate, less than %.0f%%", 100*ratio, 100*convnetGoal)
+	}
+}
+
+// gpuBench opens the golden page program's bench mode at u and returns its
+// timings; it skips the benchmark when the browser has no WebGPU adapter.
+func gpuBench(b *testing.B, br *browser, u string) []experiment.BenchResult {
+	b.Helper()
+	br.openURL(u)
+	br.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 30*time.Minute)
+	raw := eval[string](br, `document.getElementById('result').textContent`)
+	var r struct {
+		Results []experiment.BenchResult `json:"results"`
+		Error   string                   `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		b.Fatalf("#result is not the bench result: %v\n%.500s", err, raw)
+	}
+	if r.Error != "" {
+		if strings.Contains(r.Error, "no WebGPU adapter") && os.Getenv("CI") == "" {
+			b.Skipf("SKIPPED: this Chromium offers no WebGPU adapter: %s", r.Error)
+		}
+		b.Fatalf("the bench page failed: %s", r.Error)
+	}
+	if len(r.Results) != strings.Count(u, ",")+1 {
+		b.Fatalf("%d results for %s", len(r.Results), u)
+	}
+	for _, x := range r.Results {
+		if x.Backend.Name != "webgpu" || x.GFLOPS <= 0 {
+			b.Fatalf("timed on %q at %v GFLOP/s, want webgpu", x.Backend.Name, x.GFLOPS)
+		}
+	}
+	return r.Results
+}
+
+// mean is the arithmetic mean of xs.
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
