@@ -4,20 +4,53 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/safetensors"
+)
+
+// Names of the optional tensors that TrainingState adds to State: Adam's
+// moments of each parameter (OptimM or OptimV followed by the parameter's
+// name), its step count, and the loss statistics accumulated since the
+// last ResetStats. PyTorch ignores them with load_state_dict(strict=False).
+const (
+	OptimM     = "optim.m."    // F32, the parameter's shape: Adam's first moment
+	OptimV     = "optim.v."    // F32, the parameter's shape: Adam's second moment
+	OptimStep  = "optim.step"  // I32 scalar: the Adam steps taken
+	TrainStats = "train.stats" // F32 [kernels.StatsLen]: loss statistics
 )
 
 // State reads every parameter and buffer back from the backend into a
 // safetensors file with PyTorch's names (num_batches_tracked as I32 scalars).
 // The model's spec is stored in the metadata under "spec".
-func (m *Model) State() (*safetensors.File, error) {
+func (m *Model) State() (*safetensors.File, error) { return m.state(false) }
+
+// TrainingState is State plus what training needs to go on exactly where
+// it stands: Adam's moments and step count and the loss statistics (see
+// OptimM). LoadState of it into a model of the same spec, on any backend,
+// continues the same run.
+func (m *Model) TrainingState() (*safetensors.File, error) { return m.state(true) }
+
+// state reads the model back; training adds the optimizer and statistics.
+// Each arena is read in one piece (one round trip on a GPU).
+func (m *Model) state(training bool) (*safetensors.File, error) {
 	f := safetensors.New()
-	for _, p := range m.Params {
-		v, err := m.Backend.Read(p.Value)
+	type part struct {
+		what, prefix string
+		t            kernels.Tensor
+	}
+	arenas := []part{{"the parameters", "", m.arena.value}}
+	if training {
+		arenas = append(arenas, part{"Adam's first moments", OptimM, m.arena.m}, part{"Adam's second moments", OptimV, m.arena.v})
+	}
+	for _, a := range arenas {
+		v, err := m.Backend.Read(a.t)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", p.Name, err)
+			return nil, fmt.Errorf("reading %s: %w", a.what, err)
 		}
-		f.Set(p.Name, safetensors.NewF32(v, p.Shape...))
+		for _, p := range m.Params {
+			end := p.offset + kernels.Numel(p.Shape)
+			f.Set(a.prefix+p.Name, safetensors.NewF32(v[p.offset:end:end], p.Shape...))
+		}
 	}
 	for _, b := range m.Buffers {
 		v, err := m.Backend.Read(b.T)
@@ -29,6 +62,14 @@ func (m *Model) State() (*safetensors.File, error) {
 	for name, n := range m.counts {
 		f.Set(name, safetensors.NewI32([]int32{int32(*n)}))
 	}
+	if training {
+		s, err := m.Backend.Read(m.stats)
+		if err != nil {
+			return nil, fmt.Errorf("reading the loss statistics: %w", err)
+		}
+		f.Set(TrainStats, safetensors.NewF32(s, kernels.StatsLen))
+		f.Set(OptimStep, safetensors.NewI32([]int32{int32(m.step)}))
+	}
 	spec, err := json.Marshal(m.Spec)
 	if err != nil {
 		return nil, err
@@ -39,25 +80,56 @@ func (m *Model) State() (*safetensors.File, error) {
 
 // LoadState sets every parameter and buffer from the tensors of f named
 // prefix+name. Every parameter and running estimate must be present with the
-// right shape; num_batches_tracked is optional. Extra tensors are ignored.
-// On error the model is left unchanged.
+// right shape; num_batches_tracked is optional. With prefix+OptimStep in f
+// (a TrainingState), Adam's moments of every parameter must be there too
+// and are loaded with the step count; without it Adam starts afresh (zero
+// moments, step 0). The loss statistics are loaded when f has them and
+// reset otherwise. Other tensors are ignored. On error the model is left
+// unchanged.
 func (m *Model) LoadState(f *safetensors.File, prefix string) error {
-	values := make([][]float32, 0, len(m.Params)+len(m.Buffers))
-	get := func(name string, shape []int) error {
+	n := kernels.Numel(m.arena.value.Shape())
+	value, mom, vel := make([]float32, n), make([]float32, n), make([]float32, n)
+	into := func(dst []float32, name string, shape []int) error {
 		t, err := f.Get(prefix + name)
 		if err == nil {
 			err = t.Check(prefix+name, safetensors.F32, shape...)
 		}
-		values = append(values, t.F32)
-		return err
+		if err != nil {
+			return err
+		}
+		copy(dst, t.F32)
+		return nil
+	}
+	_, optim := f.Tensors[prefix+OptimStep]
+	step := 0
+	if optim {
+		t := f.Tensors[prefix+OptimStep]
+		if err := t.Check(prefix+OptimStep, safetensors.I32); err != nil {
+			return err
+		}
+		if step = int(t.I32[0]); step < 0 {
+			return fmt.Errorf("tensor %q is %d, want a step count >= 0", prefix+OptimStep, step)
+		}
 	}
 	for _, p := range m.Params {
-		if err := get(p.Name, p.Shape); err != nil {
+		end := p.offset + kernels.Numel(p.Shape)
+		if err := into(value[p.offset:end], p.Name, p.Shape); err != nil {
+			return err
+		}
+		if !optim {
+			continue
+		}
+		if err := into(mom[p.offset:end], OptimM+p.Name, p.Shape); err != nil {
+			return err
+		}
+		if err := into(vel[p.offset:end], OptimV+p.Name, p.Shape); err != nil {
 			return err
 		}
 	}
-	for _, b := range m.Buffers {
-		if err := get(b.Name, b.Shape); err != nil {
+	buffers := make([][]float32, len(m.Buffers))
+	for i, b := range m.Buffers {
+		buffers[i] = make([]float32, kernels.Numel(b.Shape))
+		if err := into(buffers[i], b.Name, b.Shape); err != nil {
 			return err
 		}
 	}
@@ -72,14 +144,27 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 		}
 		counts[name] = int(t.I32[0])
 	}
-	for i, p := range m.Params {
-		m.Backend.Write(p.Value, values[i])
+	var stats []float32
+	if _, ok := f.Tensors[prefix+TrainStats]; ok {
+		stats = make([]float32, kernels.StatsLen)
+		if err := into(stats, TrainStats, []int{kernels.StatsLen}); err != nil {
+			return err
+		}
 	}
+	m.Backend.Write(m.arena.value, value)
+	m.Backend.Write(m.arena.m, mom)
+	m.Backend.Write(m.arena.v, vel)
+	m.step = step
 	for i, b := range m.Buffers {
-		m.Backend.Write(b.T, values[len(m.Params)+i])
+		m.Backend.Write(b.T, buffers[i])
 	}
 	for name, n := range counts {
 		*m.counts[name] = n
+	}
+	if stats != nil {
+		m.Backend.Write(m.stats, stats)
+	} else {
+		m.ResetStats()
 	}
 	return nil
 }

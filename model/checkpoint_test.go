@@ -3,6 +3,7 @@ package model_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,142 @@ func TestCheckpointErrors(t *testing.T) {
 			if before[i] != after[i] {
 				t.Fatalf("%s: a failed load changed the model", filepath.Base(tc.path))
 			}
+		}
+	}
+}
+
+// trained returns newMLP(seed) after a few Adam steps on random data.
+func trained(t *testing.T, seed uint64, steps int) *model.Model {
+	t.Helper()
+	m := newMLP(t, seed)
+	x := m.Backend.Alloc(kernels.Float32, 8, 2)
+	y := m.Backend.Alloc(kernels.Int32, 8)
+	m.Backend.Write(x, []float32{1, 2, -1, 0.5, 3, -2, 0, 1, 2, 2, -1, -1, 0.5, 0, 1, -3})
+	m.Backend.WriteInt(y, []int32{0, 1, 2, 0, 1, 2, 0, 1})
+	for range steps {
+		m.TrainStep(x, y)
+	}
+	return m
+}
+
+// TestTrainingStateRoundTrip loads a trained model's TrainingState into a
+// fresh model: everything, Adam's moments and step and the loss statistics
+// included, comes back bit for bit; State keeps PyTorch's names only.
+func TestTrainingStateRoundTrip(t *testing.T) {
+	a := trained(t, 1, 5)
+	full, err := a.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := a.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range plain.Names() {
+		if strings.HasPrefix(n, "optim.") || strings.HasPrefix(n, "train.") {
+			t.Errorf("State has %s", n)
+		}
+		if _, ok := full.Tensors[n]; !ok {
+			t.Errorf("TrainingState lacks %s", n)
+		}
+	}
+	if got, want := len(full.Names()), len(plain.Names())+2*len(a.Params)+2; got != want {
+		t.Errorf("TrainingState has %d tensors, want %d", got, want)
+	}
+	if s := full.Tensors[model.OptimStep].I32[0]; s != 5 {
+		t.Errorf("optim.step %d, want 5", s)
+	}
+	raw, err := safetensors.Encode(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := safetensors.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newMLP(t, 2)
+	if err := b.LoadState(decoded, ""); err != nil {
+		t.Fatal(err)
+	}
+	if b.Step() != 5 {
+		t.Errorf("step %d after loading, want 5", b.Step())
+	}
+	back, err := b.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range full.Names() {
+		fa, fb := full.Tensors[n], back.Tensors[n]
+		if !slices.Equal(fa.F32, fb.F32) || !slices.Equal(fa.I32, fb.I32) {
+			t.Errorf("%s differs after the round trip", n)
+		}
+	}
+	stats, err := b.ReadStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Count != 40 {
+		t.Errorf("loss statistics count %d after loading, want 40", stats.Count)
+	}
+}
+
+// TestLoadStateWithoutOptimizer loads a checkpoint without optimizer state
+// into a trained model: the parameters come from the file and Adam starts
+// afresh.
+func TestLoadStateWithoutOptimizer(t *testing.T) {
+	src, err := newMLP(t, 3).State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := trained(t, 1, 4)
+	if err := m.LoadState(src, ""); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Step() != 0 {
+		t.Errorf("step %d, want 0", m.Step())
+	}
+	for _, p := range m.Params {
+		if !slices.Equal(got.Tensors[p.Name].F32, src.Tensors[p.Name].F32) {
+			t.Errorf("%s not loaded", p.Name)
+		}
+		for _, n := range []string{model.OptimM + p.Name, model.OptimV + p.Name} {
+			for _, v := range got.Tensors[n].F32 {
+				if v != 0 {
+					t.Fatalf("%s not reset", n)
+				}
+			}
+		}
+	}
+}
+
+// TestLoadStateIncompleteOptimizer rejects a training state that lacks one
+// moment, and leaves the model unchanged.
+func TestLoadStateIncompleteOptimizer(t *testing.T) {
+	full, err := trained(t, 1, 3).TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(full.Tensors, model.OptimV+"head.mu")
+	m := trained(t, 2, 2)
+	before, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.LoadState(full, "")
+	if err == nil || !strings.Contains(err.Error(), `missing tensor "optim.v.head.mu"`) {
+		t.Errorf("error %v, want it to name optim.v.head.mu", err)
+	}
+	after, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range before.Names() {
+		if !slices.Equal(before.Tensors[n].F32, after.Tensors[n].F32) || !slices.Equal(before.Tensors[n].I32, after.Tensors[n].I32) {
+			t.Errorf("a failed load changed %s", n)
 		}
 	}
 }

@@ -104,6 +104,7 @@ type Trainer struct {
 	Data  Dataset
 	Cfg   Config
 
+	src     *rand.PCG // rng's state (see Snapshot)
 	rng     *rand.Rand
 	perm    []int
 	pos     int // next position in perm
@@ -111,7 +112,8 @@ type Trainer struct {
 	xb, yb  []float32
 	yi      []int32
 	x, y    kernels.Tensor
-	elapsed time.Duration
+	elapsed time.Duration // before the RunEpoch in progress
+	running time.Time     // start of the RunEpoch in progress
 	seen    int
 }
 
@@ -132,7 +134,8 @@ func New(m *model.Model, data Dataset, cfg Config) (*Trainer, error) {
 	if cfg.ReportEvery <= 0 {
 		cfg.ReportEvery = 10
 	}
-	t := &Trainer{Model: m, Data: data, Cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x73687566))}
+	src := rand.NewPCG(cfg.Seed, 0x73687566)
+	t := &Trainer{Model: m, Data: data, Cfg: cfg, src: src, rng: rand.New(src)}
 	b := min(cfg.Batch, data.Len())
 	t.xb = make([]float32, b*data.Size())
 	t.yi = make([]int32, b)
@@ -188,6 +191,11 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 	}
 	steps := t.StepsPerEpoch()
 	start := time.Now()
+	t.running = start
+	defer func() {
+		t.elapsed += time.Since(start)
+		t.running = time.Time{}
+	}()
 	report := func() (model.Stats, error) {
 		st, err := m.ReadStats()
 		if err != nil {
@@ -214,7 +222,6 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 	}
 	for t.pos < t.Data.Len() {
 		if err := ctx.Err(); err != nil {
-			t.elapsed += time.Since(start)
 			return EpochStats{}, err
 		}
 		hi := min(t.pos+t.Cfg.Batch, t.Data.Len())
@@ -224,13 +231,11 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 		t.pos = hi
 		if step := (t.pos + t.Cfg.Batch - 1) / t.Cfg.Batch; step%t.Cfg.ReportEvery == 0 && t.pos < t.Data.Len() {
 			if _, err := report(); err != nil {
-				t.elapsed += time.Since(start)
 				return EpochStats{}, err
 			}
 		}
 	}
 	st, err := report()
-	t.elapsed += time.Since(start)
 	if err != nil {
 		return EpochStats{}, err
 	}
@@ -239,8 +244,14 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 	return EpochStats{Epoch: t.epoch, Loss: st.Loss, Accuracy: st.Accuracy}, nil
 }
 
-// Elapsed returns the training time so far (excluding evaluation).
-func (t *Trainer) Elapsed() time.Duration { return t.elapsed }
+// Elapsed returns the training time so far (excluding evaluation), the
+// epoch in progress included.
+func (t *Trainer) Elapsed() time.Duration {
+	if t.running.IsZero() {
+		return t.elapsed
+	}
+	return t.elapsed + time.Since(t.running)
+}
 
 // Outputs are a model's evaluation-mode outputs on a data set.
 type Outputs struct {
