@@ -207,7 +207,7 @@ func (b *Backend) ReLU(y, x kernels.Tensor) {
 	if len(ys) != len(xs) {
 		kernels.Mismatch("ReLU", "y and x differ in size", y.Shape(), x.Shape())
 	}
-	b.parallel(len(xs), 1<<16, func(lo, hi int) { ref.ReLU(ys[lo:hi], xs[lo:hi]) })
+	b.parallel(len(xs), 1<<16, func(lo, hi int) { relu(ys[lo:hi], xs[lo:hi]) })
 }
 
 // ReLUBackward computes dx = dy where y > 0.
@@ -216,7 +216,7 @@ func (b *Backend) ReLUBackward(dx, dy, y kernels.Tensor) {
 	if len(dxs) != len(ys) || len(dys) != len(ys) {
 		kernels.Mismatch("ReLUBackward", "sizes differ", dx.Shape(), dy.Shape(), y.Shape())
 	}
-	b.parallel(len(ys), 1<<16, func(lo, hi int) { ref.ReLUBackward(dxs[lo:hi], dys[lo:hi], ys[lo:hi]) })
+	b.parallel(len(ys), 1<<16, func(lo, hi int) { reluBackward(dxs[lo:hi], dys[lo:hi], ys[lo:hi]) })
 }
 
 // MaxPool2 computes the 2x2 stride-2 max pool.
@@ -228,7 +228,7 @@ func (b *Backend) MaxPool2(y, x kernels.Tensor) {
 	h, w := xs[2], xs[3]
 	yf, xf := F32(y), F32(x)
 	b.parallel(xs[0]*xs[1], 16, func(lo, hi int) {
-		ref.MaxPool2(yf[lo*(h/2)*(w/2):], xf[lo*h*w:], hi-lo, h, w)
+		maxPool2(yf[lo*(h/2)*(w/2):], xf[lo*h*w:], hi-lo, h, w)
 	})
 }
 
@@ -241,7 +241,7 @@ func (b *Backend) MaxPool2Backward(dx, dy, x kernels.Tensor) {
 	h, w := xs[2], xs[3]
 	dxf, dyf, xf := F32(dx), F32(dy), F32(x)
 	b.parallel(xs[0]*xs[1], 16, func(lo, hi int) {
-		ref.MaxPool2Backward(dxf[lo*h*w:], dyf[lo*(h/2)*(w/2):], xf[lo*h*w:], hi-lo, h, w)
+		maxPool2Backward(dxf[lo*h*w:], dyf[lo*(h/2)*(w/2):], xf[lo*h*w:], hi-lo, h, w)
 	})
 }
 

@@ -1,0 +1,77 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/deeplda/deeplda/kernels/ref"
+)
+
+// specials returns n values drawn from a few normal numbers and the
+// special values ref's comparisons must treat the same way: ties, zeros of
+// both signs, infinities and NaNs of both signs.
+func specials(r *rand.Rand, n int) []float32 {
+	nan := math.Float32frombits(0x7fc00001)
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 2, -0.5, float32(math.Inf(1)), float32(math.Inf(-1)), nan, -nan}
+	x := make([]float32, n)
+	for i := range x {
+		if r.IntN(3) == 0 {
+			x[i] = float32(r.NormFloat64())
+		} else {
+			x[i] = vals[r.IntN(len(vals))]
+		}
+	}
+	return x
+}
+
+// sameBits reports the first index where got and want differ bit for bit.
+func sameBits(got, want []float32) error {
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			return fmt.Errorf("element %d: got %v (%#x), want %v (%#x)", i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+		}
+	}
+	return nil
+}
+
+// TestElementwiseSpecials checks relu, reluBackward, maxPool2 and
+// maxPool2Backward bit for bit against package ref on special values, at
+// every length and width around the vector sizes.
+func TestElementwiseSpecials(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n < 200; n++ {
+		x, dy := specials(r, n), specials(r, n)
+		got, want := make([]float32, n), make([]float32, n)
+		relu(got, x)
+		ref.ReLU(want, x)
+		if err := sameBits(got, want); err != nil {
+			t.Fatalf("relu, n %d: %v", n, err)
+		}
+		reluBackward(got, dy, x)
+		ref.ReLUBackward(want, dy, x)
+		if err := sameBits(got, want); err != nil {
+			t.Fatalf("reluBackward, n %d: %v", n, err)
+		}
+	}
+	for h := 1; h <= 5; h++ {
+		for w := 1; w <= 37; w++ {
+			const nc = 3
+			x := specials(r, nc*h*w)
+			dy := specials(r, nc*(h/2)*(w/2))
+			got, want := make([]float32, len(dy)), make([]float32, len(dy))
+			maxPool2(got, x, nc, h, w)
+			ref.MaxPool2(want, x, nc, h, w)
+			if err := sameBits(got, want); err != nil {
+				t.Fatalf("maxPool2, %dx%d: %v", h, w, err)
+			}
+			gotDx, wantDx := specials(r, len(x)), make([]float32, len(x))
+			maxPool2Backward(gotDx, dy, x, nc, h, w)
+			ref.MaxPool2Backward(wantDx, dy, x, nc, h, w)
+			if err := sameBits(gotDx, wantDx); err != nil {
+				t.Fatalf("maxPool2Backward, %dx%d: %v", h, w, err)
+			}
+		}
+	}
+}
