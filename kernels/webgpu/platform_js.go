@@ -3,6 +3,7 @@
 package webgpu
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"syscall/js"
@@ -36,10 +37,83 @@ func adapterName(*wgpu.Adapter) string {
 	return strings.Join(parts, " ")
 }
 
+// ErrDeviceLost is the error (wrapped) of the operations after the
+// browser lost the backend's device (destroyed it, a driver reset, ...):
+// the data on the GPU is gone with it.
+var ErrDeviceLost = errors.New("the WebGPU device was lost")
+
 // requestDevice asks for a device with the default limits (the js binding
-// ignores required limits and panics on required features).
+// ignores required limits and panics on required features) and records its
+// loss when the browser reports it: the next Read or Sync returns it.
 func requestDevice(b *Backend) (*wgpu.Device, error) {
-	return b.adapter.RequestDevice(nil)
+	d, err := b.adapter.RequestDevice(nil)
+	if err != nil {
+		return nil, err
+	}
+	var onLost js.Func
+	onLost = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		defer onLost.Release()
+		why := "no reason given"
+		if len(args) > 0 && args[0].Truthy() {
+			why = fmt.Sprintf("%s: %s", args[0].Get("reason").String(), args[0].Get("message").String())
+		}
+		b.mu.Lock()
+		b.lost = fmt.Errorf("%w (%s)", ErrDeviceLost, why)
+		b.mu.Unlock()
+		return nil
+	})
+	jsValue(unsafe.Pointer(d)).Get("lost").Call("then", onLost)
+	return d, nil
+}
+
+// mapRead maps the read-back buffer staging (n bytes) and returns a copy
+// of its contents. v0.23's Buffer.MapAsync ignores the rejection of
+// mapAsync's promise (as on a lost device), after which getMappedRange
+// throws; this waits for the promise itself and returns the rejection as
+// an error, ErrDeviceLost when the device is gone.
+func mapRead(b *Backend, staging *wgpu.Buffer, n uint64) ([]byte, error) {
+	buf := jsValue(unsafe.Pointer(staging))
+	if why, ok := await(buf.Call("mapAsync", uint32(wgpu.MapModeRead), 0, n)); !ok {
+		msg := why.String()
+		if why.Type() == js.TypeObject && why.Get("message").Type() == js.TypeString {
+			msg = why.Get("name").String() + ": " + why.Get("message").String()
+		}
+		if lost := b.status(); errors.Is(lost, ErrDeviceLost) {
+			return nil, fmt.Errorf("mapping the read-back buffer (%s): %w", msg, lost)
+		}
+		return nil, fmt.Errorf("mapping the read-back buffer: %s", msg)
+	}
+	view := js.Global().Get("Uint8Array").New(buf.Call("getMappedRange", 0, n))
+	out := make([]byte, n)
+	js.CopyBytesToGo(out, view)
+	buf.Call("unmap")
+	return out, nil
+}
+
+// await waits for a JavaScript promise and returns its value, or its
+// rejection's reason and false.
+func await(promise js.Value) (js.Value, bool) {
+	type result struct {
+		v  js.Value
+		ok bool
+	}
+	done := make(chan result, 1)
+	settle := func(ok bool) js.Func {
+		return js.FuncOf(func(_ js.Value, args []js.Value) any {
+			v := js.Undefined()
+			if len(args) > 0 {
+				v = args[0]
+			}
+			done <- result{v, ok}
+			return nil
+		})
+	}
+	resolve, reject := settle(true), settle(false)
+	defer resolve.Release()
+	defer reject.Release()
+	promise.Call("then", resolve, reject)
+	r := <-done
+	return r.v, r.ok
 }
 
 // endPass ends a compute pass (in the browser errors surface later).

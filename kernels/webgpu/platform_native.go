@@ -44,6 +44,25 @@ func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) er
 	return q.WriteBuffer(buf, offset, data)
 }
 
+// mapRead maps the read-back buffer staging (n bytes) and returns a copy
+// of its contents.
+func mapRead(b *Backend, staging *wgpu.Buffer, n uint64) ([]byte, error) {
+	done := false
+	var status wgpu.BufferMapAsyncStatus
+	if err := staging.MapAsync(wgpu.MapModeRead, 0, n, func(s wgpu.BufferMapAsyncStatus) { status, done = s, true }); err != nil {
+		return nil, fmt.Errorf("mapping the read-back buffer: %w", err)
+	}
+	if err := b.wait(&done, "reading back a tensor"); err != nil {
+		return nil, err
+	}
+	if status != wgpu.BufferMapAsyncStatusSuccess {
+		return nil, fmt.Errorf("mapping the read-back buffer failed (%v)", status)
+	}
+	out := append([]byte{}, staging.GetMappedRange(0, uint(n))...)
+	staging.Unmap()
+	return out, nil
+}
+
 // software reports whether the adapter runs on the CPU (Mesa's lavapipe,
 // SwiftShader): correct, but slower than the CPU backend.
 func software(a *wgpu.Adapter) bool { return a.GetInfo().AdapterType == wgpu.AdapterTypeCPU }

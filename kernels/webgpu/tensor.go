@@ -124,19 +124,10 @@ func (b *Backend) readBytes(t *tensor) ([]byte, error) {
 	if err := b.status(); err != nil {
 		return nil, err
 	}
-	done := false
-	var status wgpu.BufferMapAsyncStatus
-	if err := staging.MapAsync(wgpu.MapModeRead, 0, n, func(s wgpu.BufferMapAsyncStatus) { status, done = s, true }); err != nil {
-		return nil, fmt.Errorf("webgpu: mapping a read-back buffer: %w", err)
+	out, err := mapRead(b, staging, n)
+	if err != nil {
+		return nil, fmt.Errorf("webgpu: reading back a %s tensor: %w", kernels.ShapeString(t.shape), err)
 	}
-	if err := b.wait(&done, "reading back a tensor"); err != nil {
-		return nil, err
-	}
-	if status != wgpu.BufferMapAsyncStatusSuccess {
-		return nil, fmt.Errorf("webgpu: mapping a read-back buffer failed (%v)", status)
-	}
-	out := append([]byte{}, staging.GetMappedRange(0, uint(n))...)
-	staging.Unmap()
 	return out, b.status()
 }
 
