@@ -65,11 +65,26 @@ func convGeom(op string, y, x, w kernels.Tensor, p kernels.ConvParams) ref.Conv 
 	return g
 }
 
-// Conv2D runs the convolution as im2col + GEMM per image, parallel over the
-// batch.
+// Conv2D computes the convolution as GEMMs over groups of images (see
+// frame), parallel over the groups; geometries outside the framed layout
+// use im2col + GEMM per image.
 func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2D", y, x, w, p)
 	yf, xf, wf, bf := F32(y), F32(x), F32(w), f32(bias)
+	if f, ok := newFrame(g, b.workers); ok {
+		// Op(A) = w [Co, Ci*K*K], passed transposed so that the GEMM packs
+		// it with plain row copies.
+		wt := b.scratch(len(wf))
+		defer b.pool.Put(wt)
+		rows := g.Ci * g.K * g.K
+		for co := 0; co < g.Co; co++ {
+			for r, v := range wf[co*rows : (co+1)*rows] {
+				(*wt)[r*g.Co+co] = v
+			}
+		}
+		b.convFramed(yf, xf, *wt, bf, f)
+		return
+	}
 	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
 	b.parallel(g.N, 1, func(lo, hi int) {
 		col := b.scratch(rows * cols)
@@ -89,10 +104,30 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	})
 }
 
-// Conv2DBackwardData computes dx as W^T dy per image followed by col2im.
+// Conv2DBackwardData computes dx. With stride 1 it is the convolution of dy
+// with the flipped, transposed filter and padding K-1-pad, computed as a
+// forward convolution; otherwise W^T dy per image followed by col2im.
 func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2DBackwardData", dy, dx, w, p)
 	dxf, dyf, wf := F32(dx), F32(dy), F32(w)
+	back := ref.Conv{N: g.N, Ci: g.Co, H: g.Ho, W: g.Wo, Co: g.Ci, K: g.K, Stride: 1, Pad: g.K - 1 - g.Pad, Ho: g.H, Wo: g.W}
+	if f, ok := newFrame(back, b.workers); ok && g.Stride == 1 {
+		// wt[(co,kh,kw), ci] = w[co, ci, K-1-kh, K-1-kw]: op(A) of the
+		// backward convolution, transposed.
+		wt := b.scratch(len(wf))
+		defer b.pool.Put(wt)
+		kk := g.K * g.K
+		for co := 0; co < g.Co; co++ {
+			for ci := 0; ci < g.Ci; ci++ {
+				src := wf[(co*g.Ci+ci)*kk:][:kk]
+				for t, v := range src {
+					(*wt)[(co*kk+kk-1-t)*g.Ci+ci] = v
+				}
+			}
+		}
+		b.convFramed(dxf, dyf, *wt, nil, f)
+		return
+	}
 	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
 	b.parallel(g.N, 1, func(lo, hi int) {
 		col := b.scratch(rows * cols)
@@ -105,10 +140,15 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 }
 
 // Conv2DBackwardFilter computes dw as the sum over images of dy col^T; each
-// worker accumulates its own partial sum.
+// worker accumulates its own partial sum over its groups of images (see
+// frame), or over its images for geometries outside the framed layout.
 func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2DBackwardFilter", dy, x, dw, p)
 	dwf, dyf, xf := F32(dw), F32(dy), F32(x)
+	if f, ok := newFrame(g, b.workers); ok {
+		b.convFramedFilter(dwf, dyf, xf, f)
+		return
+	}
 	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
 	parts := min(b.workers, g.N)
 	partial := make([][]float32, parts)

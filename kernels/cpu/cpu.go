@@ -279,7 +279,7 @@ func (b *Backend) BatchNormTrain(y, mean, invStd, x, gamma, beta, runMean, runVa
 	mf, isf, gf, bf, rm, rv := F32(mean), F32(invStd), F32(gamma), F32(beta), F32(runMean), F32(runVar)
 	b.parallel(c, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
-			ref.BatchNormTrainChannel(yf, mf, isf, xf, gf, bf, rm, rv, n, c, hw, ch, momentum, eps)
+			bnTrainChannel(yf, mf, isf, xf, gf, bf, rm, rv, n, c, hw, ch, momentum, eps)
 		}
 	})
 }
@@ -302,7 +302,7 @@ func (b *Backend) BatchNormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, invSt
 	gf, mf, isf := F32(gamma), F32(mean), F32(invStd)
 	b.parallel(c, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
-			ref.BatchNormBackwardChannel(dxf, dgf, dbf, dyf, xf, gf, mf, isf, n, c, hw, ch)
+			bnBackwardChannel(dxf, dgf, dbf, dyf, xf, gf, mf, isf, n, c, hw, ch)
 		}
 	})
 }

@@ -75,3 +75,46 @@ func TestElementwiseSpecials(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchNormChannels checks bnTrainChannel and bnBackwardChannel against
+// package ref's channel functions. Their float64 sums are added in another
+// order, which changes them by far less than a float32 rounding: every
+// output must be the same bit for bit.
+func TestBatchNormChannels(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	normal := func(n int, mean float64) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(mean + r.NormFloat64())
+		}
+		return v
+	}
+	const n, c = 5, 3
+	for _, hw := range []int{1, 7, 8, 49, 196, 784} {
+		x, dy := normal(n*c*hw, 0.5), normal(n*c*hw, 0)
+		gamma, beta := normal(c, 1), normal(c, 0)
+		type out struct{ y, mean, invStd, runMean, runVar, dx, dgamma, dbeta []float32 }
+		run := func(train func(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, n, c, hw, ch int, momentum, eps float32),
+			back func(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw, ch int)) out {
+			o := out{make([]float32, len(x)), make([]float32, c), make([]float32, c), []float32{0.1, 0.2, 0.3}, []float32{1, 2, 3},
+				make([]float32, len(x)), make([]float32, c), make([]float32, c)}
+			for ch := 0; ch < c; ch++ {
+				train(o.y, o.mean, o.invStd, x, gamma, beta, o.runMean, o.runVar, n, c, hw, ch, 0.1, 1e-5)
+				back(o.dx, o.dgamma, o.dbeta, dy, x, gamma, o.mean, o.invStd, n, c, hw, ch)
+			}
+			return o
+		}
+		got := run(bnTrainChannel, bnBackwardChannel)
+		want := run(ref.BatchNormTrainChannel[float32], ref.BatchNormBackwardChannel[float32])
+		for _, v := range []struct {
+			name      string
+			got, want []float32
+		}{{"y", got.y, want.y}, {"mean", got.mean, want.mean}, {"invStd", got.invStd, want.invStd},
+			{"runMean", got.runMean, want.runMean}, {"runVar", got.runVar, want.runVar},
+			{"dx", got.dx, want.dx}, {"dgamma", got.dgamma, want.dgamma}, {"dbeta", got.dbeta, want.dbeta}} {
+			if err := sameBits(v.got, v.want); err != nil {
+				t.Errorf("hw %d, %s: %v", hw, v.name, err)
+			}
+		}
+	}
+}
