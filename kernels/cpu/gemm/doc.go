@@ -51,6 +51,12 @@
 // instead, which turns the narrow side into the row side where variants
 // are finer.
 //
+// Small products. With the portable kernel, products of up to 2^18
+// multiply-adds skip packing: they are computed straight from A and B, in
+// whichever of three loop orders (rows of C, rows of C^T, or dot products)
+// has the fewest loop iterations, with unrolled unit-stride inner loops
+// (see direct.go). The assembly kernels pack every product.
+//
 // Parallelism. Problems of at least 2*minParallelWork multiply-adds use up
 // to runtime.GOMAXPROCS(0) goroutines: the calling goroutine plus helpers
 // from a persistent pool. The work is a list of items (packing one

@@ -37,6 +37,10 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		beta: beta, c: c, ldc: ldc,
 	}
 	kern := activeKernel
+	if beta == 0 && int64(m)*int64(n)*int64(k) <= int64(kern.direct) {
+		p.direct(p.bestOrder())
+		return
+	}
 	if n <= kern.nr/4 && m > 2*n {
 		// A very narrow C wastes most of every micro-tile (which is nr
 		// columns wide). Compute C^T = op(B)^T*op(A)^T instead, so that the

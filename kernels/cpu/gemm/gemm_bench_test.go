@@ -40,11 +40,14 @@ var benchShapes = []benchShape{
 	{"conv3_dW_256x2304x49_NT", false, true, 256, 2304, 49},
 	{"conv3_dX_2304x49x256_TN", true, false, 2304, 49, 256},
 
-	// Tiny MLP, batch 256: 2 → 32 → 2 (forward, and the backward products).
-	{"mlp_256x32x2", false, false, 256, 32, 2},
-	{"mlp_256x2x32", false, false, 256, 2, 32},
-	{"mlp_dW_32x2x256_TN", true, false, 32, 2, 256},
-	{"mlp_dX_256x32x2_NT", false, true, 256, 32, 2},
+	// Tiny MLP, batch 256: 2 → 32 → 2. The products of model.Linear
+	// (weights [out,in]): forward Y = X·Wᵀ, weight gradient dW = dYᵀ·X,
+	// input gradient dX = dY·W.
+	{"mlp_fwd1_256x32x2_NT", false, true, 256, 32, 2},
+	{"mlp_fwd2_256x2x32_NT", false, true, 256, 2, 32},
+	{"mlp_dW2_2x32x256_TN", true, false, 2, 32, 256},
+	{"mlp_dX2_256x32x2_NN", false, false, 256, 32, 2},
+	{"mlp_dW1_32x2x256_TN", true, false, 32, 2, 256},
 }
 
 // BenchmarkSgemm measures Sgemm ("deeplda") and gonum's blas32.Gemm

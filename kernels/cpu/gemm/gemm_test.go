@@ -149,6 +149,15 @@ var scales = []scale{
 // ≈ 1/3 on average for uniform [-1,1) inputs).
 func checkGemm(t *testing.T, rng *rand.Rand, transA, transB bool, m, n, k int, sc scale, pad int) {
 	t.Helper()
+	checkProduct(t, rng, Sgemm, transA, transB, m, n, k, sc, pad)
+}
+
+// gemmFunc is the signature of Sgemm.
+type gemmFunc func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+
+// checkProduct is checkGemm for the product computed by gemm.
+func checkProduct(t *testing.T, rng *rand.Rand, gemm gemmFunc, transA, transB bool, m, n, k int, sc scale, pad int) {
+	t.Helper()
 	ar, ac := m, k
 	if transA {
 		ar, ac = k, m
@@ -174,7 +183,7 @@ func checkGemm(t *testing.T, rng *rand.Rand, transA, transB bool, m, n, k int, s
 	}
 	tol := 1e-5 * (float64(k+2)*math.Abs(float64(sc.alpha))*a.maxAbs()*b.maxAbs() + math.Abs(float64(sc.beta))*maxC)
 
-	Sgemm(transA, transB, m, n, k, sc.alpha, a.data, a.ld, b.data, b.ld, sc.beta, c.data, c.ld)
+	gemm(transA, transB, m, n, k, sc.alpha, a.data, a.ld, b.data, b.ld, sc.beta, c.data, c.ld)
 
 	bad := 0
 	for i := 0; i < m; i++ {
@@ -218,6 +227,64 @@ func TestSgemmSmall(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDirectOrders runs every loop order of the products without packing
+// on every shape, whatever order Sgemm would choose.
+func TestDirectOrders(t *testing.T) {
+	sizes := []int{1, 2, 3, 7, 8, 9, 17, 32}
+	for _, o := range []order{byRows, byCols, byDots} {
+		direct := func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+			p := problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
+			p.direct(o)
+		}
+		rng := rand.New(rand.NewPCG(14, uint64(o)))
+		i := 0
+		for _, tr := range transposes {
+			for _, m := range sizes {
+				for _, n := range sizes {
+					for _, k := range sizes {
+						i++
+						sc := scale{alpha: 1, nanC: true}
+						if i%2 == 0 {
+							sc.alpha = -1.25
+						}
+						checkProduct(t, rng, direct, tr.a, tr.b, m, n, k, sc, i%3)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDirectChoice checks that the toy MLP's products (see benchShapes) go
+// without packing with the portable kernel, and that the order chosen for
+// each is the one that needs no copy of its larger operand.
+func TestDirectChoice(t *testing.T) {
+	want := map[string]order{
+		"mlp_fwd1_256x32x2_NT": byRows,
+		"mlp_fwd2_256x2x32_NT": byDots,
+		"mlp_dW2_2x32x256_TN":  byRows,
+		"mlp_dX2_256x32x2_NN":  byRows,
+		"mlp_dW1_32x2x256_TN":  byCols,
+	}
+	for _, s := range benchShapes {
+		w, ok := want[s.name]
+		if !ok {
+			continue
+		}
+		delete(want, s.name)
+		if s.m*s.n*s.k > goKernel.direct {
+			t.Errorf("%s: %d multiply-adds, over the direct limit %d", s.name, s.m*s.n*s.k, goKernel.direct)
+		}
+		p := problem{transA: s.transA, transB: s.transB, m: s.m, n: s.n, k: s.k}
+		if got := p.bestOrder(); got != w {
+			t.Errorf("%s: order %d, want %d", s.name, got, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("shapes missing from benchShapes: %v", want)
+	}
 }
 
 func TestSgemmEdges(t *testing.T) {

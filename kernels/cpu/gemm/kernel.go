@@ -20,6 +20,11 @@ type microKernel struct {
 	kc     int // depth of a packed block
 	mc     int // rows of a packed A block (multiple of mr)
 
+	// direct is the largest product, in multiply-adds m*n*k, that Sgemm
+	// computes without packing when beta is zero (see direct.go); 0 for
+	// none.
+	direct int
+
 	// fns[i][j] computes a rows[i]×cols[j] tile. rows and cols are
 	// ascending and end with mr and nr; the smaller variants serve the
 	// bottom and right edges of C.
@@ -30,14 +35,15 @@ type microKernel struct {
 // goKernel is the portable micro-kernel used when no assembly kernel is
 // available. It keeps a 4×4 tile of C in 16 scalar accumulators.
 var goKernel = &microKernel{
-	name: "go4x4",
-	mr:   4,
-	nr:   4,
-	kc:   256,
-	mc:   128,
-	rows: []int{4},
-	cols: []int{4},
-	fns:  [][]kernelFunc{{kernelGo4x4}},
+	name:   "go4x4",
+	mr:     4,
+	nr:     4,
+	kc:     256,
+	mc:     128,
+	direct: directWork,
+	rows:   []int{4},
+	cols:   []int{4},
+	fns:    [][]kernelFunc{{kernelGo4x4}},
 }
 
 // activeKernel is the micro-kernel Sgemm uses. It is chosen once at

@@ -1,0 +1,289 @@
+package gemm
+
+// Small products without packing.
+//
+// Packing and the micro-kernel's tiles pay off when each packed value is
+// used many times. In the products of a small MLP (256×32×2, 2×32×256, ...)
+// they are not: with the portable kernel, copying the operands and
+// handling the edge tiles costs more than the multiply-adds. This is most
+// marked in WebAssembly, where Go compiles every taken branch, including a
+// loop's back edge, to a jump through the function's dispatch table: there
+// the cost of a loop is mostly its number of iterations. So small products
+// (see microKernel.direct) are computed straight from A and B in one of
+// three loop orders, the one with the fewest iterations, whose inner loops
+// read memory with unit stride and are unrolled 8 times:
+//
+//   - rows: row i of C accumulates A(i,p) times row p of op(B), two rows
+//     of op(B) at a time;
+//   - columns: the same for C^T = op(B)^T op(A)^T, into a scratch matrix
+//     that is then transposed into C;
+//   - dots: each element of C is the dot product of a row of op(A) and a
+//     column of op(B), for 2×2 elements of C at a time.
+//
+// An operand that the order needs with unit stride but is stored the other
+// way is first transposed into a scratch buffer.
+//
+// Each element of C is still the sum over p = 0, 1, ..., k-1 of its
+// products, accumulated in that order and then scaled by alpha, as in the
+// micro-kernels.
+
+// unroll is the unrolling factor of the inner loops.
+const unroll = 8
+
+// directWork is the direct limit of the portable kernel. Up to 64×64×64
+// (2^18 multiply-adds) the direct orders beat packing with the 4×4 Go
+// kernel, both in WebAssembly (by 1.3x for squares and 3-5x for the toy
+// MLP's products) and natively (2x and 3-5x).
+const directWork = 1 << 18
+
+// callCost is the cost of a call to an inner-loop function, in loop
+// iterations.
+const callCost = 2
+
+// loopCost estimates the cost, in loop iterations, of calls calls to an
+// unrolled inner loop over length elements.
+func loopCost(calls, length int) int {
+	return calls * (callCost + length/unroll + length%unroll)
+}
+
+// order is a loop order of the direct products.
+type order int
+
+const (
+	byRows order = iota // rows of C
+	byCols              // rows of C^T, through a scratch matrix
+	byDots              // dot products, 2×2 elements of C at a time
+)
+
+// bestOrder returns the order with the lowest estimated cost, in loop
+// iterations and operand copies, for p.
+func (p *problem) bestOrder() order {
+	m, n, k := p.m, p.n, p.k
+	packB, packA := 0, 0
+	if p.transB {
+		packB = k * n
+	}
+	if !p.transA {
+		packA = m * k
+	}
+	half := func(x int) int { return (x + 1) / 2 }
+	rows := loopCost(m*half(k), n) + packB
+	cols := loopCost(n*half(k), m) + packA + m*n
+	dots := loopCost(half(m)*half(n), 2*k) + (m*k - packA) + (k*n - packB)
+	switch {
+	case rows <= cols && rows <= dots:
+		return byRows
+	case cols <= dots:
+		return byCols
+	}
+	return byDots
+}
+
+// direct computes p, whose beta is zero, in order o without packing.
+func (p *problem) direct(o order) {
+	m, n, k := p.m, p.n, p.k
+	switch o {
+	case byRows:
+		b, ldb, buf := p.opB(false)
+		axpyRows(m, n, k, p.alpha, p.a, p.lda, p.transA, b, ldb, p.c, p.ldc)
+		release(buf)
+	case byCols:
+		// C^T = op(B)^T op(A)^T: the rows of op(A)^T are the columns of
+		// op(A).
+		a, lda, bufA := p.opA(true)
+		ct := getBuffer(&poolB, n*m)
+		axpyRows(n, m, k, p.alpha, p.b, p.ldb, !p.transB, a, lda, ct.s, m)
+		for j := 0; j < n; j++ {
+			for i, v := range ct.s[j*m : (j+1)*m] {
+				p.c[i*p.ldc+j] = v
+			}
+		}
+		release(ct)
+		release(bufA)
+	case byDots:
+		a, lda, bufA := p.opA(false)
+		bt, ldbt, bufB := p.opB(true)
+		dotRows(m, n, k, p.alpha, a, lda, bt, ldbt, p.c, p.ldc)
+		release(bufA)
+		release(bufB)
+	}
+}
+
+// opA returns op(A) (or its transpose, with t) as rows of unit stride and
+// their stride, copying it into a buffer when it is stored the other way;
+// the buffer, if any, must be released.
+func (p *problem) opA(t bool) ([]float32, int, *buffer) {
+	return unitRows(p.a, p.lda, p.transA != t, p.m, p.k, t)
+}
+
+// opB is opA for op(B).
+func (p *problem) opB(t bool) ([]float32, int, *buffer) {
+	return unitRows(p.b, p.ldb, p.transB != t, p.k, p.n, t)
+}
+
+// unitRows returns the r×c matrix X (t false) or X^T (t true) as rows of
+// unit stride, and their stride. x holds what is wanted with row stride ld,
+// or, when transposed is set, its transpose, which is then copied.
+func unitRows(x []float32, ld int, transposed bool, r, c int, t bool) ([]float32, int, *buffer) {
+	if !transposed {
+		return x, ld, nil
+	}
+	// The wanted matrix is the transpose of the stored one.
+	rows, cols := r, c
+	if t {
+		rows, cols = c, r
+	}
+	buf := getBuffer(&poolB, rows*cols)
+	for i := 0; i < cols; i++ {
+		for j, v := range x[i*ld : i*ld+rows] {
+			buf.s[j*cols+i] = v
+		}
+	}
+	return buf.s, cols, buf
+}
+
+// release returns buf, if not nil, to its pool.
+func release(buf *buffer) {
+	if buf != nil {
+		putBuffer(&poolB, buf)
+	}
+}
+
+// axpyRows computes C = alpha*A*B for the m×k matrix A, element (i, p) of
+// which is a[i*lda+p] (a[p*lda+i] with transA), the k×n matrix B (row
+// stride ldb) and C (row stride ldc): row i of C accumulates A(i,p) times
+// row p of B, two rows of B at a time.
+func axpyRows(m, n, k int, alpha float32, a []float32, lda int, transA bool, b []float32, ldb int, c []float32, ldc int) {
+	ai, ap := lda, 1
+	if transA {
+		ai, ap = 1, lda
+	}
+	for i := 0; i < m; i++ {
+		z := c[i*ldc : i*ldc+n]
+		av := a[i*ai:]
+		q := 1
+		if k == 1 {
+			scaleRow(z, av[0], b[:n])
+		} else {
+			q = 2
+			set2(z, av[0], b[:n], av[ap], b[ldb:ldb+n])
+		}
+		for ; q+1 < k; q += 2 {
+			add2(z, av[q*ap], b[q*ldb:q*ldb+n], av[(q+1)*ap], b[(q+1)*ldb:(q+1)*ldb+n])
+		}
+		if q < k {
+			add2(z, av[q*ap], b[q*ldb:q*ldb+n], 0, nil)
+		}
+		if alpha != 1 {
+			for j := range z {
+				z[j] *= alpha
+			}
+		}
+	}
+}
+
+// scaleRow sets z = v*x.
+func scaleRow(z []float32, v float32, x []float32) {
+	x = x[:len(z)]
+	j := 0
+	for ; j+unroll <= len(z); j += unroll {
+		d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
+		d[0], d[1], d[2], d[3] = v*s[0], v*s[1], v*s[2], v*s[3]
+		d[4], d[5], d[6], d[7] = v*s[4], v*s[5], v*s[6], v*s[7]
+	}
+	for ; j < len(z); j++ {
+		z[j] = v * x[j]
+	}
+}
+
+// set2 sets z = v*x + w*y.
+func set2(z []float32, v float32, x []float32, w float32, y []float32) {
+	x, y = x[:len(z)], y[:len(z)]
+	j := 0
+	for ; j+unroll <= len(z); j += unroll {
+		d, s, t := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll]
+		d[0], d[1], d[2], d[3] = v*s[0]+w*t[0], v*s[1]+w*t[1], v*s[2]+w*t[2], v*s[3]+w*t[3]
+		d[4], d[5], d[6], d[7] = v*s[4]+w*t[4], v*s[5]+w*t[5], v*s[6]+w*t[6], v*s[7]+w*t[7]
+	}
+	for ; j < len(z); j++ {
+		z[j] = v*x[j] + w*y[j]
+	}
+}
+
+// add2 adds v*x to z and then w*y; with y nil it only adds v*x.
+func add2(z []float32, v float32, x []float32, w float32, y []float32) {
+	x = x[:len(z)]
+	j := 0
+	if y == nil {
+		for ; j+unroll <= len(z); j += unroll {
+			d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
+			d[0], d[1], d[2], d[3] = d[0]+v*s[0], d[1]+v*s[1], d[2]+v*s[2], d[3]+v*s[3]
+			d[4], d[5], d[6], d[7] = d[4]+v*s[4], d[5]+v*s[5], d[6]+v*s[6], d[7]+v*s[7]
+		}
+		for ; j < len(z); j++ {
+			z[j] += v * x[j]
+		}
+		return
+	}
+	y = y[:len(z)]
+	for ; j+unroll <= len(z); j += unroll {
+		d, s, t := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll]
+		d[0], d[1], d[2], d[3] = d[0]+v*s[0]+w*t[0], d[1]+v*s[1]+w*t[1], d[2]+v*s[2]+w*t[2], d[3]+v*s[3]+w*t[3]
+		d[4], d[5], d[6], d[7] = d[4]+v*s[4]+w*t[4], d[5]+v*s[5]+w*t[5], d[6]+v*s[6]+w*t[6], d[7]+v*s[7]+w*t[7]
+	}
+	for ; j < len(z); j++ {
+		z[j] = z[j] + v*x[j] + w*y[j]
+	}
+}
+
+// dotRows computes C = alpha*A*B^T for the m×k matrix A (row stride lda)
+// and the n×k matrix B (row stride ldb): element (i, j) of C is the dot
+// product of rows i of A and j of B. It computes 2×2 blocks of C, so that
+// four independent sums are in flight; an odd last row or column is
+// computed twice over and written once.
+func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	for i := 0; i < m; i += 2 {
+		i1 := min(i+1, m-1)
+		x0, x1 := a[i*lda:i*lda+k], a[i1*lda:i1*lda+k]
+		z0, z1 := c[i*ldc:i*ldc+n], c[i1*ldc:i1*ldc+n]
+		for j := 0; j < n; j += 2 {
+			j1 := min(j+1, n-1)
+			s00, s01, s10, s11 := dot4(x0, x1, b[j*ldb:j*ldb+k], b[j1*ldb:j1*ldb+k])
+			z1[j1], z1[j] = alpha*s11, alpha*s10
+			z0[j1], z0[j] = alpha*s01, alpha*s00
+		}
+	}
+}
+
+// dot4 returns the dot products of x0 and x1 with y0 and y1: sij is xi·yj.
+func dot4(x0, x1, y0, y1 []float32) (s00, s01, s10, s11 float32) {
+	x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
+	p := 0
+	for ; p+unroll/2 <= len(x0); p += unroll / 2 {
+		a, b := x0[p:p+unroll/2:p+unroll/2], x1[p:p+unroll/2:p+unroll/2]
+		c, d := y0[p:p+unroll/2:p+unroll/2], y1[p:p+unroll/2:p+unroll/2]
+		s00 += a[0] * c[0]
+		s01 += a[0] * d[0]
+		s10 += b[0] * c[0]
+		s11 += b[0] * d[0]
+		s00 += a[1] * c[1]
+		s01 += a[1] * d[1]
+		s10 += b[1] * c[1]
+		s11 += b[1] * d[1]
+		s00 += a[2] * c[2]
+		s01 += a[2] * d[2]
+		s10 += b[2] * c[2]
+		s11 += b[2] * d[2]
+		s00 += a[3] * c[3]
+		s01 += a[3] * d[3]
+		s10 += b[3] * c[3]
+		s11 += b[3] * d[3]
+	}
+	for ; p < len(x0); p++ {
+		s00 += x0[p] * y0[p]
+		s01 += x0[p] * y1[p]
+		s10 += x1[p] * y0[p]
+		s11 += x1[p] * y1[p]
+	}
+	return s00, s01, s10, s11
+}
