@@ -84,18 +84,24 @@ func NewWhitening[T Float](cov []T, d int, kind kernels.CovKind) Whitening[T] {
 
 // apply returns out[r,:] = A x[r,:] for rows x[rows,d].
 func (w Whitening[T]) apply(x []T, rows int) []T {
+	out := make([]T, rows*w.D)
+	w.applyTo(out, x, rows)
+	return out
+}
+
+// applyTo sets out[r,:] = A x[r,:] for rows x[rows,d]. Like the head's
+// other loops, it runs down the columns of its operands, over all rows at
+// once, so that its inner loops are long whatever d; each element is still
+// summed over j in order.
+func (w Whitening[T]) applyTo(out, x []T, rows int) {
 	d := w.D
-	out := make([]T, rows*d)
-	for r := 0; r < rows; r++ {
-		for i := 0; i < d; i++ {
-			var s T
-			for j := 0; j < d; j++ {
-				s += w.A[i*d+j] * x[r*d+j]
-			}
-			out[r*d+i] = s
+	out = out[:rows*d]
+	clear(out)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			axpyCol(out[i:], d, w.A[i*d+j], x[j:], d, rows)
 		}
 	}
-	return out
 }
 
 // LogSoftmax returns the log-softmax of v.
@@ -123,14 +129,16 @@ func LDA[T Float](delta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKin
 	wh := NewWhitening(cov, d, kind)
 	w, m := wh.apply(z, n), wh.apply(mu, c)
 	logpi := LogSoftmax(prior[:c])
-	for i := 0; i < n; i++ {
-		for k := 0; k < c; k++ {
-			var q T
-			for j := 0; j < d; j++ {
-				e := w[i*d+j] - m[k*d+j]
-				q += e * e
-			}
-			delta[i*c+k] = logpi[k] - wh.LogDet/2 - q/2
+	delta = delta[:n*c]
+	clear(delta)
+	for k := 0; k < c; k++ {
+		// Column k of delta holds |w_i - m_k|^2 until the last line.
+		for j := 0; j < d; j++ {
+			sqDiffCol(delta[k:], c, w[j:], d, m[k*d+j], n)
+		}
+		off := logpi[k] - wh.LogDet/2
+		for i := k; i < n*c; i += c {
+			delta[i] = off - delta[i]/2
 		}
 	}
 }
@@ -149,17 +157,11 @@ func LDABackward[T Float](dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []T, 
 	dw := make([]T, n*d)
 	dm := make([]T, c*d)
 	colSum := make([]T, c)
-	var total T
-	for i := 0; i < n; i++ {
-		for k := 0; k < c; k++ {
-			g := ddelta[i*c+k]
-			colSum[k] += g
-			total += g
-			for j := 0; j < d; j++ {
-				e := w[i*d+j] - m[k*d+j]
-				dw[i*d+j] -= g * e
-				dm[k*d+j] += g * e
-			}
+	total := sumCol(ddelta, 1, n*c)
+	for k := 0; k < c; k++ {
+		colSum[k] = sumCol(ddelta[k:], c, n)
+		for j := 0; j < d; j++ {
+			dm[k*d+j] = gradCol(dw[j:], w[j:], d, m[k*d+j], ddelta[k:], c, n)
 		}
 	}
 	// d log_softmax: dprior_j = colSum_j - pi_j * total.
@@ -169,19 +171,12 @@ func LDABackward[T Float](dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []T, 
 	}
 	// dz = dw A, dmu = dm A (rows times A, i.e. A^T applied to each row).
 	at := Whitening[T]{D: d, A: transpose(wh.A, d)}
-	copy(dz, at.apply(dw, n))
-	copy(dmu, at.apply(dm, c))
+	at.applyTo(dz, dw, n)
+	at.applyTo(dmu, dm, c)
 	dA := make([]T, d*d)
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
-			var s T
-			for r := 0; r < n; r++ {
-				s += dw[r*d+i] * z[r*d+j]
-			}
-			for r := 0; r < c; r++ {
-				s += dm[r*d+i] * mu[r*d+j]
-			}
-			dA[i*d+j] = s
+			dA[i*d+j] = dotCol(dotCol(0, dw[i:], d, z[j:], d, n), dm[i:], d, mu[j:], d, c)
 		}
 	}
 	dLogDet := -total / 2
@@ -249,35 +244,36 @@ func Loss[T Float](dscores, scores []T, y []int32, n, c int, kind kernels.LossKi
 		if best == label {
 			correct++
 		}
+		var drow []T
+		if dscores != nil {
+			drow = dscores[i*c : (i+1)*c]
+		}
 		var l T
 		switch kind {
 		case kernels.NLL:
 			l = -row[label]
+			clear(drow)
 		case kernels.CE:
-			l = -LogSoftmax(row)[label]
+			ls := LogSoftmax(row)
+			l = -ls[label]
+			for k, v := range ls[:len(drow)] {
+				drow[k] = exp(v)
+			}
 		case kernels.DNLL:
+			// Each exp once: the sum and, scaled by lambda, the gradient.
 			var s T
-			for _, v := range row {
-				s += exp(v)
+			for k, v := range row {
+				e := exp(v)
+				s += e
+				if drow != nil {
+					drow[k] = lambda * e
+				}
 			}
 			l = -row[label] + lambda*s
 		}
 		sum += l
-		if dscores == nil {
+		if drow == nil {
 			continue
-		}
-		drow := dscores[i*c : (i+1)*c]
-		switch kind {
-		case kernels.NLL:
-			clear(drow)
-		case kernels.CE:
-			for k, v := range LogSoftmax(row) {
-				drow[k] = exp(v)
-			}
-		case kernels.DNLL:
-			for k, v := range row {
-				drow[k] = lambda * exp(v)
-			}
 		}
 		drow[label]--
 		for k := range drow {
@@ -300,4 +296,103 @@ func Adam[T Float](param, grad, m, v []T, p kernels.AdamParams) {
 		v[i] = T(b2)*v[i] + T(1-b2)*g*g
 		param[i] -= stepSize * m[i] / (sqrt(v[i])/sqrtBC2 + T(p.Eps))
 	}
+}
+
+// Column loops. The head's loops run over the n rows of a column at a time,
+// unrolled 4 times, rather than over the c classes or d dimensions of a
+// row: c and d are small (3 and 2 for the toy) and n is the batch. Short
+// loops cost their iterations more than their arithmetic in WebAssembly,
+// where Go compiles each taken branch to a jump through a dispatch table.
+// Each output is still accumulated in the order of the plain loops, so the
+// results do not change. Column x of stride xs has elements x[i*xs].
+
+// axpyCol adds a*x to y for columns of n elements.
+func axpyCol[T Float](y []T, ys int, a T, x []T, xs, n int) {
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		y[i*ys] += a * x[i*xs]
+		y[(i+1)*ys] += a * x[(i+1)*xs]
+		y[(i+2)*ys] += a * x[(i+2)*xs]
+		y[(i+3)*ys] += a * x[(i+3)*xs]
+	}
+	for ; i < n; i++ {
+		y[i*ys] += a * x[i*xs]
+	}
+}
+
+// sqDiffCol adds (x-m)^2 to q for columns of n elements.
+func sqDiffCol[T Float](q []T, qs int, x []T, xs int, m T, n int) {
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		e0, e1, e2, e3 := x[i*xs]-m, x[(i+1)*xs]-m, x[(i+2)*xs]-m, x[(i+3)*xs]-m
+		q[i*qs] += e0 * e0
+		q[(i+1)*qs] += e1 * e1
+		q[(i+2)*qs] += e2 * e2
+		q[(i+3)*qs] += e3 * e3
+	}
+	for ; i < n; i++ {
+		e := x[i*xs] - m
+		q[i*qs] += e * e
+	}
+}
+
+// sumCol returns the sum of the n elements of column x, in order.
+func sumCol[T Float](x []T, xs, n int) T {
+	var s T
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s += x[i*xs]
+		s += x[(i+1)*xs]
+		s += x[(i+2)*xs]
+		s += x[(i+3)*xs]
+	}
+	for ; i < n; i++ {
+		s += x[i*xs]
+	}
+	return s
+}
+
+// dotCol returns s plus the products of the columns x and y of n elements,
+// added in order.
+func dotCol[T Float](s T, x []T, xs int, y []T, ys, n int) T {
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s += x[i*xs] * y[i*ys]
+		s += x[(i+1)*xs] * y[(i+1)*ys]
+		s += x[(i+2)*xs] * y[(i+2)*ys]
+		s += x[(i+3)*xs] * y[(i+3)*ys]
+	}
+	for ; i < n; i++ {
+		s += x[i*xs] * y[i*ys]
+	}
+	return s
+}
+
+// gradCol is one (class, dimension) term of LDABackward for the n rows:
+// with e_i = w_i - m and the score gradients g_i, it subtracts g_i*e_i from
+// dw_i and returns the sum of the g_i*e_i. w and dw have stride ws, g has
+// stride gs.
+func gradCol[T Float](dw, w []T, ws int, m T, g []T, gs, n int) T {
+	var s T
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		ge0 := g[i*gs] * (w[i*ws] - m)
+		ge1 := g[(i+1)*gs] * (w[(i+1)*ws] - m)
+		ge2 := g[(i+2)*gs] * (w[(i+2)*ws] - m)
+		ge3 := g[(i+3)*gs] * (w[(i+3)*ws] - m)
+		dw[i*ws] -= ge0
+		dw[(i+1)*ws] -= ge1
+		dw[(i+2)*ws] -= ge2
+		dw[(i+3)*ws] -= ge3
+		s += ge0
+		s += ge1
+		s += ge2
+		s += ge3
+	}
+	for ; i < n; i++ {
+		ge := g[i*gs] * (w[i*ws] - m)
+		dw[i*ws] -= ge
+		s += ge
+	}
+	return s
 }

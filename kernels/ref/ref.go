@@ -22,7 +22,7 @@ func need[T any](op string, s []T, n int) {
 	}
 }
 
-func exp[T Float](x T) T  { return T(math.Exp(float64(x))) }
+func exp[T Float](x T) T  { return T(exp64(float64(x))) }
 func log[T Float](x T) T  { return T(math.Log(float64(x))) }
 func sqrt[T Float](x T) T { return T(math.Sqrt(float64(x))) }
 

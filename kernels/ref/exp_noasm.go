@@ -1,0 +1,43 @@
+//go:build !amd64 && !arm64 && !loong64 && !s390x
+
+package ref
+
+import "math"
+
+// exp64 returns e^x, exactly as math.Exp does on this architecture, which
+// has no assembly for it: math.Exp runs the same polynomial in Go, but
+// through three calls (exp, expmulti, Ldexp), each costly in WebAssembly,
+// where the DNLL loss's exps took a tenth of a toy training step. Here the
+// polynomial is inline and the final scaling by 2^k, exact for a normal
+// result, is a multiplication; NaNs, infinities and arguments near zero or
+// beyond ±700 go to math.Exp.
+func exp64(x float64) float64 {
+	const (
+		ln2Hi    = 6.93147180369123816490e-01
+		ln2Lo    = 1.90821492927058770002e-10
+		log2e    = 1.44269504088896338700e+00
+		nearZero = 1.0 / (1 << 28)
+
+		p1 = 1.66666666666666657415e-01
+		p2 = -2.77777777770155933842e-03
+		p3 = 6.61375632143793436117e-05
+		p4 = -1.65339022054652515390e-06
+		p5 = 4.13813679705723846039e-08
+	)
+	if !(x > -700 && x < 700) || (-nearZero < x && x < nearZero) {
+		return math.Exp(x)
+	}
+	var k int
+	if x < 0 {
+		k = int(log2e*x - 0.5)
+	} else {
+		k = int(log2e*x + 0.5)
+	}
+	hi := x - float64(k)*ln2Hi
+	lo := float64(k) * ln2Lo
+	r := hi - lo
+	t := r * r
+	c := r - t*(p1+t*(p2+t*(p3+t*(p4+t*p5))))
+	y := 1 - ((lo - (r*c)/(2-c)) - hi)
+	return y * math.Float64frombits(uint64(k+1023)<<52)
+}
