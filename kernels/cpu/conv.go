@@ -41,7 +41,17 @@ func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
 	}
 	dbf, dyf := F32(db), F32(dy)
 	if inner := kernels.Numel(s[2:]); inner > 1 {
-		ref.BiasGrad(dbf, dyf, s[0], s[1], inner)
+		// Per channel, a float64 sum of its planes' sums, parallel over
+		// channels.
+		b.parallel(s[1], 1, func(lo, hi int) {
+			for c := lo; c < hi; c++ {
+				var t float64
+				for o := 0; o < s[0]; o++ {
+					t += sum64(dyf[(o*s[1]+c)*inner:][:inner])
+				}
+				dbf[c] = float32(t)
+			}
+		})
 		return
 	}
 	// [N,C]: sum row by row, which reads memory in order and adds in the

@@ -133,3 +133,11 @@ func maxPool2Backward(dx, dy, x []float32, nc, h, w int) {
 		}
 	}
 }
+
+// sum64 returns the float64 sum of x.
+func sum64(x []float32) float64 {
+	if !hasAVX || len(x) == 0 {
+		return sum64Go(x)
+	}
+	return sumAVX(&x[0], len(x))
+}

@@ -25,3 +25,6 @@ func bnTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, 
 func bnBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw, ch int) {
 	ref.BatchNormBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
 }
+
+// sum64 returns the float64 sum of x.
+func sum64(x []float32) float64 { return sum64Go(x) }

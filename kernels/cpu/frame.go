@@ -28,9 +28,12 @@ type frame struct {
 	group int // images per GEMM
 }
 
-// frameColumns is the number of GEMM columns that a group aims at:
-// enough for the filter (op(A)) to be packed a few times per group only.
-const frameColumns = 2048
+// frameColumns is the number of GEMM columns that a group aims at: enough
+// for small planes (49 columns for 7x7) to make products of a useful size,
+// while a group's unfolded matrix stays small. Measured at batch 64, 256
+// to 1024 all do as well. (A variable so that tests can make groups of
+// every size.)
+var frameColumns = 256
 
 // newFrame returns the framed layout of g, for up to workers groups in
 // parallel, and whether g has one.
@@ -58,67 +61,79 @@ func (f *frame) images(i int) (n0, imgs int) {
 	return n0, min(f.group, f.g.N-n0)
 }
 
-// scratch returns the sizes of the framed planes and of the unfolded
-// matrix of one group.
-func (f *frame) scratch() (framed, col int) {
-	return f.group * f.g.Ci * f.plane, f.g.Ci * f.g.K * f.g.K * f.group * f.n1
-}
-
-// unfold frames images n0..n0+imgs-1 of x[N,Ci,H,W] into framed and unfolds
-// them into col[Ci*K*K, imgs*n1].
-func (f *frame) unfold(col, framed, x []float32, n0, imgs int) {
+// unfold fills the rows of col[Ci*K*K, imgs*n1] of channels c0..c1-1 from
+// images n0..n0+imgs-1 of x[N,Ci,H,W], framing each plane into plane
+// (f.plane floats) first. With discard, the discarded columns are zeroed.
+func (f *frame) unfold(col, plane, x []float32, n0, imgs, c0, c1 int, discard bool) {
 	g := f.g
-	framed = framed[:imgs*g.Ci*f.plane]
-	clear(framed)
-	for i := 0; i < imgs; i++ {
-		for c := 0; c < g.Ci; c++ {
+	kk, ld := g.K*g.K, imgs*f.n1
+	clear(plane)
+	data := plane[g.Pad*f.wq+g.Pad:]
+	for c := c0; c < c1; c++ {
+		for i := 0; i < imgs; i++ {
 			src := x[((n0+i)*g.Ci+c)*g.H*g.W:][:g.H*g.W]
-			dst := framed[(i*g.Ci+c)*f.plane+g.Pad*f.wq+g.Pad:]
 			for h := 0; h < g.H; h++ {
-				copy(dst[h*f.wq:][:g.W], src[h*g.W:][:g.W])
+				copy(data[h*f.wq:][:g.W], src[h*g.W:][:g.W])
 			}
-		}
-	}
-	ld := imgs * f.n1
-	for c := 0; c < g.Ci; c++ {
-		for kh := 0; kh < g.K; kh++ {
-			for kw := 0; kw < g.K; kw++ {
-				row := col[((c*g.K+kh)*g.K+kw)*ld:][:ld]
-				for i := 0; i < imgs; i++ {
-					copy(row[i*f.n1:][:f.n1], framed[(i*g.Ci+c)*f.plane+kh*f.wq+kw:][:f.n1])
+			for t := 0; t < kk; t++ {
+				row := col[(c*kk+t)*ld+i*f.n1:][:f.n1]
+				copy(row, plane[t/g.K*f.wq+t%g.K:])
+				if discard {
+					f.discard(row)
 				}
 			}
 		}
 	}
 }
 
+// discard zeroes the discarded columns (ow >= Wo) of one image's n1
+// columns.
+func (f *frame) discard(cols []float32) {
+	for oh := 0; oh < f.g.Ho; oh++ {
+		for j := oh*f.wq + f.g.Wo; j < (oh+1)*f.wq; j++ {
+			cols[j] = 0
+		}
+	}
+}
+
 // convFramed computes y[N,Co,Ho,Wo] = conv(x, w) + bias (bias may be nil)
-// for the geometry of f, where wt is w transposed: [Ci*K*K, Co].
+// for the geometry of f, where wt is w transposed: [Ci*K*K, Co]. The
+// groups are shared out between the workers. Each GEMM computes the
+// transpose of the output, col^T wt (one row per output column), so that
+// its long side is the GEMM's M, which gemm splits into chunks without
+// packing the filter more than once, and Co (a multiple of 32 in the
+// ConvNet) fills the micro-tiles' columns.
 func (b *Backend) convFramed(y, x, wt, bias []float32, f frame) {
 	g := f.g
 	rows, hw := g.Ci*g.K*g.K, g.Ho*g.Wo
 	b.parallel(f.groups(), 1, func(lo, hi int) {
-		nFramed, nCol := f.scratch()
-		buf := b.scratch(nFramed + nCol + g.Co*f.group*f.n1)
-		defer b.pool.Put(buf)
-		framed, col, out := (*buf)[:nFramed], (*buf)[nFramed:nFramed+nCol], (*buf)[nFramed+nCol:]
+		col, out, plane := b.scratch(rows*f.group*f.n1), b.scratch(f.group*f.n1*g.Co), b.scratch(f.plane)
+		defer b.pool.Put(col)
+		defer b.pool.Put(out)
+		defer b.pool.Put(plane)
 		for grp := lo; grp < hi; grp++ {
 			n0, imgs := f.images(grp)
 			ld := imgs * f.n1
-			f.unfold(col, framed, x, n0, imgs)
-			gemm.Sgemm(true, false, g.Co, ld, rows, 1, wt, g.Co, col, ld, 0, out, ld)
+			f.unfold(*col, *plane, x, n0, imgs, 0, g.Ci, false)
+			gemm.Sgemm(true, false, ld, g.Co, rows, 1, *col, ld, wt, g.Co, 0, *out, g.Co)
 			for i := 0; i < imgs; i++ {
 				for co := 0; co < g.Co; co++ {
+					var bv float32
+					if bias != nil {
+						bv = bias[co]
+					}
 					dst := y[((n0+i)*g.Co+co)*hw:][:hw]
-					src := out[co*ld+i*f.n1:][:f.n1]
 					for oh := 0; oh < g.Ho; oh++ {
-						d, s := dst[oh*g.Wo:][:g.Wo], src[oh*f.wq:][:g.Wo]
+						d := dst[oh*g.Wo:][:g.Wo]
+						s := (*out)[(i*f.n1+oh*f.wq)*g.Co+co:][:(g.Wo-1)*g.Co+1]
 						if bias == nil {
-							copy(d, s)
+							for ow := range d {
+								d[ow] = s[ow*g.Co]
+							}
 							continue
 						}
-						for j, v := range s {
-							d[j] = v + bias[co]
+						for ow := range d {
+							d[ow] = s[ow*g.Co] + bv
 						}
 					}
 				}
@@ -131,16 +146,18 @@ func (b *Backend) convFramed(y, x, wt, bias []float32, f frame) {
 // the unfolded x^T for the geometry of f. Each worker accumulates
 // dw^T = col dy^T over its groups (so that the larger operand, col, is the
 // GEMM's A and packed once), and the partial sums are transposed into dw.
+// The discarded columns are zeroed in col and dy so that they bring no
+// non-finite values of x into dw (0 * Inf is NaN).
 func (b *Backend) convFramedFilter(dw, dy, x []float32, f frame) {
 	g := f.g
 	rows, hw := g.Ci*g.K*g.K, g.Ho*g.Wo
 	parts := min(b.workers, f.groups())
 	partial := make([]*[]float32, parts)
 	b.parallel(parts, 1, func(lo, hi int) {
-		nFramed, nCol := f.scratch()
-		buf := b.scratch(nFramed + nCol + g.Co*f.group*f.n1)
-		defer b.pool.Put(buf)
-		framed, col, dyq := (*buf)[:nFramed], (*buf)[nFramed:nFramed+nCol], (*buf)[nFramed+nCol:]
+		col, dyq, plane := b.scratch(rows*f.group*f.n1), b.scratch(g.Co*f.group*f.n1), b.scratch(f.plane)
+		defer b.pool.Put(col)
+		defer b.pool.Put(dyq)
+		defer b.pool.Put(plane)
 		for part := lo; part < hi; part++ {
 			acc := b.scratch(len(dw))
 			partial[part] = acc
@@ -148,46 +165,34 @@ func (b *Backend) convFramedFilter(dw, dy, x []float32, f frame) {
 			for grp := part * f.groups() / parts; grp < (part+1)*f.groups()/parts; grp++ {
 				n0, imgs := f.images(grp)
 				ld := imgs * f.n1
-				f.unfold(col, framed, x, n0, imgs)
-				// The discarded columns must not bring non-finite values
-				// of x into dw (0 * Inf is NaN): zero them in col and dy.
-				dyq := dyq[:g.Co*ld]
-				for r := 0; r < rows*imgs; r++ {
-					discard(col[r*f.n1:][:f.n1], f)
-				}
-				for i := 0; i < imgs; i++ {
-					for co := 0; co < g.Co; co++ {
+				f.unfold(*col, *plane, x, n0, imgs, 0, g.Ci, true)
+				for co := 0; co < g.Co; co++ {
+					for i := 0; i < imgs; i++ {
 						src := dy[((n0+i)*g.Co+co)*hw:][:hw]
-						dst := dyq[co*ld+i*f.n1:][:f.n1]
+						dst := (*dyq)[co*ld+i*f.n1:][:f.n1]
 						for oh := 0; oh < g.Ho; oh++ {
 							copy(dst[oh*f.wq:][:g.Wo], src[oh*g.Wo:][:g.Wo])
 						}
-						discard(dst, f)
+						f.discard(dst)
 					}
 				}
-				gemm.Sgemm(false, true, rows, g.Co, ld, 1, col, ld, dyq, ld, beta, *acc, g.Co)
+				gemm.Sgemm(false, true, rows, g.Co, ld, 1, *col, ld, *dyq, ld, beta, *acc, g.Co)
 				beta = 1
 			}
 		}
 	})
-	for co := 0; co < g.Co; co++ {
-		for r := range dw[co*rows : (co+1)*rows] {
-			var s float32
-			for _, acc := range partial {
-				s += (*acc)[r*g.Co+co]
+	b.parallel(g.Co, 1, func(lo, hi int) {
+		for co := lo; co < hi; co++ {
+			for r := range dw[co*rows : (co+1)*rows] {
+				var s float32
+				for _, acc := range partial {
+					s += (*acc)[r*g.Co+co]
+				}
+				dw[co*rows+r] = s
 			}
-			dw[co*rows+r] = s
 		}
-	}
+	})
 	for _, acc := range partial {
 		b.pool.Put(acc)
-	}
-}
-
-// discard zeroes the discarded columns (ow >= Wo) of one image's n1
-// columns.
-func discard(cols []float32, f frame) {
-	for oh := 0; oh < f.g.Ho; oh++ {
-		clear(cols[oh*f.wq+f.g.Wo : (oh+1)*f.wq])
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 // TestFramedConv checks the three convolution ops of the framed layout
 // against package ref (in float64) for the geometries it covers, with 1 to
-// 3 workers so that groups of several images, and a last group with fewer,
-// occur. One input holds infinities in its first and last columns, which
+// 3 workers and groups of 1 image to all of them, so that a last group
+// with fewer images occurs too. One input holds infinities in its first and last columns, which
 // the discarded columns read: they must not turn finite gradients into NaN.
 func TestFramedConv(t *testing.T) {
 	geoms := []ref.Conv{
@@ -23,6 +23,7 @@ func TestFramedConv(t *testing.T) {
 		{N: 5, Ci: 3, H: 5, W: 8, Co: 2, K: 5, Pad: 2},
 		{N: 5, Ci: 4, H: 4, W: 5, Co: 3, K: 1, Pad: 0},
 	}
+	defer func(c int) { frameColumns = c }(frameColumns)
 	r := rand.New(rand.NewPCG(5, 6))
 	normal := func(n int) []float32 {
 		v := make([]float32, n)
@@ -50,12 +51,14 @@ func TestFramedConv(t *testing.T) {
 			ref.Conv2DBackwardData(wantDx, f64(dyd), f64(wd), g)
 			wantDw := make([]float64, kernels.Numel(ws))
 			ref.Conv2DBackwardFilter(wantDw, f64(dyd), f64(xd), g)
-			for workers := 1; workers <= 3; workers++ {
-				b := &Backend{workers: workers}
-				if _, ok := newFrame(g, workers); !ok {
+			for _, run := range []struct{ workers, columns int }{{1, 1}, {1, 100}, {1, 1 << 20}, {2, 100}, {3, 1 << 20}} {
+				frameColumns = run.columns
+				b := &Backend{workers: run.workers}
+				f, ok := newFrame(g, run.workers)
+				if !ok {
 					t.Fatalf("%+v has no framed layout", g)
 				}
-				name := fmt.Sprintf("%+v, inf %v, %d workers", g, inf, workers)
+				name := fmt.Sprintf("%+v, inf %v, %d workers, groups of %d", g, inf, run.workers, f.group)
 				up := func(d []float32, shape []int) kernels.Tensor {
 					x := b.Alloc(kernels.Float32, shape...)
 					b.Write(x, d)
