@@ -6,7 +6,7 @@ import (
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
-// MatMul computes c = op(a) op(b) (+ bias) through gemm.Sgemm.
+// MatMul computes c = op(a) op(b) (+ bias) through gemm.SgemmBias.
 func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
 	as, bs, cs := dims("MatMul", a, 2), dims("MatMul", bm, 2), dims("MatMul", c, 2)
 	m, k := as[0], as[1]
@@ -20,17 +20,7 @@ func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
 	if k != k2 || cs[0] != m || cs[1] != n || (bias != nil && kernels.Len(bias) != n) {
 		kernels.Mismatch("MatMul", "inner or outer dimensions differ", cs, as, bs)
 	}
-	cf := F32(c)
-	gemm.Sgemm(transA, transB, m, n, k, 1, F32(a), as[1], F32(bm), bs[1], 0, cf, n)
-	if bias != nil {
-		bf := F32(bias)
-		for i := 0; i < m; i++ {
-			row := cf[i*n : (i+1)*n]
-			for j := range row {
-				row[j] += bf[j]
-			}
-		}
-	}
+	gemm.SgemmBias(transA, transB, m, n, k, 1, F32(a), as[1], F32(bm), bs[1], f32(bias), F32(c), n)
 }
 
 // BiasGrad sums dy over every dimension but the second.

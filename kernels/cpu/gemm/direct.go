@@ -79,23 +79,31 @@ func (p *problem) bestOrder() order {
 	return byDots
 }
 
-// direct computes p, whose beta is zero, in order o without packing.
-func (p *problem) direct(o order) {
+// direct computes p, whose beta is zero, in order o without packing, and
+// adds bias (n values, or nil for none) to every row of C.
+func (p *problem) direct(o order, bias []float32) {
 	m, n, k := p.m, p.n, p.k
 	switch o {
 	case byRows:
 		b, ldb, buf := p.opB(false)
-		axpyRows(m, n, k, p.alpha, p.a, p.lda, p.transA, b, ldb, p.c, p.ldc)
+		axpyRows(m, n, k, p.alpha, p.a, p.lda, p.transA, b, ldb, bias, p.c, p.ldc)
 		release(buf)
 	case byCols:
 		// C^T = op(B)^T op(A)^T: the rows of op(A)^T are the columns of
 		// op(A).
 		a, lda, bufA := p.opA(true)
 		ct := getBuffer(&poolB, n*m)
-		axpyRows(n, m, k, p.alpha, p.b, p.ldb, !p.transB, a, lda, ct.s, m)
+		axpyRows(n, m, k, p.alpha, p.b, p.ldb, !p.transB, a, lda, nil, ct.s, m)
 		for j := 0; j < n; j++ {
-			for i, v := range ct.s[j*m : (j+1)*m] {
-				p.c[i*p.ldc+j] = v
+			col := ct.s[j*m : (j+1)*m]
+			if bias == nil {
+				for i, v := range col {
+					p.c[i*p.ldc+j] = v
+				}
+				continue
+			}
+			for i, v := range col {
+				p.c[i*p.ldc+j] = v + bias[j]
 			}
 		}
 		release(ct)
@@ -103,7 +111,7 @@ func (p *problem) direct(o order) {
 	case byDots:
 		a, lda, bufA := p.opA(false)
 		bt, ldbt, bufB := p.opB(true)
-		dotRows(m, n, k, p.alpha, a, lda, bt, ldbt, p.c, p.ldc)
+		dotRows(m, n, k, p.alpha, a, lda, bt, ldbt, bias, p.c, p.ldc)
 		release(bufA)
 		release(bufB)
 	}
@@ -149,11 +157,11 @@ func release(buf *buffer) {
 	}
 }
 
-// axpyRows computes C = alpha*A*B for the m×k matrix A, element (i, p) of
-// which is a[i*lda+p] (a[p*lda+i] with transA), the k×n matrix B (row
-// stride ldb) and C (row stride ldc): row i of C accumulates A(i,p) times
-// row p of B, two rows of B at a time.
-func axpyRows(m, n, k int, alpha float32, a []float32, lda int, transA bool, b []float32, ldb int, c []float32, ldc int) {
+// axpyRows computes C = alpha*A*B + bias (bias may be nil) for the m×k
+// matrix A, element (i, p) of which is a[i*lda+p] (a[p*lda+i] with
+// transA), the k×n matrix B (row stride ldb) and C (row stride ldc): row i
+// of C accumulates A(i,p) times row p of B, two rows of B at a time.
+func axpyRows(m, n, k int, alpha float32, a []float32, lda int, transA bool, b []float32, ldb int, bias, c []float32, ldc int) {
 	ai, ap := lda, 1
 	if transA {
 		ai, ap = 1, lda
@@ -174,10 +182,33 @@ func axpyRows(m, n, k int, alpha float32, a []float32, lda int, transA bool, b [
 		if q < k {
 			add2(z, av[q*ap], b[q*ldb:q*ldb+n], 0, nil)
 		}
+		scaleAddRow(z, alpha, bias)
+	}
+}
+
+// scaleAddRow sets z = alpha*z + bias (bias may be nil).
+func scaleAddRow(z []float32, alpha float32, bias []float32) {
+	switch {
+	case bias == nil:
 		if alpha != 1 {
 			for j := range z {
 				z[j] *= alpha
 			}
+		}
+	case alpha == 1:
+		bias = bias[:len(z)]
+		j := 0
+		for ; j+unroll <= len(z); j += unroll {
+			d, s := z[j:j+unroll:j+unroll], bias[j:j+unroll:j+unroll]
+			d[0], d[1], d[2], d[3] = d[0]+s[0], d[1]+s[1], d[2]+s[2], d[3]+s[3]
+			d[4], d[5], d[6], d[7] = d[4]+s[4], d[5]+s[5], d[6]+s[6], d[7]+s[7]
+		}
+		for ; j < len(z); j++ {
+			z[j] += bias[j]
+		}
+	default:
+		for j := range z {
+			z[j] = alpha*z[j] + bias[j]
 		}
 	}
 }
@@ -236,12 +267,12 @@ func add2(z []float32, v float32, x []float32, w float32, y []float32) {
 	}
 }
 
-// dotRows computes C = alpha*A*B^T for the m×k matrix A (row stride lda)
-// and the n×k matrix B (row stride ldb): element (i, j) of C is the dot
-// product of rows i of A and j of B. It computes 2×2 blocks of C, so that
-// four independent sums are in flight; an odd last row or column is
-// computed twice over and written once.
-func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+// dotRows computes C = alpha*A*B^T + bias (bias may be nil) for the m×k
+// matrix A (row stride lda) and the n×k matrix B (row stride ldb): element
+// (i, j) of C is the dot product of rows i of A and j of B. It computes 2×2
+// blocks of C, so that four independent sums are in flight; an odd last
+// row or column is computed twice over and written once.
+func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int) {
 	for i := 0; i < m; i += 2 {
 		i1 := min(i+1, m-1)
 		x0, x1 := a[i*lda:i*lda+k], a[i1*lda:i1*lda+k]
@@ -249,8 +280,12 @@ func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb 
 		for j := 0; j < n; j += 2 {
 			j1 := min(j+1, n-1)
 			s00, s01, s10, s11 := dot4(x0, x1, b[j*ldb:j*ldb+k], b[j1*ldb:j1*ldb+k])
-			z1[j1], z1[j] = alpha*s11, alpha*s10
-			z0[j1], z0[j] = alpha*s01, alpha*s00
+			s00, s01, s10, s11 = alpha*s00, alpha*s01, alpha*s10, alpha*s11
+			if bias != nil {
+				s00, s01, s10, s11 = s00+bias[j], s01+bias[j1], s10+bias[j], s11+bias[j1]
+			}
+			z1[j1], z1[j] = s11, s10
+			z0[j1], z0[j] = s01, s00
 		}
 	}
 }

@@ -3,10 +3,13 @@
 // on amd64 and a portable Go fallback everywhere else (including
 // GOOS=js GOARCH=wasm, and any build with the purego tag).
 //
-// The single entry point is [Sgemm], which has the semantics of BLAS sgemm
-// (and of gonum's blas32.Gemm) for row-major storage:
+// The entry point is [Sgemm], which has the semantics of BLAS sgemm (and of
+// gonum's blas32.Gemm) for row-major storage:
 //
 //	C = alpha*op(A)*op(B) + beta*C
+//
+// [SgemmBias] computes C = alpha*op(A)*op(B) + bias instead, bias being
+// added to every row of C, as a layer's forward pass does.
 //
 // # Design
 //

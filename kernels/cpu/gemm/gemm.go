@@ -21,12 +21,31 @@ import (
 // a slice is too short for the matrix it holds. It is safe for concurrent
 // use by multiple goroutines as long as their C matrices do not overlap.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, nil, c, ldc)
+}
+
+// SgemmBias computes C = alpha*op(A)*op(B) + bias, where bias, a row of n
+// values (or nil for none), is added to every row of C, which is
+// overwritten: Sgemm with beta = 0 followed by the addition, which the
+// products small enough to skip packing fold into their last pass over C.
+// It panics as Sgemm does, and if bias is shorter than n.
+func SgemmBias(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int) {
+	if bias != nil && len(bias) < n {
+		panic("gemm: insufficient length of bias")
+	}
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, 0, bias, c, ldc)
+}
+
+// sgemm is Sgemm, then adds bias (if not nil, with beta zero) to every row
+// of C.
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
 	}
 	if k == 0 || alpha == 0 {
 		scaleC(m, n, beta, c, ldc)
+		addBias(m, n, bias, c, ldc)
 		return
 	}
 	p := problem{
@@ -38,7 +57,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	}
 	kern := activeKernel
 	if beta == 0 && int64(m)*int64(n)*int64(k) <= int64(kern.direct) {
-		p.direct(p.bestOrder())
+		p.direct(p.bestOrder(), bias)
 		return
 	}
 	if n <= kern.nr/4 && m > 2*n {
@@ -55,6 +74,18 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		}
 	}
 	p.run(kern)
+	addBias(m, n, bias, c, ldc)
+}
+
+// addBias adds bias (n values, or nil for none) to every row of the m×n
+// matrix C.
+func addBias(m, n int, bias, c []float32, ldc int) {
+	if bias == nil {
+		return
+	}
+	for i := 0; i < m; i++ {
+		scaleAddRow(c[i*ldc:i*ldc+n], 1, bias)
+	}
 }
 
 // checkArgs panics if the arguments of Sgemm do not describe valid

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -122,6 +123,7 @@ func refGemm(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix
 type scale struct {
 	alpha, beta float32
 	nanC        bool // fill C with NaN first (only meaningful with beta == 0)
+	bias        bool // add a random bias row, as SgemmBias does (beta == 0)
 }
 
 var scales = []scale{
@@ -129,7 +131,9 @@ var scales = []scale{
 	{alpha: 1, beta: 1},
 	{alpha: -0.75, beta: 0.5},
 	{alpha: 2.5, beta: 0, nanC: true},
+	{alpha: 1, beta: 0, nanC: true, bias: true},
 	{alpha: 0.5, beta: -1},
+	{alpha: -1.5, beta: 0, bias: true},
 }
 
 // checkGemm runs Sgemm on random data of the given shape and compares the
@@ -149,11 +153,11 @@ var scales = []scale{
 // ≈ 1/3 on average for uniform [-1,1) inputs).
 func checkGemm(t *testing.T, rng *rand.Rand, transA, transB bool, m, n, k int, sc scale, pad int) {
 	t.Helper()
-	checkProduct(t, rng, Sgemm, transA, transB, m, n, k, sc, pad)
+	checkProduct(t, rng, sgemm, transA, transB, m, n, k, sc, pad)
 }
 
-// gemmFunc is the signature of Sgemm.
-type gemmFunc func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+// gemmFunc is the signature of sgemm, behind Sgemm and SgemmBias.
+type gemmFunc func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int)
 
 // checkProduct is checkGemm for the product computed by gemm.
 func checkProduct(t *testing.T, rng *rand.Rand, gemm gemmFunc, transA, transB bool, m, n, k int, sc scale, pad int) {
@@ -182,8 +186,16 @@ func checkProduct(t *testing.T, rng *rand.Rand, gemm gemmFunc, transA, transB bo
 		maxC = c.maxAbs()
 	}
 	tol := 1e-5 * (float64(k+2)*math.Abs(float64(sc.alpha))*a.maxAbs()*b.maxAbs() + math.Abs(float64(sc.beta))*maxC)
+	var bias []float32
+	if sc.bias {
+		bias = newMatrix(rng, 1, n, 0).data
+		for i := range want {
+			want[i] += float64(bias[i%n])
+		}
+		tol += 1e-5
+	}
 
-	gemm(transA, transB, m, n, k, sc.alpha, a.data, a.ld, b.data, b.ld, sc.beta, c.data, c.ld)
+	gemm(transA, transB, m, n, k, sc.alpha, a.data, a.ld, b.data, b.ld, sc.beta, bias, c.data, c.ld)
 
 	bad := 0
 	for i := 0; i < m; i++ {
@@ -234,9 +246,9 @@ func TestSgemmSmall(t *testing.T) {
 func TestDirectOrders(t *testing.T) {
 	sizes := []int{1, 2, 3, 7, 8, 9, 17, 32}
 	for _, o := range []order{byRows, byCols, byDots} {
-		direct := func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		direct := func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int) {
 			p := problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
-			p.direct(o)
+			p.direct(o, bias)
 		}
 		rng := rand.New(rand.NewPCG(14, uint64(o)))
 		i := 0
@@ -245,7 +257,7 @@ func TestDirectOrders(t *testing.T) {
 				for _, n := range sizes {
 					for _, k := range sizes {
 						i++
-						sc := scale{alpha: 1, nanC: true}
+						sc := scale{alpha: 1, nanC: true, bias: i%3 == 0}
 						if i%2 == 0 {
 							sc.alpha = -1.25
 						}
@@ -421,6 +433,12 @@ func TestSgemmZeroSizes(t *testing.T) {
 			break
 		}
 	}
+	// With k == 0, SgemmBias sets every row of C to the bias.
+	c = []float32{nan, nan, 99, nan, nan, 99}
+	SgemmBias(false, false, 2, 2, 0, 1, nil, 1, nil, 2, []float32{3, -4}, c, 3)
+	if want := []float32{3, -4, 99, 3, -4, 99}; !slices.Equal(c, want) {
+		t.Errorf("k=0 with a bias: c = %v, want %v", c, want)
+	}
 	// m == 0 or n == 0: nothing happens; empty slices are fine.
 	Sgemm(false, false, 0, 5, 3, 1, nil, 3, make([]float32, 15), 5, 0, nil, 5)
 	Sgemm(true, true, 4, 0, 3, 1, make([]float32, 12), 4, nil, 3, 0, nil, 1)
@@ -445,6 +463,7 @@ func TestSgemmPanics(t *testing.T) {
 		{"short a", func() { Sgemm(false, false, 10, 2, 11, 1, s, 11, s, 2, 0, s, 2) }},
 		{"short b", func() { Sgemm(false, true, 2, 10, 11, 1, s, 11, s, 11, 0, s, 10) }},
 		{"short c", func() { Sgemm(false, false, 11, 10, 1, 1, s, 1, s, 10, 0, s, 10) }},
+		{"short bias", func() { SgemmBias(false, false, 2, 4, 3, 1, s, 3, s, 4, s[:3], s, 4) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
