@@ -159,7 +159,16 @@ func (t *Trainer) batch(lo, hi int) (x, y kernels.Tensor) {
 	n, size := hi-lo, t.Data.Size()
 	for i, idx := range t.perm[lo:hi] {
 		dst := t.xb[i*size : (i+1)*size]
-		copy(dst, t.Data.X[idx*size:(idx+1)*size])
+		src := t.Data.X[idx*size : (idx+1)*size]
+		if size <= 8 {
+			// A call to copy per example would cost more than the copy
+			// (most in WebAssembly, for the toy's 2-D points).
+			for j, v := range src {
+				dst[j] = v
+			}
+		} else {
+			copy(dst, src)
+		}
 		if t.Cfg.Augment != nil {
 			t.Cfg.Augment(t.rng, dst)
 		}
