@@ -46,12 +46,7 @@ func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
 	}
 	// [N,C]: sum row by row, which reads memory in order and adds in the
 	// same order as ref.BiasGrad (so the result is identical).
-	clear(dbf)
-	for o := 0; o < s[0]; o++ {
-		for c, v := range dyf[o*s[1] : (o+1)*s[1]] {
-			dbf[c] += v
-		}
-	}
+	gemm.ColumnSums(s[0], s[1], dyf, s[1], dbf)
 }
 
 // convGeom checks the shapes of a convolution and returns its geometry.

@@ -322,3 +322,39 @@ func dot4(x0, x1, y0, y1 []float32) (s00, s01, s10, s11 float32) {
 	}
 	return s00, s01, s10, s11
 }
+
+// ColumnSums sets s[j], for j < n, to the sum of column j of the m×n matrix
+// A (row stride lda), adding the rows in order: the product of a row of
+// ones and A, computed with the loops of the direct products. It panics
+// with a message starting with "gemm: " if the arguments do not describe
+// such a matrix.
+func ColumnSums(m, n int, a []float32, lda int, s []float32) {
+	switch {
+	case m < 0 || n < 0:
+		panic("gemm: negative dimension")
+	case lda < max(1, n):
+		panic("gemm: bad lda")
+	case m > 0 && len(a) < (m-1)*lda+n:
+		panic("gemm: insufficient length of a")
+	case len(s) < n:
+		panic("gemm: insufficient length of s")
+	}
+	z := s[:n]
+	switch m {
+	case 0:
+		clear(z)
+		return
+	case 1:
+		copy(z, a[:n])
+		return
+	}
+	// 1*x is x: the sums are those of plain additions.
+	set2(z, 1, a[:n], 1, a[lda:lda+n])
+	q := 2
+	for ; q+1 < m; q += 2 {
+		add2(z, 1, a[q*lda:q*lda+n], 1, a[(q+1)*lda:(q+1)*lda+n])
+	}
+	if q < m {
+		add2(z, 1, a[q*lda:q*lda+n], 0, nil)
+	}
+}

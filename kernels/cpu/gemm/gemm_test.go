@@ -464,6 +464,10 @@ func TestSgemmPanics(t *testing.T) {
 		{"short b", func() { Sgemm(false, true, 2, 10, 11, 1, s, 11, s, 11, 0, s, 10) }},
 		{"short c", func() { Sgemm(false, false, 11, 10, 1, 1, s, 1, s, 10, 0, s, 10) }},
 		{"short bias", func() { SgemmBias(false, false, 2, 4, 3, 1, s, 3, s, 4, s[:3], s, 4) }},
+		{"sums m<0", func() { ColumnSums(-1, 2, s, 2, s) }},
+		{"sums lda", func() { ColumnSums(2, 3, s, 2, s) }},
+		{"sums short a", func() { ColumnSums(11, 10, s, 10, s) }},
+		{"sums short s", func() { ColumnSums(2, 4, s, 4, s[:3]) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -551,4 +555,33 @@ func Example() {
 	Sgemm(false, false, 2, 2, 3, 1, a, 3, b, 2, 0, c, 2)
 	fmt.Println(c)
 	// Output: [58 64 139 154]
+}
+
+// TestColumnSums checks ColumnSums bit for bit against plain additions of
+// the rows in order.
+func TestColumnSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, m := range []int{0, 1, 2, 3, 4, 9, 256} {
+		for _, n := range []int{1, 2, 3, 8, 9, 32} {
+			a := newMatrix(rng, m, n, m%3)
+			s := make([]float32, n+1)
+			s[n] = padValue
+			for j := range n {
+				s[j] = float32(math.NaN())
+			}
+			ColumnSums(m, n, a.data, a.ld, s)
+			for j := range n {
+				var want float32
+				for i := range m {
+					want += a.data[i*a.ld+j]
+				}
+				if s[j] != want {
+					t.Fatalf("m=%d n=%d: sum of column %d = %v, want %v", m, n, j, s[j], want)
+				}
+			}
+			if s[n] != padValue {
+				t.Fatalf("m=%d n=%d: wrote past n", m, n)
+			}
+		}
+	}
 }
