@@ -157,22 +157,27 @@ func (t *Trainer) StepsPerEpoch() int { return (t.Data.Len() + t.Cfg.Batch - 1) 
 // batch uploads the examples perm[lo:hi] and returns tensors of that size.
 func (t *Trainer) batch(lo, hi int) (x, y kernels.Tensor) {
 	n, size := hi-lo, t.Data.Size()
-	for i, idx := range t.perm[lo:hi] {
-		dst := t.xb[i*size : (i+1)*size]
-		src := t.Data.X[idx*size : (idx+1)*size]
-		if size <= 8 {
-			// A call to copy per example would cost more than the copy
-			// (most in WebAssembly, for the toy's 2-D points).
-			for j, v := range src {
-				dst[j] = v
+	perm, xs, xb := t.perm[lo:hi], t.Data.X, t.xb
+	if size <= 8 {
+		// Column by column: a loop (or a call to copy) per example would
+		// cost more than the copy, most in WebAssembly, for the toy's 2-D
+		// points.
+		for j := 0; j < size; j++ {
+			for i, idx := range perm {
+				xb[i*size+j] = xs[idx*size+j]
 			}
-		} else {
-			copy(dst, src)
 		}
+	} else {
+		for i, idx := range perm {
+			copy(xb[i*size:(i+1)*size], xs[idx*size:(idx+1)*size])
+		}
+	}
+	ys, yi := t.Data.Y, t.yi
+	for i, idx := range perm {
+		yi[i] = ys[idx]
 		if t.Cfg.Augment != nil {
-			t.Cfg.Augment(t.rng, dst)
+			t.Cfg.Augment(t.rng, xb[i*size:(i+1)*size])
 		}
-		t.yi[i] = t.Data.Y[idx]
 	}
 	be := t.Model.Backend
 	x, y = t.x, t.y
