@@ -141,3 +141,20 @@ func sum64(x []float32) float64 {
 	}
 	return sumAVX(&x[0], len(x))
 }
+
+//go:noescape
+func gatherRowsAVX(rows, w int, dst, src *float32, stride int)
+
+// gatherRows copies rows rows of w floats, src[r*stride:][:w], to the
+// contiguous dst[:rows*w]. It may read up to 7 floats past the end of the
+// last row of src and write up to 7 floats past dst[rows*w-1]: both must
+// lie within the slices, and the caller must write what it wants there
+// afterwards.
+func gatherRows(dst, src []float32, rows, w, stride int) {
+	if !hasAVX || rows == 0 || w == 0 {
+		gatherRowsGo(dst, src, rows, w, stride)
+		return
+	}
+	_, _ = dst[rows*w-1+7], src[(rows-1)*stride+w-1+7]
+	gatherRowsAVX(rows, w, &dst[0], &src[0], stride)
+}

@@ -259,3 +259,43 @@ bpnext:
 bpdone:
 	VZEROUPPER
 	RET
+
+// func gatherRowsAVX(rows, w int, dst, src *float32, stride int)
+//
+// Copies rows rows of w floats, src[r*stride:][:w], to the contiguous
+// dst[r*w:][:w] in whole vectors of eight floats: it reads and writes up
+// to 7 floats past the end of each row (each row of dst overwrites what
+// the one before wrote past its end).
+TEXT ·gatherRowsAVX(SB), NOSPLIT, $0-40
+	MOVQ  rows+0(FP), R8
+	MOVQ  w+8(FP), R9
+	MOVQ  dst+16(FP), DI
+	MOVQ  src+24(FP), SI
+	MOVQ  stride+32(FP), R10
+	SHLQ  $2, R10          // stride in bytes
+	LEAQ  7(R9), R11
+	SHRQ  $3, R11          // vectors per row
+	SHLQ  $2, R9           // w in bytes
+	TESTQ R8, R8
+	JZ    gdone
+
+grow:
+	MOVQ SI, BX
+	MOVQ DI, DX
+	MOVQ R11, CX
+
+gvec:
+	VMOVUPS (BX), Y0
+	VMOVUPS Y0, (DX)
+	ADDQ    $32, BX
+	ADDQ    $32, DX
+	DECQ    CX
+	JNZ     gvec
+	ADDQ    R10, SI
+	ADDQ    R9, DI
+	DECQ    R8
+	JNZ     grow
+
+gdone:
+	VZEROUPPER
+	RET

@@ -118,3 +118,29 @@ func TestBatchNormChannels(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherRows checks gatherRows against gatherRowsGo for every row
+// width up to 40, and that it writes at most 7 floats past rows*w.
+func TestGatherRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for rows := 1; rows <= 4; rows++ {
+		for w := 1; w <= 40; w++ {
+			for _, extra := range []int{0, 1, 9} {
+				stride := w + extra
+				src := specials(r, (rows-1)*stride+w+7)
+				got, want := make([]float32, rows*w+16), make([]float32, rows*w+16)
+				for i := range got {
+					got[i], want[i] = -7, -7
+				}
+				gatherRows(got, src, rows, w, stride)
+				gatherRowsGo(want, src, rows, w, stride)
+				if err := sameBits(got[:rows*w], want[:rows*w]); err != nil {
+					t.Fatalf("%d rows of %d, stride %d: %v", rows, w, stride, err)
+				}
+				if err := sameBits(got[rows*w+7:], want[rows*w+7:]); err != nil {
+					t.Fatalf("%d rows of %d, stride %d, past the end: %v", rows, w, stride, err)
+				}
+			}
+		}
+	}
+}
