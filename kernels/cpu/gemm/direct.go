@@ -160,7 +160,7 @@ func release(buf *buffer) {
 // axpyRows computes C = alpha*A*B + bias (bias may be nil) for the m×k
 // matrix A, element (i, p) of which is a[i*lda+p] (a[p*lda+i] with
 // transA), the k×n matrix B (row stride ldb) and C (row stride ldc): row i
-// of C accumulates A(i,p) times row p of B, two rows of B at a time.
+// of C combines the rows of B with coefficients A(i,p).
 func axpyRows(m, n, k int, alpha float32, a []float32, lda int, transA bool, b []float32, ldb int, bias, c []float32, ldc int) {
 	ai, ap := lda, 1
 	if transA {
@@ -168,21 +168,37 @@ func axpyRows(m, n, k int, alpha float32, a []float32, lda int, transA bool, b [
 	}
 	for i := 0; i < m; i++ {
 		z := c[i*ldc : i*ldc+n]
-		av := a[i*ai:]
-		q := 1
-		if k == 1 {
-			scaleRow(z, av[0], b[:n])
-		} else {
-			q = 2
-			set2(z, av[0], b[:n], av[ap], b[ldb:ldb+n])
-		}
-		for ; q+1 < k; q += 2 {
-			add2(z, av[q*ap], b[q*ldb:q*ldb+n], av[(q+1)*ap], b[(q+1)*ldb:(q+1)*ldb+n])
-		}
-		if q < k {
-			add2(z, av[q*ap], b[q*ldb:q*ldb+n], 0, nil)
-		}
+		combineRows(z, a[i*ai:], ap, b, ldb, k)
 		scaleAddRow(z, alpha, bias)
+	}
+}
+
+// combineRows sets z to the sum over q < k (k >= 1) of v[q*vs] times row q
+// of b (row stride ldb), added in order of q, four rows at a time: each
+// element of z is read and written once per four rows.
+func combineRows(z, v []float32, vs int, b []float32, ldb, k int) {
+	n := len(z)
+	q := 0
+	switch {
+	case k == 1:
+		scaleRow(z, v[0], b[:n])
+		return
+	case k < 4:
+		set2(z, v[0], b[:n], v[vs], b[ldb:ldb+n])
+		q = 2
+	default:
+		clear(z)
+	}
+	for ; q+4 <= k; q += 4 {
+		add4(z, v[q*vs], b[q*ldb:q*ldb+n], v[(q+1)*vs], b[(q+1)*ldb:(q+1)*ldb+n],
+			v[(q+2)*vs], b[(q+2)*ldb:(q+2)*ldb+n], v[(q+3)*vs], b[(q+3)*ldb:(q+3)*ldb+n])
+	}
+	if q+2 <= k {
+		add2(z, v[q*vs], b[q*ldb:q*ldb+n], v[(q+1)*vs], b[(q+1)*ldb:(q+1)*ldb+n])
+		q += 2
+	}
+	if q < k {
+		add2(z, v[q*vs], b[q*ldb:q*ldb+n], 0, nil)
 	}
 }
 
@@ -267,6 +283,27 @@ func add2(z []float32, v float32, x []float32, w float32, y []float32) {
 	}
 }
 
+// add4 adds u*w, v*x, s*y and t*r to z, in that order.
+func add4(z []float32, u float32, w []float32, v float32, x []float32, s float32, y []float32, t float32, r []float32) {
+	w, x, y, r = w[:len(z)], x[:len(z)], y[:len(z)], r[:len(z)]
+	j := 0
+	for ; j+unroll <= len(z); j += unroll {
+		d := z[j : j+unroll : j+unroll]
+		a, b, c, e := w[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll], r[j:j+unroll:j+unroll]
+		d[0] = d[0] + u*a[0] + v*b[0] + s*c[0] + t*e[0]
+		d[1] = d[1] + u*a[1] + v*b[1] + s*c[1] + t*e[1]
+		d[2] = d[2] + u*a[2] + v*b[2] + s*c[2] + t*e[2]
+		d[3] = d[3] + u*a[3] + v*b[3] + s*c[3] + t*e[3]
+		d[4] = d[4] + u*a[4] + v*b[4] + s*c[4] + t*e[4]
+		d[5] = d[5] + u*a[5] + v*b[5] + s*c[5] + t*e[5]
+		d[6] = d[6] + u*a[6] + v*b[6] + s*c[6] + t*e[6]
+		d[7] = d[7] + u*a[7] + v*b[7] + s*c[7] + t*e[7]
+	}
+	for ; j < len(z); j++ {
+		z[j] = z[j] + u*w[j] + v*x[j] + s*y[j] + t*r[j]
+	}
+}
+
 // dotRows computes C = alpha*A*B^T + bias (bias may be nil) for the m×k
 // matrix A (row stride lda) and the n×k matrix B (row stride ldb): element
 // (i, j) of C is the dot product of rows i of A and j of B. It computes 2×2
@@ -339,22 +376,11 @@ func ColumnSums(m, n int, a []float32, lda int, s []float32) {
 	case len(s) < n:
 		panic("gemm: insufficient length of s")
 	}
-	z := s[:n]
-	switch m {
-	case 0:
-		clear(z)
-		return
-	case 1:
-		copy(z, a[:n])
+	if m == 0 {
+		clear(s[:n])
 		return
 	}
 	// 1*x is x: the sums are those of plain additions.
-	set2(z, 1, a[:n], 1, a[lda:lda+n])
-	q := 2
-	for ; q+1 < m; q += 2 {
-		add2(z, 1, a[q*lda:q*lda+n], 1, a[(q+1)*lda:(q+1)*lda+n])
-	}
-	if q < m {
-		add2(z, 1, a[q*lda:q*lda+n], 0, nil)
-	}
+	one := []float32{1}
+	combineRows(s[:n], one, 0, a, lda, m)
 }
