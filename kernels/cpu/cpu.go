@@ -1,7 +1,10 @@
 // Package cpu is the pure-Go backend of package kernels: tensors are host
 // slices, matrix products and convolutions run through the blocked float32
-// GEMM of package gemm (convolutions as im2col per image, parallel over the
-// batch), and the remaining operations use the plain loops of package ref.
+// GEMM of package gemm (stride-1 convolutions as GEMMs over groups of
+// unfolded images, see frame; others as im2col per image), ReLU, max
+// pooling and the BatchNorm passes use AVX routines on amd64 with the same
+// results as package ref, and the remaining operations use the plain loops
+// of package ref.
 //
 // It runs natively and in WebAssembly, and is the fallback wherever WebGPU is
 // missing.
