@@ -136,10 +136,7 @@ func LDA[T Float](delta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKin
 		for j := 0; j < d; j++ {
 			sqDiffCol(delta[k:], c, w[j:], d, m[k*d+j], n)
 		}
-		off := logpi[k] - wh.LogDet/2
-		for i := k; i < n*c; i += c {
-			delta[i] = off - delta[i]/2
-		}
+		offHalfCol(delta[k:], c, logpi[k]-wh.LogDet/2, n)
 	}
 }
 
@@ -235,52 +232,70 @@ func Loss[T Float](dscores, scores []T, y []int32, n, c int, kind kernels.LossKi
 	for i := 0; i < n; i++ {
 		row := scores[i*c : (i+1)*c]
 		label := int(y[i])
-		best := 0
-		for k := range row {
-			if row[k] > row[best] {
-				best = k
-			}
-		}
-		if best == label {
-			correct++
-		}
 		var drow []T
 		if dscores != nil {
 			drow = dscores[i*c : (i+1)*c]
 		}
+		best := 0
 		var l T
 		switch kind {
 		case kernels.NLL:
+			best = argmax(row)
 			l = -row[label]
-			clear(drow)
+			if drow != nil {
+				clear(drow)
+				drow[label] = -1 / T(n)
+			}
 		case kernels.CE:
+			best = argmax(row)
 			ls := LogSoftmax(row)
 			l = -ls[label]
-			for k, v := range ls[:len(drow)] {
-				drow[k] = exp(v)
+			if drow != nil {
+				for k, v := range ls {
+					drow[k] = exp(v)
+				}
+				drow[label]--
+				for k := range drow {
+					drow[k] /= T(n)
+				}
 			}
 		case kernels.DNLL:
-			// Each exp once: the sum and, scaled by lambda, the gradient.
+			// One pass: the argmax, and each exp once for the sum and,
+			// scaled by lambda, the gradient.
 			var s T
 			for k, v := range row {
+				if v > row[best] {
+					best = k
+				}
 				e := exp(v)
 				s += e
 				if drow != nil {
-					drow[k] = lambda * e
+					g := lambda * e
+					if k == label {
+						g--
+					}
+					drow[k] = g / T(n)
 				}
 			}
 			l = -row[label] + lambda*s
 		}
+		if best == label {
+			correct++
+		}
 		sum += l
-		if drow == nil {
-			continue
-		}
-		drow[label]--
-		for k := range drow {
-			drow[k] /= T(n)
-		}
 	}
 	return sum, correct
+}
+
+// argmax returns the index of the first maximum of row.
+func argmax[T Float](row []T) int {
+	best := 0
+	for k, v := range row {
+		if v > row[best] {
+			best = k
+		}
+	}
+	return best
 }
 
 // Adam applies one Adam step (PyTorch's formulation) to param in place.
@@ -333,6 +348,20 @@ func sqDiffCol[T Float](q []T, qs int, x []T, xs int, m T, n int) {
 	for ; i < n; i++ {
 		e := x[i*xs] - m
 		q[i*qs] += e * e
+	}
+}
+
+// offHalfCol sets q to off - q/2 for a column of n elements.
+func offHalfCol[T Float](q []T, qs int, off T, n int) {
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		q[i*qs] = off - q[i*qs]/2
+		q[(i+1)*qs] = off - q[(i+1)*qs]/2
+		q[(i+2)*qs] = off - q[(i+2)*qs]/2
+		q[(i+3)*qs] = off - q[(i+3)*qs]/2
+	}
+	for ; i < n; i++ {
+		q[i*qs] = off - q[i*qs]/2
 	}
 }
 
