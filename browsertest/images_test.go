@@ -203,9 +203,13 @@ func gzipIDX(t *testing.T, magic uint32, dims []uint32, n int) []byte {
 }
 
 // TestDeviceLost destroys the WebGPU device in the middle of a run
-// (debug=lose-device): with backend auto the run must stop cleanly, the
-// page say why, and the session train again on the CPU to the end. It is
-// skipped where the page gets no WebGPU device.
+// (debug=lose-device: halfway through, once the page holds a host copy of
+// the run): with backend auto the page must say where the device was lost
+// and go on on the CPU from that copy, not from scratch: the report keeps
+// the epochs trained on WebGPU, its backend becomes cpu, the epochs and the
+// training time continue where the copy was taken and the run ends with a
+// good accuracy, without console errors. It is skipped where the page gets
+// no WebGPU device.
 func TestDeviceLost(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.open("?backend=auto&debug=lose-device&epochs=20&train=4000&autostart=1")
@@ -215,15 +219,86 @@ func TestDeviceLost(t *testing.T) {
 	b.waitFinished("done", 5*time.Minute)
 	notice := b.text("#notice")
 	t.Logf("notice: %s", notice)
-	if !strings.Contains(notice, "WebGPU failed during training") {
-		t.Errorf("no notice about the lost device: %q", notice)
+	for _, want := range []string{"The WebGPU device was lost at step", "Training continues on the CPU backend", "epochs trained on WebGPU stay in the history"} {
+		if !strings.Contains(notice, want) {
+			t.Errorf("the notice does not say %q: %q", want, notice)
+		}
 	}
-	r := b.report()
-	if r.Backend.Name != "cpu" || r.Status != "done" || r.Test.Accuracy < 0.97 {
+	kept := checkContinued(t, b, 20, 16)
+	if kept < 1 {
+		t.Errorf("the CPU took over from epoch %d: nothing trained on WebGPU was kept", kept)
+	}
+	if r := b.report(); r.Backend.Name != "cpu" || r.Status != "done" || r.Test.Accuracy < 0.97 {
 		t.Errorf("after the lost device: backend %q, status %q, test accuracy %.4f", r.Backend.Name, r.Status, r.Test.Accuracy)
 	}
+	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "cpu" {
+		t.Errorf("backend badge %q after the lost device, want cpu", got)
+	}
 	b.screenshot("device-lost.png")
-	b.logConsole()
+	b.checkClean()
+}
+
+// TestDeviceLostResume loses the device of a run on backend webgpu: the run
+// stops at its last host copy with Resume, which continues it on the CPU.
+func TestDeviceLostResume(t *testing.T) {
+	b := newBrowser(t, options{})
+	b.open("?backend=webgpu&debug=lose-device&epochs=20&train=4000&autostart=1")
+	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
+		t.Skipf("SKIPPED: no WebGPU device in this browser: %s", b.text("#notice"))
+	}
+	b.waitFinished("idle", 5*time.Minute)
+	notice := b.text("#notice")
+	t.Logf("notice: %s", notice)
+	if !strings.Contains(notice, "The WebGPU device was lost") || !strings.Contains(notice, "Resume continues it on the CPU backend") {
+		t.Errorf("the notice does not offer to resume on the CPU: %q", notice)
+	}
+	if !eval[bool](b, `!document.getElementById('resume').hidden && !document.getElementById('resume').disabled`) {
+		t.Fatal("no Resume button after the lost device")
+	}
+	kept := eval[int](b, `+document.body.dataset.keptEpochs`)
+	r := b.report()
+	if r.Status != "stopped" || r.Backend.Name != "cpu" || len(r.History) != kept {
+		t.Errorf("stopped: status %q, backend %q, %d epochs in the history, want %q, cpu, %d", r.Status, r.Backend.Name, len(r.History), "stopped", kept)
+	}
+	b.click("#resume")
+	b.waitFinished("done", 5*time.Minute)
+	checkContinued(t, b, 20, 16)
+	if r := b.report(); r.Backend.Name != "cpu" || r.Status != "done" || r.Test.Accuracy < 0.97 {
+		t.Errorf("after Resume: backend %q, status %q, test accuracy %.4f", r.Backend.Name, r.Status, r.Test.Accuracy)
+	}
+	b.checkClean()
+}
+
+// checkContinued checks the report of a run of epochs epochs of steps
+// steps that moved to the CPU: the device was lost halfway, the CPU took
+// over from an earlier step, every epoch is in the history once and the
+// training time never went back. It returns the number of epochs kept from
+// WebGPU.
+func checkContinued(t *testing.T, b *browser, epochs, steps int) int {
+	t.Helper()
+	lost := eval[int](b, `+document.body.dataset.lostStep`)
+	resume := eval[int](b, `+document.body.dataset.resumeStep`)
+	kept := eval[int](b, `+document.body.dataset.keptEpochs`)
+	t.Logf("device lost at step %d, the CPU took over after step %d (%d epochs kept)", lost, resume, kept)
+	if 2*lost < epochs*steps || resume > lost || kept > resume/steps {
+		t.Errorf("device lost at step %d, the CPU took over after step %d; want the loss halfway (step %d) and a take-over before it", lost, resume, epochs*steps/2)
+	}
+	var hist []struct {
+		Epoch   int     `json:"epoch"`
+		Seconds float64 `json:"seconds"`
+	}
+	if err := json.Unmarshal([]byte(eval[string](b, `JSON.stringify(JSON.parse(document.getElementById('report').textContent).history)`)), &hist); err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != epochs {
+		t.Fatalf("%d epochs in the history, want %d", len(hist), epochs)
+	}
+	for i, h := range hist {
+		if h.Epoch != i+1 || i > 0 && h.Seconds < hist[i-1].Seconds {
+			t.Errorf("history row %d: epoch %d after %.3f s (the row before: %.3f s)", i, h.Epoch, h.Seconds, hist[max(i-1, 0)].Seconds)
+		}
+	}
+	return kept
 }
 
 // TestImagesStopResume stops an image run after a few steps and resumes it

@@ -230,6 +230,7 @@ func (a *app) startSession() {
 		return
 	}
 	a.hideError()
+	clearMoveMarks()
 	if a.sess != nil {
 		a.sess.release()
 	}

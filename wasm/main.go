@@ -15,19 +15,23 @@
 //
 // Files: main.go (entry), app.go (tabs, buttons, URL), status.go
 // (progress bar, backend badge, notices), form.go (the controls),
-// session.go (training runs, stop/resume, errors), view.go and figures.go
-// (results), data.go (the images demo's data), yieldbe.go (the CPU backend
-// of image runs, which yields inside a training step), backend.go (WebGPU
-// or the CPU), yield.go, warmup.go,
-// download.go and dom.go (helpers). The settings and their validation are
-// in package config (wasm/config), tested natively.
+// session.go (training runs, stop/resume, errors), savepoint.go (host
+// copies of WebGPU runs, and moving to the CPU when the GPU fails), view.go
+// and figures.go (results), data.go (the images demo's data), yieldbe.go
+// (the CPU backend of image runs, which yields inside a training step),
+// backend.go (WebGPU or the CPU), yield.go, warmup.go, download.go and
+// dom.go (helpers). The settings and their validation are in package
+// config (wasm/config), tested natively.
 //
 // Automation contracts (kept by the browser tests): document.body's
 // data-state is idle, training, done or error; #report holds the latest
 // report.json; data-ready="1" once the app has started (for the images
 // demo with autostart, once its hosted data set is loaded). For the tests,
 // debug=panic in the URL makes the first run panic once, and
-// debug=lose-device destroys the WebGPU device mid-run.
+// debug=lose-device destroys the WebGPU device halfway through a run (once
+// it has a save point); body's data-lost-step, data-resume-step and
+// data-kept-epochs then say where the device was lost, after which step the
+// CPU took over and how many epochs of the history it kept.
 package main
 
 import (

@@ -42,6 +42,7 @@ type jobRun struct {
 	report []byte               // report.json
 	ckpt   []byte               // the last good checkpoint (safetensors)
 	status string
+	safe   *savePoint // the last host copy of a WebGPU run (see moveToCPU)
 }
 
 // release frees the GPU (or host) memory of the session's models; its
@@ -63,9 +64,10 @@ type session struct {
 	cur      int // the run in progress
 	be       kernels.Backend
 	cancel   context.CancelFunc
-	picked   int           // the run whose figures are shown; -1 follows cur
-	active   time.Duration // training wall time before the current stretch
-	started  time.Time     // start of the current stretch
+	picked   int            // the run whose figures are shown; -1 follows cur
+	active   time.Duration  // training wall time before the current stretch
+	started  time.Time      // start of the current stretch
+	at       train.Progress // the current run's last progress report
 }
 
 // newSession plans the runs of s.
@@ -120,16 +122,22 @@ func (a *app) train(s *session) {
 		s.started = time.Time{}
 		cancel()
 	}()
-	for ; s.cur < len(s.runs); s.cur++ {
+	for s.cur < len(s.runs) {
 		err := a.trainRun(ctx, s, s.runs[s.cur])
 		switch {
+		case err == nil:
+			s.cur++
 		case errors.Is(err, context.Canceled):
 			a.stopped(s)
 			return
 		case errors.As(err, new(*dataError)):
 			a.noData(s, err)
 			return
-		case err != nil:
+		case s.be.Info().Name == "webgpu":
+			if !a.moveToCPU(s, err) {
+				return
+			}
+		default:
 			a.failed(s, err)
 			return
 		}
@@ -138,28 +146,38 @@ func (a *app) train(s *session) {
 	a.finished(s)
 }
 
+// newRun prepares jr's run on the session's backend (jr.run and, for an
+// image run, jr.img).
+func (a *app) newRun(s *session, jr *jobRun) error {
+	var run *experiment.Run
+	if c := jr.job.Image; c != nil {
+		img, err := a.newImageRun(s, c)
+		if err != nil {
+			return err
+		}
+		jr.img, run = img, img.Run
+	} else {
+		var err error
+		if run, err = experiment.NewSynth(s.be, jr.job.Synth); err != nil {
+			return err
+		}
+	}
+	if s.be.Info().Name == "cpu" {
+		// Reading the statistics back is free on the CPU: report (and so
+		// yield to the browser) after every step.
+		run.Trainer.Cfg.ReportEvery = 1
+	}
+	jr.run = run
+	return nil
+}
+
 // trainRun trains one run to its end, redrawing its figures live.
 func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 	if jr.run == nil {
-		var run *experiment.Run
-		if c := jr.job.Image; c != nil {
-			img, err := a.newImageRun(s, c)
-			if err != nil {
-				return err
-			}
-			jr.img, run = img, img.Run
-		} else {
-			var err error
-			if run, err = experiment.NewSynth(s.be, jr.job.Synth); err != nil {
-				return err
-			}
+		s.at = train.Progress{}
+		if err := a.newRun(s, jr); err != nil {
+			return err
 		}
-		if s.be.Info().Name == "cpu" {
-			// Reading the statistics back is free on the CPU: report (and
-			// so yield to the browser) after every step.
-			run.Trainer.Cfg.ReportEvery = 1
-		}
-		jr.run = run
 	}
 	jr.status = statusTraining
 	a.view.update(s)
@@ -168,11 +186,17 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 			a.debugPanic = false
 			panic("debug=panic: a deliberate panic to test the recovery")
 		}
-		if a.debugLose && p.TotalStep >= 10 && s.be.Info().Name == "webgpu" {
+		if a.debugLose && jr.safe != nil && 2*p.TotalStep >= p.Epochs*p.Steps && s.be.Info().Name == "webgpu" {
 			a.debugLose = false
 			loseDevices()
 		}
+		s.at = p
 		a.progress(s, p)
+		if p.Step < p.Steps {
+			// At the end of an epoch the save point waits for the
+			// epoch's evaluation (see below).
+			a.save(jr)
+		}
 		a.yield.maybe()
 	}
 	for !jr.run.Done() {
@@ -193,6 +217,7 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		if err := a.checkpoint(jr); err != nil {
 			return err
 		}
+		a.save(jr)
 		a.yield.maybe()
 		// An image run is evaluated at its end only: its evaluation (with
 		// the BatchNorm recalibration) costs as much as many steps.
@@ -357,8 +382,8 @@ func (a *app) finished(s *session) {
 	setState("done")
 }
 
-// failed shows an error, or, when WebGPU was chosen automatically and fails,
-// switches to the CPU and starts the session again.
+// failed shows an error, or, when WebGPU fails, continues the session on the
+// CPU (see moveToCPU).
 func (a *app) failed(s *session, err error) {
 	defer func() {
 		// Showing the error must not fail in turn: fall back to the bare
@@ -368,17 +393,11 @@ func (a *app) failed(s *session, err error) {
 			fatal(fmt.Sprintf("%v (and then: %v)", err, r))
 		}
 	}()
-	if s.be != nil && s.be.Info().Name == "webgpu" && s.settings.Backend == "auto" {
-		why := a.backends.broken("during training", err)
-		fresh, ferr := newSession(s.settings)
-		if ferr == nil {
-			fresh.be = a.backends.cpu
-			a.showBackend(fresh.be, why)
-			a.sess = fresh
-			a.view.reset(fresh)
-			go a.train(fresh)
-			return
+	if s.be != nil && s.be.Info().Name == "webgpu" {
+		if a.moveToCPU(s, err) {
+			go a.train(s)
 		}
+		return
 	}
 	if s.cur < len(s.runs) {
 		jr := s.runs[s.cur]
