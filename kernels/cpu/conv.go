@@ -134,18 +134,25 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 	})
 }
 
-// Conv2DBackwardFilter computes dw as the sum over images of dy col^T; each
-// worker accumulates its own partial sum over its groups of images (see
-// frame), or over its images for geometries outside the framed layout.
+// filterParts is the number of partial sums of Conv2DBackwardFilter: the
+// batch is cut into this many runs of images whatever the number of
+// workers, each run summed in order into its own partial, and the partials
+// added in order, so that the gradient (and a whole training run) is the
+// same float32 result on machines with any number of cores.
+const filterParts = 8
+
+// Conv2DBackwardFilter computes dw as the sum over images of dy col^T in
+// filterParts partial sums over runs of groups of images (see frame), or of
+// images for geometries outside the framed layout.
 func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2DBackwardFilter", dy, x, dw, p)
 	dwf, dyf, xf := F32(dw), F32(dy), F32(x)
-	if f, ok := newFrame(g, b.workers); ok {
+	if f, ok := newFrame(g, filterParts); ok {
 		b.convFramedFilter(dwf, dyf, xf, f)
 		return
 	}
 	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
-	parts := min(b.workers, g.N)
+	parts := min(filterParts, g.N)
 	partial := make([][]float32, parts)
 	b.parallel(parts, 1, func(lo, hi int) {
 		col := b.scratch(rows * cols)

@@ -32,15 +32,18 @@ type frame struct {
 // to 1024 all do as well. (A variable so that tests can make groups of
 // every size.)
 //
-// The group size sets the order of the sums of Conv2DBackwardFilter, to
-// which modeltest.Trajectory's test accuracy is sensitive: with 256 the
-// LDA head ends 5 images of 512 from PyTorch (the bound is 4), with 192,
-// 384 and 512 at most 1 (softmax: 1, 1 and 4).
+// Together with filterParts, the group size sets the order of the sums of
+// Conv2DBackwardFilter (the same on any number of cores). The evaluation
+// accuracy at the end of modeltest.Trajectory's 30 steps is chaotic in
+// that order: across group sizes 192 to 1024 (before filterParts) the LDA
+// head ended 246 to 254 of 512 images right (PyTorch: 253); it is 249
+// now, on 1, 2 and 4 cores.
 var frameColumns = 384
 
-// newFrame returns the framed layout of g, for up to workers groups in
-// parallel, and whether g has one.
-func newFrame(g ref.Conv, workers int) (frame, bool) {
+// newFrame returns the framed layout of g, cut into at least min(parts,
+// N) groups (to share out between workers, or filterParts partial sums),
+// and whether g has one.
+func newFrame(g ref.Conv, parts int) (frame, bool) {
 	if g.Stride != 1 || g.Pad < 0 || g.Pad > g.K-1 || g.N == 0 || g.Ho <= 0 || g.Wo <= 0 {
 		return frame{}, false
 	}
@@ -48,7 +51,7 @@ func newFrame(g ref.Conv, workers int) (frame, bool) {
 	// The last row of the last tap ends at (Ho-1+K-1)*wq + K-1 + Wo
 	// <= (H+2*pad)*wq + K-1; gatherRows may read 7 floats past it.
 	f.plane = (g.H+2*g.Pad)*f.wq + g.K - 1 + 7
-	f.group = min(ceilDiv(frameColumns, f.hw), ceilDiv(g.N, workers))
+	f.group = min(ceilDiv(frameColumns, f.hw), ceilDiv(g.N, parts))
 	return f, true
 }
 
@@ -134,13 +137,15 @@ func (b *Backend) convFramed(y, x, wt, bias []float32, f frame) {
 }
 
 // convFramedFilter computes dw[Co, Ci*K*K] = sum over images of dy times
-// the unfolded x^T for the geometry of f. Each worker accumulates
-// dw^T = col dy^T over its groups (so that the larger operand, col, is the
-// GEMM's A and packed once), and the partial sums are transposed into dw.
+// the unfolded x^T for the geometry of f (made for filterParts groups).
+// Each of filterParts partial sums accumulates dw^T = col dy^T over a run
+// of groups (so that the larger operand, col, is the GEMM's A and packed
+// once); the workers share out the partials, which are then added in
+// order and transposed into dw.
 func (b *Backend) convFramedFilter(dw, dy, x []float32, f frame) {
 	g := f.g
 	rows := g.Ci * g.K * g.K
-	parts := min(b.workers, f.groups())
+	parts := min(filterParts, f.groups())
 	partial := make([]*[]float32, parts)
 	b.parallel(parts, 1, func(lo, hi int) {
 		col, dyg, planes := b.scratch(f.colLen()), b.scratch(g.Co*f.group*f.hw), b.scratch(f.group*f.plane)
