@@ -13,8 +13,8 @@ package gemm
 // three loop orders, the one with the fewest iterations, whose inner loops
 // read memory with unit stride and are unrolled 8 times:
 //
-//   - rows: row i of C accumulates A(i,p) times row p of op(B), two rows
-//     of op(B) at a time;
+//   - rows: row i of C accumulates A(i,p) times row p of op(B), in passes
+//     over C that add four rows of op(B) each;
 //   - columns: the same for C^T = op(B)^T op(A)^T, into a scratch matrix
 //     that is then transposed into C;
 //   - dots: each element of C is the dot product of a row of op(A) and a
@@ -32,18 +32,19 @@ const unroll = 8
 
 // directWork is the direct limit of the portable kernel. Up to 64×64×64
 // (2^18 multiply-adds) the direct orders beat packing with the 4×4 Go
-// kernel, both in WebAssembly (by 1.3x for squares and 3-5x for the toy
-// MLP's products) and natively (2x and 3-5x).
+// kernel, both in WebAssembly (by 1.5-3x for squares and 3-5x for the toy
+// MLP's products) and natively (about 2x and 3-5x).
 const directWork = 1 << 18
 
 // callCost is the cost of a call to an inner-loop function, in loop
 // iterations.
 const callCost = 2
 
-// loopCost estimates the cost, in loop iterations, of calls calls to an
-// unrolled inner loop over length elements.
-func loopCost(calls, length int) int {
-	return calls * (callCost + length/unroll + length%unroll)
+// loopCost estimates the cost, in loop iterations, of calls calls to
+// inner-loop functions that run an unrolled loop over length elements runs
+// times in all.
+func loopCost(calls, runs, length int) int {
+	return calls*callCost + runs*(1+length/unroll+length%unroll)
 }
 
 // order is a loop order of the direct products.
@@ -66,10 +67,11 @@ func (p *problem) bestOrder() order {
 	if !p.transA {
 		packA = m * k
 	}
-	half := func(x int) int { return (x + 1) / 2 }
-	rows := loopCost(m*half(k), n) + packB
-	cols := loopCost(n*half(k), m) + packA + m*n
-	dots := loopCost(half(m)*half(n), 2*k) + (m*k - packA) + (k*n - packB)
+	passes := (k + 3) / 4 // over C, in the rows and columns orders
+	blocks := (m + 1) / 2 * ((n + 1) / 2)
+	rows := loopCost(passes, m*passes, n) + packB
+	cols := loopCost(passes, n*passes, m) + packA + m*n
+	dots := loopCost(blocks, blocks, 2*k) + (m*k - packA) + (k*n - packB)
 	switch {
 	case rows <= cols && rows <= dots:
 		return byRows
@@ -86,14 +88,23 @@ func (p *problem) direct(o order, bias []float32) {
 	switch o {
 	case byRows:
 		b, ldb, buf := p.opB(false)
-		axpyRows(m, n, k, p.alpha, p.a, p.lda, p.transA, b, ldb, bias, p.c, p.ldc)
+		ai, aq := p.lda, 1
+		if p.transA {
+			ai, aq = 1, p.lda
+		}
+		axpyRows(m, n, k, p.alpha, p.a, ai, aq, b, ldb, bias, p.c, p.ldc)
 		release(buf)
 	case byCols:
 		// C^T = op(B)^T op(A)^T: the rows of op(A)^T are the columns of
 		// op(A).
 		a, lda, bufA := p.opA(true)
 		ct := getBuffer(&poolB, n*m)
-		axpyRows(n, m, k, p.alpha, p.b, p.ldb, !p.transB, a, lda, nil, ct.s, m)
+		// Element (j, q) of op(B)^T is op(B)(q, j).
+		bj, bq := 1, p.ldb
+		if p.transB {
+			bj, bq = p.ldb, 1
+		}
+		axpyRows(n, m, k, p.alpha, p.b, bj, bq, a, lda, nil, ct.s, m)
 		for j := 0; j < n; j++ {
 			col := ct.s[j*m : (j+1)*m]
 			if bias == nil {
@@ -158,47 +169,142 @@ func release(buf *buffer) {
 }
 
 // axpyRows computes C = alpha*A*B + bias (bias may be nil) for the m×k
-// matrix A, element (i, p) of which is a[i*lda+p] (a[p*lda+i] with
-// transA), the k×n matrix B (row stride ldb) and C (row stride ldc): row i
-// of C combines the rows of B with coefficients A(i,p).
-func axpyRows(m, n, k int, alpha float32, a []float32, lda int, transA bool, b []float32, ldb int, bias, c []float32, ldc int) {
-	ai, ap := lda, 1
-	if transA {
-		ai, ap = 1, lda
-	}
-	for i := 0; i < m; i++ {
-		z := c[i*ldc : i*ldc+n]
-		combineRows(z, a[i*ai:], ap, b, ldb, k)
-		scaleAddRow(z, alpha, bias)
-	}
-}
-
-// combineRows sets z to the sum over q < k (k >= 1) of v[q*vs] times row q
-// of b (row stride ldb), added in order of q, four rows at a time: each
-// element of z is read and written once per four rows.
-func combineRows(z, v []float32, vs int, b []float32, ldb, k int) {
-	n := len(z)
+// matrix A whose element (i, q) is a[i*ai+q*aq], the k×n matrix B (row
+// stride ldb) and C (row stride ldc): each row of C combines the rows of B
+// with coefficients from its row of A, in order of q. Each pass over C
+// handles up to four rows of B for every row of C, so that each element of
+// C is read and written once per four terms and there is one call per
+// pass.
+func axpyRows(m, n, k int, alpha float32, a []float32, ai, aq int, b []float32, ldb int, bias, c []float32, ldc int) {
+	row := func(q int) []float32 { return b[q*ldb : q*ldb+n] }
 	q := 0
 	switch {
 	case k == 1:
-		scaleRow(z, v[0], b[:n])
-		return
+		setRows(m, a, ai, row(0), nil, 0, nil, nil, c, ldc)
+		q = 1
 	case k < 4:
-		set2(z, v[0], b[:n], v[vs], b[ldb:ldb+n])
+		var fold []float32
+		if k == 2 && alpha == 1 {
+			fold, bias = bias, nil // (A(i,0)*B(0,j) + A(i,1)*B(1,j)) + bias(j) in one pass
+		}
+		setRows(m, a, ai, row(0), a[aq:], ai, row(1), fold, c, ldc)
 		q = 2
 	default:
-		clear(z)
+		for i := 0; i < m; i++ {
+			clear(c[i*ldc : i*ldc+n])
+		}
 	}
 	for ; q+4 <= k; q += 4 {
-		add4(z, v[q*vs], b[q*ldb:q*ldb+n], v[(q+1)*vs], b[(q+1)*ldb:(q+1)*ldb+n],
-			v[(q+2)*vs], b[(q+2)*ldb:(q+2)*ldb+n], v[(q+3)*vs], b[(q+3)*ldb:(q+3)*ldb+n])
+		add4Rows(m, a[q*aq:], ai, aq, b[q*ldb:], ldb, n, c, ldc)
 	}
 	if q+2 <= k {
-		add2(z, v[q*vs], b[q*ldb:q*ldb+n], v[(q+1)*vs], b[(q+1)*ldb:(q+1)*ldb+n])
+		add2Rows(m, a[q*aq:], ai, row(q), a[(q+1)*aq:], row(q+1), c, ldc)
 		q += 2
 	}
 	if q < k {
-		add2(z, v[q*vs], b[q*ldb:q*ldb+n], 0, nil)
+		add2Rows(m, a[q*aq:], ai, row(q), nil, nil, c, ldc)
+	}
+	if alpha != 1 || bias != nil {
+		for i := 0; i < m; i++ {
+			scaleAddRow(c[i*ldc:i*ldc+n], alpha, bias)
+		}
+	}
+}
+
+// setRows sets row i of C (n = len(x) columns) to v[i*vi]*x, or to
+// v[i*vi]*x + w[i*vi]*y when y is not nil, plus bias when it is not nil.
+func setRows(m int, v []float32, vi int, x []float32, w []float32, wi int, y, bias, c []float32, ldc int) {
+	n := len(x)
+	for i := 0; i < m; i++ {
+		z, a := c[i*ldc:i*ldc+n], v[i*vi]
+		j := 0
+		switch {
+		case y == nil:
+			for ; j+unroll <= n; j += unroll {
+				d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
+				d[0], d[1], d[2], d[3] = a*s[0], a*s[1], a*s[2], a*s[3]
+				d[4], d[5], d[6], d[7] = a*s[4], a*s[5], a*s[6], a*s[7]
+			}
+			for ; j < n; j++ {
+				z[j] = a * x[j]
+			}
+		case bias == nil:
+			b, y := w[i*wi], y[:n]
+			for ; j+unroll <= n; j += unroll {
+				d, s, t := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll]
+				d[0], d[1], d[2], d[3] = a*s[0]+b*t[0], a*s[1]+b*t[1], a*s[2]+b*t[2], a*s[3]+b*t[3]
+				d[4], d[5], d[6], d[7] = a*s[4]+b*t[4], a*s[5]+b*t[5], a*s[6]+b*t[6], a*s[7]+b*t[7]
+			}
+			for ; j < n; j++ {
+				z[j] = a*x[j] + b*y[j]
+			}
+		default:
+			b, y, e := w[i*wi], y[:n], bias[:n]
+			for ; j+unroll <= n; j += unroll {
+				d, s, t, u := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll], e[j:j+unroll:j+unroll]
+				d[0], d[1], d[2], d[3] = a*s[0]+b*t[0]+u[0], a*s[1]+b*t[1]+u[1], a*s[2]+b*t[2]+u[2], a*s[3]+b*t[3]+u[3]
+				d[4], d[5], d[6], d[7] = a*s[4]+b*t[4]+u[4], a*s[5]+b*t[5]+u[5], a*s[6]+b*t[6]+u[6], a*s[7]+b*t[7]+u[7]
+			}
+			for ; j < n; j++ {
+				z[j] = a*x[j] + b*y[j] + e[j]
+			}
+		}
+	}
+}
+
+// add2Rows adds v[i*vi]*x and then, when y is not nil, w[i*vi]*y to row i
+// of C (n = len(x) columns).
+func add2Rows(m int, v []float32, vi int, x []float32, w, y, c []float32, ldc int) {
+	n := len(x)
+	for i := 0; i < m; i++ {
+		z, a := c[i*ldc:i*ldc+n], v[i*vi]
+		j := 0
+		if y == nil {
+			for ; j+unroll <= n; j += unroll {
+				d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
+				d[0], d[1], d[2], d[3] = d[0]+a*s[0], d[1]+a*s[1], d[2]+a*s[2], d[3]+a*s[3]
+				d[4], d[5], d[6], d[7] = d[4]+a*s[4], d[5]+a*s[5], d[6]+a*s[6], d[7]+a*s[7]
+			}
+			for ; j < n; j++ {
+				z[j] += a * x[j]
+			}
+			continue
+		}
+		b, y := w[i*vi], y[:n]
+		for ; j+unroll <= n; j += unroll {
+			d, s, t := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll]
+			d[0], d[1], d[2], d[3] = d[0]+a*s[0]+b*t[0], d[1]+a*s[1]+b*t[1], d[2]+a*s[2]+b*t[2], d[3]+a*s[3]+b*t[3]
+			d[4], d[5], d[6], d[7] = d[4]+a*s[4]+b*t[4], d[5]+a*s[5]+b*t[5], d[6]+a*s[6]+b*t[6], d[7]+a*s[7]+b*t[7]
+		}
+		for ; j < n; j++ {
+			z[j] = z[j] + a*x[j] + b*y[j]
+		}
+	}
+}
+
+// add4Rows adds v[i*vi+q*vq] times row q of b (row stride ldb, n columns)
+// to row i of C for q = 0, 1, 2, 3 in turn.
+func add4Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, c []float32, ldc int) {
+	x0, x1, x2, x3 := b[:n], b[ldb:ldb+n], b[2*ldb:2*ldb+n], b[3*ldb:3*ldb+n]
+	for i := 0; i < m; i++ {
+		z := c[i*ldc : i*ldc+n]
+		f0, f1, f2, f3 := v[i*vi], v[i*vi+vq], v[i*vi+2*vq], v[i*vi+3*vq]
+		j := 0
+		for ; j+unroll <= n; j += unroll {
+			d := z[j : j+unroll : j+unroll]
+			a, b, e, g := x0[j:j+unroll:j+unroll], x1[j:j+unroll:j+unroll], x2[j:j+unroll:j+unroll], x3[j:j+unroll:j+unroll]
+			d[0] = d[0] + f0*a[0] + f1*b[0] + f2*e[0] + f3*g[0]
+			d[1] = d[1] + f0*a[1] + f1*b[1] + f2*e[1] + f3*g[1]
+			d[2] = d[2] + f0*a[2] + f1*b[2] + f2*e[2] + f3*g[2]
+			d[3] = d[3] + f0*a[3] + f1*b[3] + f2*e[3] + f3*g[3]
+			d[4] = d[4] + f0*a[4] + f1*b[4] + f2*e[4] + f3*g[4]
+			d[5] = d[5] + f0*a[5] + f1*b[5] + f2*e[5] + f3*g[5]
+			d[6] = d[6] + f0*a[6] + f1*b[6] + f2*e[6] + f3*g[6]
+			d[7] = d[7] + f0*a[7] + f1*b[7] + f2*e[7] + f3*g[7]
+		}
+		for ; j < n; j++ {
+			z[j] = z[j] + f0*x0[j] + f1*x1[j] + f2*x2[j] + f3*x3[j]
+		}
 	}
 }
 
@@ -226,81 +332,6 @@ func scaleAddRow(z []float32, alpha float32, bias []float32) {
 		for j := range z {
 			z[j] = alpha*z[j] + bias[j]
 		}
-	}
-}
-
-// scaleRow sets z = v*x.
-func scaleRow(z []float32, v float32, x []float32) {
-	x = x[:len(z)]
-	j := 0
-	for ; j+unroll <= len(z); j += unroll {
-		d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
-		d[0], d[1], d[2], d[3] = v*s[0], v*s[1], v*s[2], v*s[3]
-		d[4], d[5], d[6], d[7] = v*s[4], v*s[5], v*s[6], v*s[7]
-	}
-	for ; j < len(z); j++ {
-		z[j] = v * x[j]
-	}
-}
-
-// set2 sets z = v*x + w*y.
-func set2(z []float32, v float32, x []float32, w float32, y []float32) {
-	x, y = x[:len(z)], y[:len(z)]
-	j := 0
-	for ; j+unroll <= len(z); j += unroll {
-		d, s, t := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll]
-		d[0], d[1], d[2], d[3] = v*s[0]+w*t[0], v*s[1]+w*t[1], v*s[2]+w*t[2], v*s[3]+w*t[3]
-		d[4], d[5], d[6], d[7] = v*s[4]+w*t[4], v*s[5]+w*t[5], v*s[6]+w*t[6], v*s[7]+w*t[7]
-	}
-	for ; j < len(z); j++ {
-		z[j] = v*x[j] + w*y[j]
-	}
-}
-
-// add2 adds v*x to z and then w*y; with y nil it only adds v*x.
-func add2(z []float32, v float32, x []float32, w float32, y []float32) {
-	x = x[:len(z)]
-	j := 0
-	if y == nil {
-		for ; j+unroll <= len(z); j += unroll {
-			d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
-			d[0], d[1], d[2], d[3] = d[0]+v*s[0], d[1]+v*s[1], d[2]+v*s[2], d[3]+v*s[3]
-			d[4], d[5], d[6], d[7] = d[4]+v*s[4], d[5]+v*s[5], d[6]+v*s[6], d[7]+v*s[7]
-		}
-		for ; j < len(z); j++ {
-			z[j] += v * x[j]
-		}
-		return
-	}
-	y = y[:len(z)]
-	for ; j+unroll <= len(z); j += unroll {
-		d, s, t := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll]
-		d[0], d[1], d[2], d[3] = d[0]+v*s[0]+w*t[0], d[1]+v*s[1]+w*t[1], d[2]+v*s[2]+w*t[2], d[3]+v*s[3]+w*t[3]
-		d[4], d[5], d[6], d[7] = d[4]+v*s[4]+w*t[4], d[5]+v*s[5]+w*t[5], d[6]+v*s[6]+w*t[6], d[7]+v*s[7]+w*t[7]
-	}
-	for ; j < len(z); j++ {
-		z[j] = z[j] + v*x[j] + w*y[j]
-	}
-}
-
-// add4 adds u*w, v*x, s*y and t*r to z, in that order.
-func add4(z []float32, u float32, w []float32, v float32, x []float32, s float32, y []float32, t float32, r []float32) {
-	w, x, y, r = w[:len(z)], x[:len(z)], y[:len(z)], r[:len(z)]
-	j := 0
-	for ; j+unroll <= len(z); j += unroll {
-		d := z[j : j+unroll : j+unroll]
-		a, b, c, e := w[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll], r[j:j+unroll:j+unroll]
-		d[0] = d[0] + u*a[0] + v*b[0] + s*c[0] + t*e[0]
-		d[1] = d[1] + u*a[1] + v*b[1] + s*c[1] + t*e[1]
-		d[2] = d[2] + u*a[2] + v*b[2] + s*c[2] + t*e[2]
-		d[3] = d[3] + u*a[3] + v*b[3] + s*c[3] + t*e[3]
-		d[4] = d[4] + u*a[4] + v*b[4] + s*c[4] + t*e[4]
-		d[5] = d[5] + u*a[5] + v*b[5] + s*c[5] + t*e[5]
-		d[6] = d[6] + u*a[6] + v*b[6] + s*c[6] + t*e[6]
-		d[7] = d[7] + u*a[7] + v*b[7] + s*c[7] + t*e[7]
-	}
-	for ; j < len(z); j++ {
-		z[j] = z[j] + u*w[j] + v*x[j] + s*y[j] + t*r[j]
 	}
 }
 
@@ -380,7 +411,8 @@ func ColumnSums(m, n int, a []float32, lda int, s []float32) {
 		clear(s[:n])
 		return
 	}
-	// 1*x is x: the sums are those of plain additions.
+	// The coefficients are all 1, and 1*x is x: the sums are those of
+	// plain additions.
 	one := []float32{1}
-	combineRows(s[:n], one, 0, a, lda, m)
+	axpyRows(1, n, m, 1, one, 0, 0, a, lda, nil, s, n)
 }
