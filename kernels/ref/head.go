@@ -229,6 +229,14 @@ func matmul[T Float](a, b []T, d int) []T {
 // not nil it receives the gradient of the mean loss.
 func Loss[T Float](dscores, scores []T, y []int32, n, c int, kind kernels.LossKind, lambda T) (sum T, correct int) {
 	need("Loss", scores, n*c)
+	var exps []T // e^scores for DNLL, in dscores if there
+	if kind == kernels.DNLL {
+		exps = dscores
+		if exps == nil {
+			exps = make([]T, n*c)
+		}
+		expTo(exps[:n*c], scores[:n*c])
+	}
 	for i := 0; i < n; i++ {
 		row := scores[i*c : (i+1)*c]
 		label := int(y[i])
@@ -261,13 +269,14 @@ func Loss[T Float](dscores, scores []T, y []int32, n, c int, kind kernels.LossKi
 			}
 		case kernels.DNLL:
 			// One pass: the argmax, and each exp once for the sum and,
-			// scaled by lambda, the gradient.
+			// scaled by lambda, the gradient (in its place).
 			var s T
+			erow := exps[i*c : (i+1)*c]
 			for k, v := range row {
 				if v > row[best] {
 					best = k
 				}
-				e := exp(v)
+				e := erow[k]
 				s += e
 				if drow != nil {
 					g := lambda * e
