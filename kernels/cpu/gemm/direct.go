@@ -21,7 +21,10 @@ package gemm
 //     column of op(B), for 2×2 elements of C at a time.
 //
 // An operand that the order needs with unit stride but is stored the other
-// way is first transposed into a scratch buffer.
+// way is first transposed into a scratch buffer. In WebAssembly the hot
+// inner loops (set2Rows, add4Rows, dot4) are assembly with the same
+// operations in the same order (direct_wasm.go); elsewhere they are Go
+// (direct_other.go).
 //
 // Each element of C is still the sum over p = 0, 1, ..., k-1 of its
 // products, accumulated in that order and then scaled by alpha, as in the
@@ -180,14 +183,14 @@ func axpyRows(m, n, k int, alpha float32, a []float32, ai, aq int, b []float32, 
 	q := 0
 	switch {
 	case k == 1:
-		setRows(m, a, ai, row(0), nil, 0, nil, nil, c, ldc)
+		scaleRows(m, a, ai, row(0), c, ldc)
 		q = 1
 	case k < 4:
 		var fold []float32
 		if k == 2 && alpha == 1 {
 			fold, bias = bias, nil // (A(i,0)*B(0,j) + A(i,1)*B(1,j)) + bias(j) in one pass
 		}
-		setRows(m, a, ai, row(0), a[aq:], ai, row(1), fold, c, ldc)
+		set2Rows(m, a, ai, aq, b, ldb, n, fold, c, ldc)
 		q = 2
 	default:
 		for i := 0; i < m; i++ {
@@ -211,43 +214,19 @@ func axpyRows(m, n, k int, alpha float32, a []float32, ai, aq int, b []float32, 
 	}
 }
 
-// setRows sets row i of C (n = len(x) columns) to v[i*vi]*x, or to
-// v[i*vi]*x + w[i*vi]*y when y is not nil, plus bias when it is not nil.
-func setRows(m int, v []float32, vi int, x []float32, w []float32, wi int, y, bias, c []float32, ldc int) {
+// scaleRows sets row i of C (n = len(x) columns) to v[i*vi]*x.
+func scaleRows(m int, v []float32, vi int, x, c []float32, ldc int) {
 	n := len(x)
 	for i := 0; i < m; i++ {
 		z, a := c[i*ldc:i*ldc+n], v[i*vi]
 		j := 0
-		switch {
-		case y == nil:
-			for ; j+unroll <= n; j += unroll {
-				d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
-				d[0], d[1], d[2], d[3] = a*s[0], a*s[1], a*s[2], a*s[3]
-				d[4], d[5], d[6], d[7] = a*s[4], a*s[5], a*s[6], a*s[7]
-			}
-			for ; j < n; j++ {
-				z[j] = a * x[j]
-			}
-		case bias == nil:
-			b, y := w[i*wi], y[:n]
-			for ; j+unroll <= n; j += unroll {
-				d, s, t := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll]
-				d[0], d[1], d[2], d[3] = a*s[0]+b*t[0], a*s[1]+b*t[1], a*s[2]+b*t[2], a*s[3]+b*t[3]
-				d[4], d[5], d[6], d[7] = a*s[4]+b*t[4], a*s[5]+b*t[5], a*s[6]+b*t[6], a*s[7]+b*t[7]
-			}
-			for ; j < n; j++ {
-				z[j] = a*x[j] + b*y[j]
-			}
-		default:
-			b, y, e := w[i*wi], y[:n], bias[:n]
-			for ; j+unroll <= n; j += unroll {
-				d, s, t, u := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll], y[j:j+unroll:j+unroll], e[j:j+unroll:j+unroll]
-				d[0], d[1], d[2], d[3] = a*s[0]+b*t[0]+u[0], a*s[1]+b*t[1]+u[1], a*s[2]+b*t[2]+u[2], a*s[3]+b*t[3]+u[3]
-				d[4], d[5], d[6], d[7] = a*s[4]+b*t[4]+u[4], a*s[5]+b*t[5]+u[5], a*s[6]+b*t[6]+u[6], a*s[7]+b*t[7]+u[7]
-			}
-			for ; j < n; j++ {
-				z[j] = a*x[j] + b*y[j] + e[j]
-			}
+		for ; j+unroll <= n; j += unroll {
+			d, s := z[j:j+unroll:j+unroll], x[j:j+unroll:j+unroll]
+			d[0], d[1], d[2], d[3] = a*s[0], a*s[1], a*s[2], a*s[3]
+			d[4], d[5], d[6], d[7] = a*s[4], a*s[5], a*s[6], a*s[7]
+		}
+		for ; j < n; j++ {
+			z[j] = a * x[j]
 		}
 	}
 }
@@ -278,32 +257,6 @@ func add2Rows(m int, v []float32, vi int, x []float32, w, y, c []float32, ldc in
 		}
 		for ; j < n; j++ {
 			z[j] = z[j] + a*x[j] + b*y[j]
-		}
-	}
-}
-
-// add4Rows adds v[i*vi+q*vq] times row q of b (row stride ldb, n columns)
-// to row i of C for q = 0, 1, 2, 3 in turn.
-func add4Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, c []float32, ldc int) {
-	x0, x1, x2, x3 := b[:n], b[ldb:ldb+n], b[2*ldb:2*ldb+n], b[3*ldb:3*ldb+n]
-	for i := 0; i < m; i++ {
-		z := c[i*ldc : i*ldc+n]
-		f0, f1, f2, f3 := v[i*vi], v[i*vi+vq], v[i*vi+2*vq], v[i*vi+3*vq]
-		j := 0
-		for ; j+unroll <= n; j += unroll {
-			d := z[j : j+unroll : j+unroll]
-			a, b, e, g := x0[j:j+unroll:j+unroll], x1[j:j+unroll:j+unroll], x2[j:j+unroll:j+unroll], x3[j:j+unroll:j+unroll]
-			d[0] = d[0] + f0*a[0] + f1*b[0] + f2*e[0] + f3*g[0]
-			d[1] = d[1] + f0*a[1] + f1*b[1] + f2*e[1] + f3*g[1]
-			d[2] = d[2] + f0*a[2] + f1*b[2] + f2*e[2] + f3*g[2]
-			d[3] = d[3] + f0*a[3] + f1*b[3] + f2*e[3] + f3*g[3]
-			d[4] = d[4] + f0*a[4] + f1*b[4] + f2*e[4] + f3*g[4]
-			d[5] = d[5] + f0*a[5] + f1*b[5] + f2*e[5] + f3*g[5]
-			d[6] = d[6] + f0*a[6] + f1*b[6] + f2*e[6] + f3*g[6]
-			d[7] = d[7] + f0*a[7] + f1*b[7] + f2*e[7] + f3*g[7]
-		}
-		for ; j < n; j++ {
-			z[j] = z[j] + f0*x0[j] + f1*x1[j] + f2*x2[j] + f3*x3[j]
 		}
 	}
 }
@@ -356,39 +309,6 @@ func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb 
 			z0[j1], z0[j] = s01, s00
 		}
 	}
-}
-
-// dot4 returns the dot products of x0 and x1 with y0 and y1: sij is xi·yj.
-func dot4(x0, x1, y0, y1 []float32) (s00, s01, s10, s11 float32) {
-	x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
-	p := 0
-	for ; p+unroll/2 <= len(x0); p += unroll / 2 {
-		a, b := x0[p:p+unroll/2:p+unroll/2], x1[p:p+unroll/2:p+unroll/2]
-		c, d := y0[p:p+unroll/2:p+unroll/2], y1[p:p+unroll/2:p+unroll/2]
-		s00 += a[0] * c[0]
-		s01 += a[0] * d[0]
-		s10 += b[0] * c[0]
-		s11 += b[0] * d[0]
-		s00 += a[1] * c[1]
-		s01 += a[1] * d[1]
-		s10 += b[1] * c[1]
-		s11 += b[1] * d[1]
-		s00 += a[2] * c[2]
-		s01 += a[2] * d[2]
-		s10 += b[2] * c[2]
-		s11 += b[2] * d[2]
-		s00 += a[3] * c[3]
-		s01 += a[3] * d[3]
-		s10 += b[3] * c[3]
-		s11 += b[3] * d[3]
-	}
-	for ; p < len(x0); p++ {
-		s00 += x0[p] * y0[p]
-		s01 += x0[p] * y1[p]
-		s10 += x1[p] * y0[p]
-		s11 += x1[p] * y1[p]
-	}
-	return s00, s01, s10, s11
 }
 
 // ColumnSums sets s[j], for j < n, to the sum of column j of the m×n matrix

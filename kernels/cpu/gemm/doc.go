@@ -58,7 +58,8 @@
 // multiply-adds skip packing: they are computed straight from A and B, in
 // whichever of three loop orders (rows of C, rows of C^T, or dot products)
 // has the fewest loop iterations, with unrolled unit-stride inner loops
-// (see direct.go). The assembly kernels pack every product.
+// (see direct.go), whose hot loops are WebAssembly assembly in js/wasm
+// builds. The amd64 assembly kernels pack every product.
 //
 // Parallelism. Problems of at least 2*minParallelWork multiply-adds use up
 // to runtime.GOMAXPROCS(0) goroutines: the calling goroutine plus helpers
