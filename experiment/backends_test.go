@@ -11,10 +11,11 @@ import (
 	"github.com/deeplda/deeplda/kernels/webgpu"
 )
 
-// TestWebGPUMatchesCPU trains the toy DNLL experiment on both backends from
-// the same seed: the test accuracies must agree within 0.5 points and the
-// training curves closely.
-func TestWebGPUMatchesCPU(t *testing.T) {
+// openWebGPU opens the WebGPU backend, closed when t ends. Without an
+// adapter the test fails in CI (CI set) and says loudly that it skipped
+// elsewhere.
+func openWebGPU(t *testing.T) *webgpu.Backend {
+	t.Helper()
 	gpu, err := webgpu.New()
 	if err != nil {
 		if os.Getenv("CI") != "" || !errors.Is(err, webgpu.ErrNoAdapter) {
@@ -22,7 +23,15 @@ func TestWebGPUMatchesCPU(t *testing.T) {
 		}
 		t.Skipf("SKIPPED: no WebGPU adapter (%v)", err)
 	}
-	defer gpu.Close()
+	t.Cleanup(func() { gpu.Close() })
+	return gpu
+}
+
+// TestWebGPUMatchesCPU trains the toy DNLL experiment on both backends from
+// the same seed: the test accuracies must agree within 0.5 points and the
+// training curves closely.
+func TestWebGPUMatchesCPU(t *testing.T) {
+	gpu := openWebGPU(t)
 	c := DefaultSynth()
 	c.Epochs = 5
 	run := func(be kernels.Backend) *Run {

@@ -2,16 +2,13 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
-	"github.com/deeplda/deeplda/kernels/webgpu"
 	"github.com/deeplda/deeplda/train"
 )
 
@@ -28,14 +25,7 @@ import (
 // noise, which Adam turns into steps of up to the learning rate on any
 // backend.
 func TestWebGPUSnapshotResumesOnCPU(t *testing.T) {
-	gpu, err := webgpu.New()
-	if err != nil {
-		if os.Getenv("CI") != "" || !errors.Is(err, webgpu.ErrNoAdapter) {
-			t.Fatalf("no WebGPU backend: %v", err)
-		}
-		t.Skipf("SKIPPED: no WebGPU adapter (%v)", err)
-	}
-	defer gpu.Close()
+	gpu := openWebGPU(t)
 	synth := DefaultSynth()
 	synth.Epochs, synth.Train, synth.Test = 3, 2000, 200
 	img := DefaultImages()
