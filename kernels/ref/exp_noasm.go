@@ -2,56 +2,14 @@
 
 package ref
 
-import "math"
-
-// exp64 returns e^x, exactly as math.Exp does on this architecture (see
-// expTo).
+// exp64 returns e^x, exactly as math.Exp does on this architecture, which
+// has no assembly for it (see expPolyTo).
 func exp64(x float64) float64 {
 	y := [1]float64{x}
-	expTo(y[:], y[:])
+	expPolyTo(y[:], y[:])
 	return y[0]
 }
 
 // expTo sets dst[i] = e^src[i] for every element of src, computed in
-// float64 exactly as math.Exp does on this architecture, which has no
-// assembly for it: math.Exp runs the same polynomial in Go, but through
-// three calls (exp, expmulti, Ldexp), each costly in WebAssembly, where the
-// DNLL loss's exps took a tenth of a toy training step. Here the polynomial
-// is inline and the final scaling by 2^k, exact for a normal result, is a
-// multiplication; NaNs, infinities and arguments near zero or beyond ±700
-// go to math.Exp.
-func expTo[T Float](dst, src []T) {
-	const (
-		ln2Hi    = 6.93147180369123816490e-01
-		ln2Lo    = 1.90821492927058770002e-10
-		log2e    = 1.44269504088896338700e+00
-		nearZero = 1.0 / (1 << 28)
-
-		p1 = 1.66666666666666657415e-01
-		p2 = -2.77777777770155933842e-03
-		p3 = 6.61375632143793436117e-05
-		p4 = -1.65339022054652515390e-06
-		p5 = 4.13813679705723846039e-08
-	)
-	dst = dst[:len(src)]
-	for i, v := range src {
-		x := float64(v)
-		if !(x > -700 && x < 700) || (-nearZero < x && x < nearZero) {
-			dst[i] = T(math.Exp(x))
-			continue
-		}
-		var k int
-		if x < 0 {
-			k = int(log2e*x - 0.5)
-		} else {
-			k = int(log2e*x + 0.5)
-		}
-		hi := x - float64(k)*ln2Hi
-		lo := float64(k) * ln2Lo
-		r := hi - lo
-		t := r * r
-		c := r - t*(p1+t*(p2+t*(p3+t*(p4+t*p5))))
-		y := 1 - ((lo - (r*c)/(2-c)) - hi)
-		dst[i] = T(y * math.Float64frombits(uint64(k+1023)<<52))
-	}
-}
+// float64 exactly as math.Exp does on this architecture (see expPolyTo).
+func expTo[T Float](dst, src []T) { expPolyTo(dst, src) }
