@@ -229,13 +229,8 @@ func matmul[T Float](a, b []T, d int) []T {
 // not nil it receives the gradient of the mean loss.
 func Loss[T Float](dscores, scores []T, y []int32, n, c int, kind kernels.LossKind, lambda T) (sum T, correct int) {
 	need("Loss", scores, n*c)
-	var exps []T // e^scores for DNLL, in dscores if there
 	if kind == kernels.DNLL {
-		exps = dscores
-		if exps == nil {
-			exps = make([]T, n*c)
-		}
-		expTo(exps[:n*c], scores[:n*c])
+		return dnllLoss(dscores, scores, y, n, c, lambda)
 	}
 	for i := 0; i < n; i++ {
 		row := scores[i*c : (i+1)*c]
@@ -244,18 +239,16 @@ func Loss[T Float](dscores, scores []T, y []int32, n, c int, kind kernels.LossKi
 		if dscores != nil {
 			drow = dscores[i*c : (i+1)*c]
 		}
-		best := 0
+		best := argmax(row)
 		var l T
 		switch kind {
 		case kernels.NLL:
-			best = argmax(row)
 			l = -row[label]
 			if drow != nil {
 				clear(drow)
 				drow[label] = -1 / T(n)
 			}
 		case kernels.CE:
-			best = argmax(row)
 			ls := LogSoftmax(row)
 			l = -ls[label]
 			if drow != nil {
@@ -267,31 +260,48 @@ func Loss[T Float](dscores, scores []T, y []int32, n, c int, kind kernels.LossKi
 					drow[k] /= T(n)
 				}
 			}
-		case kernels.DNLL:
-			// One pass: the argmax, and each exp once for the sum and,
-			// scaled by lambda, the gradient (in its place).
-			var s T
-			erow := exps[i*c : (i+1)*c]
-			for k, v := range row {
-				if v > row[best] {
-					best = k
-				}
-				e := erow[k]
-				s += e
-				if drow != nil {
-					g := lambda * e
-					if k == label {
-						g--
-					}
-					drow[k] = g / T(n)
-				}
-			}
-			l = -row[label] + lambda*s
 		}
 		if best == label {
 			correct++
 		}
 		sum += l
+	}
+	return sum, correct
+}
+
+// dnllLoss is Loss for the DNLL loss, -score_label + lambda sum_k
+// e^score_k. It takes the exps in one loop (into dscores when there) and
+// then, row by row, the argmax, the sum of the exps and the gradient
+// (lambda e^score_k - [k = label]) / n in their place, with no branch in
+// the loop over the classes (branches cost in WebAssembly).
+func dnllLoss[T Float](dscores, scores []T, y []int32, n, c int, lambda T) (sum T, correct int) {
+	exps := dscores
+	if exps == nil {
+		exps = make([]T, n*c)
+	}
+	expTo(exps[:n*c], scores[:n*c])
+	nf := T(n)
+	for i := 0; i < n; i++ {
+		row := scores[i*c : (i+1)*c]
+		erow := exps[i*c : (i+1)*c]
+		label := int(y[i])
+		el := erow[label]
+		var s T
+		if dscores != nil {
+			for k, e := range erow {
+				s += e
+				erow[k] = lambda * e / nf
+			}
+			erow[label] = (lambda*el - 1) / nf
+		} else {
+			for _, e := range erow {
+				s += e
+			}
+		}
+		if argmax(row) == label {
+			correct++
+		}
+		sum += -row[label] + lambda*s
 	}
 	return sum, correct
 }
