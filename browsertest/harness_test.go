@@ -38,6 +38,17 @@ const maxGap = 250 * time.Millisecond
 
 func TestMain(m *testing.M) { os.Exit(setup(m)) }
 
+// noWebGPU ends a test that needs the page's WebGPU device when there is
+// none: a failure in CI (CI set), where Chromium's SwiftShader must offer
+// one, and a loud skip elsewhere.
+func noWebGPU(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("no WebGPU in this Chromium, and CI is set, so this test must run: %s", why)
+	}
+	t.Skipf("SKIPPED: no WebGPU in this Chromium: %s", why)
+}
+
 // setup finds Chromium, builds (or takes) the site, serves it and runs the
 // tests. Without Chromium the tests fail in CI (CI set) and are skipped
 // loudly elsewhere.

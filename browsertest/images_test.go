@@ -208,13 +208,13 @@ func gzipIDX(t *testing.T, magic uint32, dims []uint32, n int) []byte {
 // and go on on the CPU from that copy, not from scratch: the report keeps
 // the epochs trained on WebGPU, its backend becomes cpu, the epochs and the
 // training time continue where the copy was taken and the run ends with a
-// good accuracy, without console errors. It is skipped where the page gets
-// no WebGPU device.
+// good accuracy, without console errors. Without a WebGPU device it fails
+// in CI and is skipped loudly elsewhere.
 func TestDeviceLost(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.open("?backend=auto&debug=lose-device&epochs=20&train=4000&autostart=1")
 	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
-		t.Skipf("SKIPPED: no WebGPU device in this browser: %s", b.text("#notice"))
+		noWebGPU(t, b.text("#notice"))
 	}
 	b.waitFinished("done", 5*time.Minute)
 	notice := b.text("#notice")
@@ -244,7 +244,7 @@ func TestDeviceLostResume(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.open("?backend=webgpu&debug=lose-device&epochs=20&train=4000&autostart=1")
 	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
-		t.Skipf("SKIPPED: no WebGPU device in this browser: %s", b.text("#notice"))
+		noWebGPU(t, b.text("#notice"))
 	}
 	b.waitFinished("idle", 5*time.Minute)
 	notice := b.text("#notice")

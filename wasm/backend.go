@@ -69,15 +69,7 @@ func openWebGPU() (be kernels.Backend, why string) {
 	case err != nil:
 		return nil, fmt.Sprintf("WebGPU could not start (%v), %s", err, cpuNote)
 	}
-	// The WebGPU backend gains its operations over time; use it only once
-	// it implements the whole interface.
-	var v any = b
-	kb, ok := v.(kernels.Backend)
-	if !ok {
-		b.Close()
-		return nil, "WebGPU is available, but this build's WebGPU backend does not implement every operation yet, " + cpuNote
-	}
-	return kb, ""
+	return b, ""
 }
 
 // describe names a backend for the page's badge.
