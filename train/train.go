@@ -175,8 +175,10 @@ func (t *Trainer) batch(lo, hi int) (x, y kernels.Tensor) {
 	ys, yi := t.Data.Y, t.yi
 	for i, idx := range perm {
 		yi[i] = ys[idx]
-		if t.Cfg.Augment != nil {
-			t.Cfg.Augment(t.rng, xb[i*size:(i+1)*size])
+	}
+	if aug := t.Cfg.Augment; aug != nil {
+		for i := range perm {
+			aug(t.rng, xb[i*size:(i+1)*size])
 		}
 	}
 	be := t.Model.Backend
@@ -200,7 +202,10 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 	}
 	m := t.Model
 	if t.pos == 0 {
-		t.perm = t.rng.Perm(t.Data.Len())
+		if len(t.perm) != t.Data.Len() {
+			t.perm = make([]int, t.Data.Len())
+		}
+		permInto(t.perm, t.src)
 		m.ResetStats()
 	}
 	steps := t.StepsPerEpoch()
