@@ -2,6 +2,7 @@ package ref
 
 import (
 	"math"
+	"sync"
 
 	"github.com/deeplda/deeplda/kernels"
 )
@@ -82,11 +83,30 @@ func NewWhitening[T Float](cov []T, d int, kind kernels.CovKind) Whitening[T] {
 	return w
 }
 
-// apply returns out[r,:] = A x[r,:] for rows x[rows,d].
-func (w Whitening[T]) apply(x []T, rows int) []T {
-	out := make([]T, rows*w.D)
-	w.applyTo(out, x, rows)
-	return out
+// scratch holds the head's temporaries (the whitened batch and its
+// gradient) between calls, a pool per element type (float32, float64): a
+// training step would otherwise allocate a few KB for them, and the
+// garbage collector's work for those took several percent of a toy step in
+// WebAssembly.
+var scratch [2]sync.Pool
+
+// getScratch returns a slice of n elements from scratch, of undefined
+// contents; putScratch gives it back.
+func getScratch[T Float](n int) []T {
+	if p, ok := scratch[scratchIndex[T]()].Get().(*[]T); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]T, n)
+}
+
+func putScratch[T Float](b []T) { scratch[scratchIndex[T]()].Put(&b) }
+
+func scratchIndex[T Float]() int {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return 0
+	}
+	return 1
 }
 
 // applyTo sets out[r,:] = A x[r,:] for rows x[rows,d]. Like the head's
@@ -127,7 +147,11 @@ func LogSoftmax[T Float](v []T) []T {
 func LDA[T Float](delta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKind) {
 	need("LDA", delta, n*c)
 	wh := NewWhitening(cov, d, kind)
-	w, m := wh.apply(z, n), wh.apply(mu, c)
+	buf := getScratch[T](n*d + c*d)
+	defer putScratch(buf)
+	w, m := buf[:n*d], buf[n*d:]
+	wh.applyTo(w, z, n)
+	wh.applyTo(m, mu, c)
 	logpi := LogSoftmax(prior[:c])
 	delta = delta[:n*c]
 	clear(delta)
@@ -150,9 +174,12 @@ func LDA[T Float](delta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKin
 func LDABackward[T Float](dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKind) {
 	need("LDABackward", ddelta, n*c)
 	wh := NewWhitening(cov, d, kind)
-	w, m := wh.apply(z, n), wh.apply(mu, c)
-	dw := make([]T, n*d)
-	dm := make([]T, c*d)
+	buf := getScratch[T](2*n*d + 2*c*d)
+	defer putScratch(buf)
+	w, m, dw, dm := buf[:n*d], buf[n*d:n*d+c*d], buf[n*d+c*d:2*n*d+c*d], buf[2*n*d+c*d:]
+	wh.applyTo(w, z, n)
+	wh.applyTo(m, mu, c)
+	clear(dw) // dm is set whole below
 	colSum := make([]T, c)
 	total := sumCol(ddelta, 1, n*c)
 	for k := 0; k < c; k++ {
