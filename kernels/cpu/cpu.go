@@ -339,7 +339,7 @@ func (b *Backend) Loss(dscores, stats, scores, y kernels.Tensor, kind kernels.Lo
 	if kernels.Len(y) != ss[0] || kernels.Len(stats) != kernels.StatsLen {
 		kernels.Mismatch("Loss", "want scores [N,C], y [N] and stats [4]", ss, y.Shape(), stats.Shape())
 	}
-	sum, correct := ref.Loss(f32(dscores), F32(scores), i32(y), ss[0], ss[1], kind, lambda)
+	sum, correct := loss(f32(dscores), F32(scores), i32(y), ss[0], ss[1], kind, lambda)
 	st := F32(stats)
 	st[kernels.StatLoss] += sum
 	st[kernels.StatCorrect] += float32(correct)

@@ -7,8 +7,9 @@ import "math"
 // exp64 returns e^x: math.Exp, which is assembly on this architecture.
 func exp64(x float64) float64 { return math.Exp(x) }
 
-// expTo sets dst[i] = e^src[i] for every element of src.
-func expTo[T Float](dst, src []T) {
+// ExpTo sets dst[i] = e^src[i] for every element of src: math.Exp in
+// float64, rounded to T.
+func ExpTo[T Float](dst, src []T) {
 	dst = dst[:len(src)]
 	for i, v := range src {
 		dst[i] = T(math.Exp(float64(v)))

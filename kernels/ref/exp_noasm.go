@@ -10,6 +10,6 @@ func exp64(x float64) float64 {
 	return y[0]
 }
 
-// expTo sets dst[i] = e^src[i] for every element of src, computed in
+// ExpTo sets dst[i] = e^src[i] for every element of src, computed in
 // float64 exactly as math.Exp does on this architecture (see expPolyTo).
-func expTo[T Float](dst, src []T) { expPolyTo(dst, src) }
+func ExpTo[T Float](dst, src []T) { expPolyTo(dst, src) }

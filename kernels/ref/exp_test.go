@@ -107,7 +107,7 @@ func TestExpPolyTo(t *testing.T) {
 	}
 }
 
-// TestExp64 checks that exp64, and expTo in float32, are math.Exp bit for
+// TestExp64 checks that exp64, and ExpTo in float32, are math.Exp bit for
 // bit, whichever of math.Exp and expPoly they use on this platform.
 func TestExp64(t *testing.T) {
 	xs := expCases()
@@ -121,11 +121,11 @@ func TestExp64(t *testing.T) {
 		x32[i] = float32(x)
 	}
 	e32 := make([]float32, len(xs))
-	expTo(e32, x32)
+	ExpTo(e32, x32)
 	for i, x := range x32 {
 		got, want := e32[i], float32(math.Exp(float64(x)))
 		if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
-			t.Fatalf("expTo(%v) = %v, want %v", x, got, want)
+			t.Fatalf("ExpTo(%v) = %v, want %v", x, got, want)
 		}
 	}
 }

@@ -306,7 +306,7 @@ func dnllLoss[T Float](dscores, scores []T, y []int32, n, c int, lambda T) (sum 
 	if exps == nil {
 		exps = make([]T, n*c)
 	}
-	expTo(exps[:n*c], scores[:n*c])
+	ExpTo(exps[:n*c], scores[:n*c])
 	nf := T(n)
 	for i := 0; i < n; i++ {
 		row := scores[i*c : (i+1)*c]
