@@ -11,7 +11,7 @@ import (
 // browser's event loop. Go's js/wasm scheduler runs one goroutine until it
 // blocks; only when every goroutine is blocked does control go back to the
 // browser, which then paints, runs timers and delivers clicks.
-const yieldEvery = 30 * time.Millisecond
+const yieldEvery = 50 * time.Millisecond
 
 // yielder hands the thread back to the browser at least every yieldEvery.
 type yielder struct {
