@@ -310,13 +310,14 @@ func (b *Backend) BatchNormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, invSt
 	})
 }
 
-// LDA computes the discriminants of the head (package ref's loops).
+// LDA computes the discriminants of the head (package ref's loops; in
+// WebAssembly, assembly).
 func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
 	n, c, d := ldaDims("LDA", z, mu, cov, kind)
 	if kernels.Len(delta) != n*c {
 		kernels.Mismatch("LDA", "delta must be [N,C]", delta.Shape(), z.Shape(), mu.Shape())
 	}
-	ref.LDA(F32(delta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
+	lda(F32(delta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
 }
 
 // LDABackward computes the gradients of the head.

@@ -146,13 +146,11 @@ func LogSoftmax[T Float](v []T) []T {
 // delta_c = log pi_c - 1/2 log det Sigma - 1/2 |A z - A mu_c|^2.
 func LDA[T Float](delta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKind) {
 	need("LDA", delta, n*c)
-	wh := NewWhitening(cov, d, kind)
-	buf := getScratch[T](n*d + c*d)
+	a, m, off := LDAParts(prior, mu, cov, c, d, kind)
+	buf := getScratch[T](n * d)
 	defer putScratch(buf)
-	w, m := buf[:n*d], buf[n*d:]
-	wh.applyTo(w, z, n)
-	wh.applyTo(m, mu, c)
-	logpi := LogSoftmax(prior[:c])
+	w := buf
+	Whitening[T]{D: d, A: a}.applyTo(w, z, n)
 	delta = delta[:n*c]
 	clear(delta)
 	for k := 0; k < c; k++ {
@@ -160,8 +158,25 @@ func LDA[T Float](delta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKin
 		for j := 0; j < d; j++ {
 			sqDiffCol(delta[k:], c, w[j:], d, m[k*d+j], n)
 		}
-		offHalfCol(delta[k:], c, logpi[k]-wh.LogDet/2, n)
+		offHalfCol(delta[k:], c, off[k], n)
 	}
+}
+
+// LDAParts returns what LDA needs besides z: the whitening a[d,d] (A with
+// A^T A = Sigma^-1), the whitened means m[c,d] (m_k = A mu_k) and the
+// offsets off[c] (log pi_k - 1/2 log det Sigma), so that delta[i,k] =
+// off[k] - |w_i - m_k|^2/2 with w_i = A z_i, each sum taken in order
+// (w_i,r = sum over j of a[r,j] z_i,j; |e|^2 = sum over j of e_j^2).
+func LDAParts[T Float](prior, mu, cov []T, c, d int, kind kernels.CovKind) (a, m, off []T) {
+	wh := NewWhitening(cov, d, kind)
+	m = make([]T, c*d)
+	wh.applyTo(m, mu, c)
+	logpi := LogSoftmax(prior[:c])
+	off = make([]T, c)
+	for k := range off {
+		off[k] = logpi[k] - wh.LogDet/2
+	}
+	return wh.A, m, off
 }
 
 // LDABackward computes the gradients of LDA for ddelta[n,c]. The gradient of
