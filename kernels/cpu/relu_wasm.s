@@ -6,6 +6,22 @@
 // a jump through the function's dispatch table). Eight elements per
 // iteration, then the rest one by one.
 
+// ADVANCE(r, bytes) adds bytes to the pointer in register r.
+#define ADVANCE(r, bytes) Get r; I64Const $bytes; I64Add; Set r
+
+// LOOP_WHILE(left, k) opens a loop that runs while register left holds at
+// least k elements; END_LOOP(left, k) counts k off and closes it.
+#define LOOP_WHILE(left, k) Block; Loop; Get left; I64Const $k; I64LtU; BrIf $1
+#define END_LOOP(left, k) Get left; I64Const $k; I64Sub; Set left; Br $0; End; End
+
+// RELU(off): y[off] = 0 if x[off] < 0, else x[off] (R0: y, R1: x; off in
+// bytes).
+#define RELU(off) Get R0; I32WrapI64; F32Const $(0.0); Get R1; I32WrapI64; F32Load $off; Tee F0; Get F0; F32Const $(0.0); F32Lt; Select; F32Store $off
+
+// RELU_BACK(off): dx[off] = dy[off] if y[off] > 0, else 0 (R0: dx, R1: dy,
+// R2: y).
+#define RELU_BACK(off) Get R0; I32WrapI64; Get R1; I32WrapI64; F32Load $off; F32Const $(0.0); Get R2; I32WrapI64; F32Load $off; F32Const $(0.0); F32Gt; Select; F32Store $off
+
 // func reluWasm(n int, y, x *float32)
 // y[i] = 0 if x[i] < 0, else x[i] (-0 and NaN pass through), as ref.ReLU.
 // R0: y, R1: x, R2: elements left.
@@ -13,156 +29,14 @@ TEXT ·reluWasm(SB), NOSPLIT, $0-24
 	MOVD n+0(FP), R2
 	MOVD y+8(FP), R0
 	MOVD x+16(FP), R1
-	Block
-	Loop
-	Get R2
-	I64Const $8
-	I64LtU
-	BrIf $1
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $0
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $0
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $4
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $4
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $8
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $8
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $12
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $12
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $16
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $16
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $20
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $20
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $24
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $24
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $28
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $28
-	Get R0
-	I64Const $32
-	I64Add
-	Set R0
-	Get R1
-	I64Const $32
-	I64Add
-	Set R1
-	Get R2
-	I64Const $8
-	I64Sub
-	Set R2
-	Br $0
-	End
-	End
-	Block
-	Loop
-	Get R2
-	I64Const $1
-	I64LtU
-	BrIf $1
-	Get R0
-	I32WrapI64
-	F32Const $(0.0)
-	Get R1
-	I32WrapI64
-	F32Load $0
-	Tee F0
-	Get F0
-	F32Const $(0.0)
-	F32Lt
-	Select
-	F32Store $0
-	Get R0
-	I64Const $4
-	I64Add
-	Set R0
-	Get R1
-	I64Const $4
-	I64Add
-	Set R1
-	Get R2
-	I64Const $1
-	I64Sub
-	Set R2
-	Br $0
-	End
-	End
+	LOOP_WHILE(R2, 8)
+	RELU(0); RELU(4); RELU(8); RELU(12); RELU(16); RELU(20); RELU(24); RELU(28)
+	ADVANCE(R0, 32); ADVANCE(R1, 32)
+	END_LOOP(R2, 8)
+	LOOP_WHILE(R2, 1)
+	RELU(0)
+	ADVANCE(R0, 4); ADVANCE(R1, 4)
+	END_LOOP(R2, 1)
 	RET
 
 // func reluBackwardWasm(n int, dx, dy, y *float32)
@@ -173,171 +47,12 @@ TEXT ·reluBackwardWasm(SB), NOSPLIT, $0-32
 	MOVD dx+8(FP), R0
 	MOVD dy+16(FP), R1
 	MOVD y+24(FP), R2
-	Block
-	Loop
-	Get R3
-	I64Const $8
-	I64LtU
-	BrIf $1
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $0
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $0
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $0
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $4
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $4
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $4
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $8
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $8
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $8
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $12
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $12
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $12
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $16
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $16
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $16
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $20
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $20
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $20
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $24
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $24
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $24
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $28
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $28
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $28
-	Get R0
-	I64Const $32
-	I64Add
-	Set R0
-	Get R1
-	I64Const $32
-	I64Add
-	Set R1
-	Get R2
-	I64Const $32
-	I64Add
-	Set R2
-	Get R3
-	I64Const $8
-	I64Sub
-	Set R3
-	Br $0
-	End
-	End
-	Block
-	Loop
-	Get R3
-	I64Const $1
-	I64LtU
-	BrIf $1
-	Get R0
-	I32WrapI64
-	Get R1
-	I32WrapI64
-	F32Load $0
-	F32Const $(0.0)
-	Get R2
-	I32WrapI64
-	F32Load $0
-	F32Const $(0.0)
-	F32Gt
-	Select
-	F32Store $0
-	Get R0
-	I64Const $4
-	I64Add
-	Set R0
-	Get R1
-	I64Const $4
-	I64Add
-	Set R1
-	Get R2
-	I64Const $4
-	I64Add
-	Set R2
-	Get R3
-	I64Const $1
-	I64Sub
-	Set R3
-	Br $0
-	End
-	End
+	LOOP_WHILE(R3, 8)
+	RELU_BACK(0); RELU_BACK(4); RELU_BACK(8); RELU_BACK(12); RELU_BACK(16); RELU_BACK(20); RELU_BACK(24); RELU_BACK(28)
+	ADVANCE(R0, 32); ADVANCE(R1, 32); ADVANCE(R2, 32)
+	END_LOOP(R3, 8)
+	LOOP_WHILE(R3, 1)
+	RELU_BACK(0)
+	ADVANCE(R0, 4); ADVANCE(R1, 4); ADVANCE(R2, 4)
+	END_LOOP(R3, 1)
 	RET
