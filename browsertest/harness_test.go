@@ -220,6 +220,16 @@ func newBrowser(t testing.TB, o options) *browser {
 // Go program has started.
 func (b *browser) open(query string) { b.openURL(baseURL + query) }
 
+// openOnWebGPU opens the page with query (which starts a run) and ends the
+// test through noWebGPU unless the run got the WebGPU backend.
+func (b *browser) openOnWebGPU(t *testing.T, query string) {
+	t.Helper()
+	b.open(query)
+	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
+		noWebGPU(t, b.text("#notice"))
+	}
+}
+
 // openURL loads a page and waits until the Go program has started.
 func (b *browser) openURL(u string) {
 	b.t.Helper()

@@ -212,10 +212,7 @@ func gzipIDX(t *testing.T, magic uint32, dims []uint32, n int) []byte {
 // in CI and is skipped loudly elsewhere.
 func TestDeviceLost(t *testing.T) {
 	b := newBrowser(t, options{})
-	b.open("?backend=auto&debug=lose-device&epochs=20&train=4000&autostart=1")
-	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
-		noWebGPU(t, b.text("#notice"))
-	}
+	b.openOnWebGPU(t, "?backend=auto&debug=lose-device&epochs=20&train=4000&autostart=1")
 	b.waitFinished("done", 5*time.Minute)
 	notice := b.text("#notice")
 	t.Logf("notice: %s", notice)
@@ -242,10 +239,7 @@ func TestDeviceLost(t *testing.T) {
 // stops at its last host copy with Resume, which continues it on the CPU.
 func TestDeviceLostResume(t *testing.T) {
 	b := newBrowser(t, options{})
-	b.open("?backend=webgpu&debug=lose-device&epochs=20&train=4000&autostart=1")
-	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
-		noWebGPU(t, b.text("#notice"))
-	}
+	b.openOnWebGPU(t, "?backend=webgpu&debug=lose-device&epochs=20&train=4000&autostart=1")
 	b.waitFinished("idle", 5*time.Minute)
 	notice := b.text("#notice")
 	t.Logf("notice: %s", notice)
