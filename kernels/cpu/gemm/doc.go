@@ -10,6 +10,10 @@
 //
 // [SgemmBias] computes C = alpha*op(A)*op(B) + bias instead, bias being
 // added to every row of C, as a layer's forward pass does.
+// [SgemmBiasReLU] also applies a ReLU to the result, and [SgemmMasked]
+// zeroes the elements of alpha*op(A)*op(B) where a matrix Y is not
+// positive (the backward pass of a ReLU whose output is Y), each bit for
+// bit the plain product followed by the separate pass.
 //
 // # Design
 //
