@@ -170,6 +170,20 @@ type AdamParams struct {
 	Step                  int // 1-based step number t
 }
 
+// ReLUFuser is implemented by backends that can fold a ReLU into the
+// matrix product next to it, saving a pass over the activations; the model
+// uses it for a Linear layer followed by a ReLU. The results are those of
+// the unfused operations, bit for bit.
+type ReLUFuser interface {
+	// MatMulReLU computes c = max(op(a) op(b) + bias, 0): MatMul, then ReLU
+	// in place.
+	MatMulReLU(c, a, b, bias Tensor, transA, transB bool)
+	// MatMulMasked computes c = op(a) op(b) where y > 0, else 0: MatMul,
+	// then ReLUBackward in place with the ReLU's output y (c's shape; not
+	// c itself).
+	MatMulMasked(c, a, b, y Tensor, transA, transB bool)
+}
+
 // Backend is a device that stores tensors and runs the operations of Deep LDA
 // training on them.
 type Backend interface {

@@ -41,13 +41,37 @@ func (l *Linear) Forward(x kernels.Tensor, train bool) kernels.Tensor {
 
 // Backward computes dW = dy^T x, db = sum dy and dx = dy W.
 func (l *Linear) Backward(dy kernels.Tensor, needDx bool) kernels.Tensor {
-	l.be.MatMul(l.W.Grad, dy, l.x, nil, true, false)
-	l.be.BiasGrad(l.B.Grad, dy)
+	l.paramGrads(dy)
 	if !needDx {
 		return nil
 	}
 	dx := l.dx.get(l.be, dy.Shape()[0], l.in)
 	l.be.MatMul(dx, dy, l.W.Value, nil, false, false)
+	return dx
+}
+
+// paramGrads computes dW = dy^T x and db = sum dy.
+func (l *Linear) paramGrads(dy kernels.Tensor) {
+	l.be.MatMul(l.W.Grad, dy, l.x, nil, true, false)
+	l.be.BiasGrad(l.B.Grad, dy)
+}
+
+// forwardReLU computes y = max(x W^T + b, 0), Forward and a ReLU in one
+// product.
+func (l *Linear) forwardReLU(x kernels.Tensor, f kernels.ReLUFuser) kernels.Tensor {
+	l.x = x
+	y := l.y.get(l.be, x.Shape()[0], l.out)
+	f.MatMulReLU(y, x, l.W.Value, l.B.Value, false, true)
+	return y
+}
+
+// backwardMasked is Backward followed by the backward pass of the ReLU
+// before the layer (whose output is y): dx = dy W where y > 0, else 0, in
+// one product.
+func (l *Linear) backwardMasked(dy, y kernels.Tensor, f kernels.ReLUFuser) kernels.Tensor {
+	l.paramGrads(dy)
+	dx := l.dx.get(l.be, dy.Shape()[0], l.in)
+	f.MatMulMasked(dx, dy, l.W.Value, y, false, false)
 	return dx
 }
 
@@ -213,12 +237,21 @@ func (g *GlobalAvgPool) Backward(dy kernels.Tensor, needDx bool) kernels.Tensor 
 type Encoder struct {
 	Kind   string
 	Layers []Layer
+	// fuser, when the backend has it, runs each Linear layer followed by
+	// a ReLU as one product forward and one backward.
+	fuser kernels.ReLUFuser
 }
 
 // Forward runs the layers in order.
 func (e *Encoder) Forward(x kernels.Tensor, train bool) kernels.Tensor {
-	for _, l := range e.Layers {
-		x = l.Forward(x, train)
+	for i := 0; i < len(e.Layers); i++ {
+		if l, r := e.fused(i, i+1); r != nil {
+			x = l.forwardReLU(x, e.fuser)
+			r.y = x
+			i++
+			continue
+		}
+		x = e.Layers[i].Forward(x, train)
 	}
 	return x
 }
@@ -226,8 +259,27 @@ func (e *Encoder) Forward(x kernels.Tensor, train bool) kernels.Tensor {
 // Backward runs the layers in reverse; the input gradient is not computed.
 func (e *Encoder) Backward(dz kernels.Tensor) {
 	for i := len(e.Layers) - 1; i >= 0; i-- {
+		if l, r := e.fused(i, i-1); r != nil {
+			dz = l.backwardMasked(dz, r.y, e.fuser)
+			i-- // the ReLU's backward pass is done
+			continue
+		}
 		dz = e.Layers[i].Backward(dz, i > 0)
 	}
+}
+
+// fused returns layers li and ri when they are a Linear layer and a ReLU
+// and the backend fuses the two, r nil otherwise.
+func (e *Encoder) fused(li, ri int) (l *Linear, r *ReLU) {
+	if e.fuser == nil || min(li, ri) < 0 || max(li, ri) >= len(e.Layers) {
+		return nil, nil
+	}
+	l, okL := e.Layers[li].(*Linear)
+	r, okR := e.Layers[ri].(*ReLU)
+	if !okL || !okR {
+		return nil, nil
+	}
+	return l, r
 }
 
 // Encoder kinds.
@@ -241,6 +293,7 @@ const (
 // (per example) and embeddings of dimension d.
 func newEncoder(r *registry, kind string, inShape []int, d int) (*Encoder, error) {
 	e := &Encoder{Kind: kind}
+	e.fuser, _ = r.be.(kernels.ReLUFuser)
 	switch kind {
 	case EncoderNone:
 		if len(inShape) != 1 || inShape[0] != d {

@@ -8,8 +8,32 @@ import (
 
 // MatMul computes c = op(a) op(b) (+ bias) through gemm.SgemmBias.
 func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
-	as, bs, cs := dims("MatMul", a, 2), dims("MatMul", bm, 2), dims("MatMul", c, 2)
-	m, k := as[0], as[1]
+	m, n, k := product("MatMul", c, a, bm, bias, transA, transB)
+	gemm.SgemmBias(transA, transB, m, n, k, 1, F32(a), a.Shape()[1], F32(bm), bm.Shape()[1], f32(bias), F32(c), n)
+}
+
+// MatMulReLU computes c = max(op(a) op(b) + bias, 0) through
+// gemm.SgemmBiasReLU.
+func (b *Backend) MatMulReLU(c, a, bm, bias kernels.Tensor, transA, transB bool) {
+	m, n, k := product("MatMulReLU", c, a, bm, bias, transA, transB)
+	gemm.SgemmBiasReLU(transA, transB, m, n, k, 1, F32(a), a.Shape()[1], F32(bm), bm.Shape()[1], f32(bias), F32(c), n)
+}
+
+// MatMulMasked computes c = op(a) op(b) where y > 0, else 0, through
+// gemm.SgemmMasked.
+func (b *Backend) MatMulMasked(c, a, bm, y kernels.Tensor, transA, transB bool) {
+	m, n, k := product("MatMulMasked", c, a, bm, nil, transA, transB)
+	if ys := y.Shape(); len(ys) != 2 || ys[0] != m || ys[1] != n {
+		kernels.Mismatch("MatMulMasked", "y must have the shape of c", c.Shape(), ys)
+	}
+	gemm.SgemmMasked(transA, transB, m, n, k, 1, F32(a), a.Shape()[1], F32(bm), bm.Shape()[1], F32(y), n, F32(c), n)
+}
+
+// product checks the operands of op, c[M,N] = op(a) op(b) (+ bias[N]), and
+// returns M, N and the inner dimension K.
+func product(op string, c, a, bm, bias kernels.Tensor, transA, transB bool) (m, n, k int) {
+	as, bs, cs := dims(op, a, 2), dims(op, bm, 2), dims(op, c, 2)
+	m, k = as[0], as[1]
 	if transA {
 		m, k = k, m
 	}
@@ -18,9 +42,9 @@ func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
 		k2, n = n, k2
 	}
 	if k != k2 || cs[0] != m || cs[1] != n || (bias != nil && kernels.Len(bias) != n) {
-		kernels.Mismatch("MatMul", "inner or outer dimensions differ", cs, as, bs)
+		kernels.Mismatch(op, "inner or outer dimensions differ", cs, as, bs)
 	}
-	gemm.SgemmBias(transA, transB, m, n, k, 1, F32(a), as[1], F32(bm), bs[1], f32(bias), F32(c), n)
+	return m, n, k
 }
 
 // BiasGrad sums dy over every dimension but the second.
