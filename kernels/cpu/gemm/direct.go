@@ -84,9 +84,10 @@ func (p *problem) bestOrder() order {
 	return byDots
 }
 
-// direct computes p, whose beta is zero, in order o without packing, and
-// adds bias (n values, or nil for none) to every row of C.
-func (p *problem) direct(o order, bias []float32) {
+// direct computes p, whose beta is zero, in order o without packing, adds
+// bias (n values, or nil for none) to every row of C and applies epi, all
+// in the last pass over C.
+func (p *problem) direct(o order, bias []float32, epi epilogue) {
 	m, n, k := p.m, p.n, p.k
 	switch o {
 	case byRows:
@@ -95,7 +96,7 @@ func (p *problem) direct(o order, bias []float32) {
 		if p.transA {
 			ai, aq = 1, p.lda
 		}
-		axpyRows(m, n, k, p.alpha, p.a, ai, aq, b, ldb, bias, p.c, p.ldc)
+		axpyRows(m, n, k, p.alpha, p.a, ai, aq, b, ldb, bias, epi, p.c, p.ldc)
 		release(buf)
 	case byCols:
 		// C^T = op(B)^T op(A)^T: the rows of op(A)^T are the columns of
@@ -107,17 +108,22 @@ func (p *problem) direct(o order, bias []float32) {
 		if p.transB {
 			bj, bq = p.ldb, 1
 		}
-		axpyRows(n, m, k, p.alpha, p.b, bj, bq, a, lda, nil, ct.s, m)
+		axpyRows(n, m, k, p.alpha, p.b, bj, bq, a, lda, nil, epilogue{}, ct.s, m)
 		for j := 0; j < n; j++ {
 			col := ct.s[j*m : (j+1)*m]
-			if bias == nil {
+			if bias != nil {
+				for i, v := range col {
+					col[i] = v + bias[j]
+				}
+			}
+			if epi.none() {
 				for i, v := range col {
 					p.c[i*p.ldc+j] = v
 				}
 				continue
 			}
 			for i, v := range col {
-				p.c[i*p.ldc+j] = v + bias[j]
+				p.c[i*p.ldc+j] = epi.at(i, j, v)
 			}
 		}
 		release(ct)
@@ -125,7 +131,7 @@ func (p *problem) direct(o order, bias []float32) {
 	case byDots:
 		a, lda, bufA := p.opA(false)
 		bt, ldbt, bufB := p.opB(true)
-		dotRows(m, n, k, p.alpha, a, lda, bt, ldbt, bias, p.c, p.ldc)
+		dotRows(m, n, k, p.alpha, a, lda, bt, ldbt, bias, epi, p.c, p.ldc)
 		release(bufA)
 		release(bufB)
 	}
@@ -171,14 +177,16 @@ func release(buf *buffer) {
 	}
 }
 
-// axpyRows computes C = alpha*A*B + bias (bias may be nil) for the m×k
+// axpyRows computes C = epi(alpha*A*B + bias) (bias may be nil) for the m×k
 // matrix A whose element (i, q) is a[i*ai+q*aq], the k×n matrix B (row
 // stride ldb) and C (row stride ldc): each row of C combines the rows of B
 // with coefficients from its row of A, in order of q. Each pass over C
 // handles up to four rows of B for every row of C, so that each element of
 // C is read and written once per four terms and there is one call per
-// pass.
-func axpyRows(m, n, k int, alpha float32, a []float32, ai, aq int, b []float32, ldb int, bias, c []float32, ldc int) {
+// pass. With k == 2 and alpha == 1 the one pass also adds the bias and
+// applies epi; otherwise a last pass scales, adds the bias and applies epi
+// if there is any of that to do.
+func axpyRows(m, n, k int, alpha float32, a []float32, ai, aq int, b []float32, ldb int, bias []float32, epi epilogue, c []float32, ldc int) {
 	row := func(q int) []float32 { return b[q*ldb : q*ldb+n] }
 	q := 0
 	switch {
@@ -187,10 +195,12 @@ func axpyRows(m, n, k int, alpha float32, a []float32, ai, aq int, b []float32, 
 		q = 1
 	case k < 4:
 		var fold []float32
+		var foldEpi epilogue
 		if k == 2 && alpha == 1 {
-			fold, bias = bias, nil // (A(i,0)*B(0,j) + A(i,1)*B(1,j)) + bias(j) in one pass
+			// epi((A(i,0)*B(0,j) + A(i,1)*B(1,j)) + bias(j)) in one pass.
+			fold, bias, foldEpi, epi = bias, nil, epi, epilogue{}
 		}
-		set2Rows(m, a, ai, aq, b, ldb, n, fold, c, ldc)
+		set2Rows(m, a, ai, aq, b, ldb, n, fold, foldEpi, c, ldc)
 		q = 2
 	default:
 		for i := 0; i < m; i++ {
@@ -207,9 +217,11 @@ func axpyRows(m, n, k int, alpha float32, a []float32, ai, aq int, b []float32, 
 	if q < k {
 		add2Rows(m, a[q*aq:], ai, row(q), nil, nil, c, ldc)
 	}
-	if alpha != 1 || bias != nil {
+	if alpha != 1 || bias != nil || !epi.none() {
 		for i := 0; i < m; i++ {
-			scaleAddRow(c[i*ldc:i*ldc+n], alpha, bias)
+			z := c[i*ldc : i*ldc+n]
+			scaleAddRow(z, alpha, bias)
+			epi.row(i, z)
 		}
 	}
 }
@@ -288,12 +300,12 @@ func scaleAddRow(z []float32, alpha float32, bias []float32) {
 	}
 }
 
-// dotRows computes C = alpha*A*B^T + bias (bias may be nil) for the m×k
+// dotRows computes C = epi(alpha*A*B^T + bias) (bias may be nil) for the m×k
 // matrix A (row stride lda) and the n×k matrix B (row stride ldb): element
 // (i, j) of C is the dot product of rows i of A and j of B. It computes 2×2
 // blocks of C, so that four independent sums are in flight; an odd last
 // row or column is computed twice over and written once.
-func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int) {
+func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias []float32, epi epilogue, c []float32, ldc int) {
 	for i := 0; i < m; i += 2 {
 		i1 := min(i+1, m-1)
 		x0, x1 := a[i*lda:i*lda+k], a[i1*lda:i1*lda+k]
@@ -304,6 +316,9 @@ func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb 
 			s00, s01, s10, s11 = alpha*s00, alpha*s01, alpha*s10, alpha*s11
 			if bias != nil {
 				s00, s01, s10, s11 = s00+bias[j], s01+bias[j1], s10+bias[j], s11+bias[j1]
+			}
+			if !epi.none() {
+				s00, s01, s10, s11 = epi.at(i, j, s00), epi.at(i, j1, s01), epi.at(i1, j, s10), epi.at(i1, j1, s11)
 			}
 			z1[j1], z1[j] = s11, s10
 			z0[j1], z0[j] = s01, s00
@@ -334,5 +349,5 @@ func ColumnSums(m, n int, a []float32, lda int, s []float32) {
 	// The coefficients are all 1, and 1*x is x: the sums are those of
 	// plain additions.
 	one := []float32{1}
-	axpyRows(1, n, m, 1, one, 0, 0, a, lda, nil, s, n)
+	axpyRows(1, n, m, 1, one, 0, 0, a, lda, nil, epilogue{}, s, n)
 }

@@ -3,8 +3,9 @@
 package gemm
 
 // set2Rows sets row i of C to v[i*vi] times row 0 of b plus v[i*vi+vq]
-// times row 1 (row stride ldb, n columns), plus bias when it is not nil.
-func set2Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, bias, c []float32, ldc int) {
+// times row 1 (row stride ldb, n columns), plus bias when it is not nil,
+// and applies epi to the row.
+func set2Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, bias []float32, epi epilogue, c []float32, ldc int) {
 	x, y := b[:n], b[ldb:ldb+n]
 	for i := 0; i < m; i++ {
 		z, f0, f1 := c[i*ldc:i*ldc+n], v[i*vi], v[i*vi+vq]
@@ -18,6 +19,7 @@ func set2Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, bias, c [
 			for ; j < n; j++ {
 				z[j] = f0*x[j] + f1*y[j]
 			}
+			epi.row(i, z)
 			continue
 		}
 		e := bias[:n]
@@ -29,6 +31,7 @@ func set2Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, bias, c [
 		for ; j < n; j++ {
 			z[j] = f0*x[j] + f1*y[j] + e[j]
 		}
+		epi.row(i, z)
 	}
 }
 

@@ -10,18 +10,30 @@ package gemm
 // writes.
 
 // set2Rows sets row i of C to v[i*vi] times row 0 of b plus v[i*vi+vq]
-// times row 1 (row stride ldb, n columns), plus bias when it is not nil.
-func set2Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, bias, c []float32, ldc int) {
+// times row 1 (row stride ldb, n columns), plus bias when it is not nil,
+// and applies epi to the row.
+func set2Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, bias []float32, epi epilogue, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
 	_, _, _ = v[(m-1)*vi+vq], b[ldb+n-1], c[(m-1)*ldc+n-1]
-	if bias == nil {
-		set2RowsWasm(m, &v[0], vi, vq, &b[0], ldb, n, &c[0], ldc)
+	if epi.y != nil { // a mask comes without a bias
+		_ = epi.y[(m-1)*epi.ldy+n-1]
+		set2MaskRowsWasm(m, &v[0], vi, vq, &b[0], ldb, n, &epi.y[0], epi.ldy, &c[0], ldc)
 		return
 	}
-	_ = bias[n-1]
-	set2BiasRowsWasm(m, &v[0], vi, vq, &b[0], ldb, n, &bias[0], &c[0], ldc)
+	switch {
+	case bias == nil && epi.relu:
+		set2ReLURowsWasm(m, &v[0], vi, vq, &b[0], ldb, n, &c[0], ldc)
+	case bias == nil:
+		set2RowsWasm(m, &v[0], vi, vq, &b[0], ldb, n, &c[0], ldc)
+	case epi.relu:
+		_ = bias[n-1]
+		set2BiasReLURowsWasm(m, &v[0], vi, vq, &b[0], ldb, n, &bias[0], &c[0], ldc)
+	default:
+		_ = bias[n-1]
+		set2BiasRowsWasm(m, &v[0], vi, vq, &b[0], ldb, n, &bias[0], &c[0], ldc)
+	}
 }
 
 // add4Rows adds v[i*vi+q*vq] times row q of b (row stride ldb, n columns)
@@ -49,6 +61,15 @@ func set2RowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, c *flo
 
 //go:noescape
 func set2BiasRowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, bias, c *float32, ldc int)
+
+//go:noescape
+func set2ReLURowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, c *float32, ldc int)
+
+//go:noescape
+func set2BiasReLURowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, bias, c *float32, ldc int)
+
+//go:noescape
+func set2MaskRowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, y *float32, ldy int, c *float32, ldc int)
 
 //go:noescape
 func add4RowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, c *float32, ldc int)

@@ -35,16 +35,12 @@ TEXT ·set2RowsWasm(SB), NOSPLIT, $0-72
 		I64Eqz
 		BrIf $1
 		Get R1
-		Set R15
-		Get R15
 		I32WrapI64
 		F32Load $0
 		Set F0
-		Get R15
+		Get R1
 		Get R3
 		I64Add
-		Set R15
-		Get R15
 		I32WrapI64
 		F32Load $0
 		Set F1
@@ -285,16 +281,12 @@ TEXT ·set2BiasRowsWasm(SB), NOSPLIT, $0-80
 		I64Eqz
 		BrIf $1
 		Get R1
-		Set R15
-		Get R15
 		I32WrapI64
 		F32Load $0
 		Set F0
-		Get R15
+		Get R1
 		Get R3
 		I64Add
-		Set R15
-		Get R15
 		I32WrapI64
 		F32Load $0
 		Set F1
@@ -547,6 +539,979 @@ TEXT ·set2BiasRowsWasm(SB), NOSPLIT, $0-80
 	End
 	RET
 
+// func set2ReLURowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, c *float32, ldc int)
+TEXT ·set2ReLURowsWasm(SB), NOSPLIT, $0-72
+	MOVD m+0(FP), R0
+	MOVD v+8(FP), R1
+	MOVD vi+16(FP), R2
+	MOVD vq+24(FP), R3
+	MOVD x0+32(FP), R4
+	MOVD ldb+40(FP), R5
+	MOVD n+48(FP), R6
+	MOVD c+56(FP), R7
+	MOVD ldc+64(FP), R8
+	Get R2
+	I64Const $2
+	I64Shl
+	Set R2
+	Get R3
+	I64Const $2
+	I64Shl
+	Set R3
+	Get R5
+	I64Const $2
+	I64Shl
+	Set R5
+	Get R8
+	I64Const $2
+	I64Shl
+	Set R8
+	Block
+	Loop
+		Get R0
+		I64Eqz
+		BrIf $1
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $4
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $4
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $8
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $8
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $8
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $12
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $12
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $12
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $16
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $16
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $16
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $20
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $20
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $20
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $24
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $24
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $24
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $28
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $28
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Get R1
+		Get R2
+		I64Add
+		Set R1
+		Get R7
+		Get R8
+		I64Add
+		Set R7
+		Get R0
+		I64Const $1
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
+// func set2BiasReLURowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, bias *float32, c *float32, ldc int)
+TEXT ·set2BiasReLURowsWasm(SB), NOSPLIT, $0-80
+	MOVD m+0(FP), R0
+	MOVD v+8(FP), R1
+	MOVD vi+16(FP), R2
+	MOVD vq+24(FP), R3
+	MOVD x0+32(FP), R4
+	MOVD ldb+40(FP), R5
+	MOVD n+48(FP), R6
+	MOVD bias+56(FP), R14
+	MOVD c+64(FP), R7
+	MOVD ldc+72(FP), R8
+	Get R2
+	I64Const $2
+	I64Shl
+	Set R2
+	Get R3
+	I64Const $2
+	I64Shl
+	Set R3
+	Get R5
+	I64Const $2
+	I64Shl
+	Set R5
+	Get R8
+	I64Const $2
+	I64Shl
+	Set R8
+	Block
+	Loop
+		Get R0
+		I64Eqz
+		BrIf $1
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R14
+		Set R13
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $4
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $4
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $4
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $8
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $8
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $8
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $8
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $12
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $12
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $12
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $12
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $16
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $16
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $16
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $16
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $20
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $20
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $20
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $20
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $24
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $24
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $24
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $24
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $28
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $28
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $28
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R13
+			I64Const $32
+			I64Add
+			Set R13
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R10
+			I32WrapI64
+			F32Const $(0.0)
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			F32Add
+			Get R13
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R13
+			I64Const $4
+			I64Add
+			Set R13
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Get R1
+		Get R2
+		I64Add
+		Set R1
+		Get R7
+		Get R8
+		I64Add
+		Set R7
+		Get R0
+		I64Const $1
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
+// func set2MaskRowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, y *float32, ldy int, c *float32, ldc int)
+TEXT ·set2MaskRowsWasm(SB), NOSPLIT, $0-88
+	MOVD m+0(FP), R0
+	MOVD v+8(FP), R1
+	MOVD vi+16(FP), R2
+	MOVD vq+24(FP), R3
+	MOVD x0+32(FP), R4
+	MOVD ldb+40(FP), R5
+	MOVD n+48(FP), R6
+	MOVD y+56(FP), R14
+	MOVD ldy+64(FP), R15
+	MOVD c+72(FP), R7
+	MOVD ldc+80(FP), R8
+	Get R2
+	I64Const $2
+	I64Shl
+	Set R2
+	Get R3
+	I64Const $2
+	I64Shl
+	Set R3
+	Get R5
+	I64Const $2
+	I64Shl
+	Set R5
+	Get R8
+	I64Const $2
+	I64Shl
+	Set R8
+	Get R15
+	I64Const $2
+	I64Shl
+	Set R15
+	Block
+	Loop
+		Get R0
+		I64Eqz
+		BrIf $1
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R14
+		Set R13
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $0
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $4
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $4
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $4
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $8
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $8
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $8
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $8
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $12
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $12
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $12
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $16
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $16
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $16
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $16
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $20
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $20
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $20
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $20
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $24
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $24
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $24
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $24
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $28
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $28
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $28
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R13
+			I64Const $32
+			I64Add
+			Set R13
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R10
+			I32WrapI64
+			Get F0
+			Get R11
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			Get F1
+			Get R12
+			I32WrapI64
+			F32Load $0
+			F32Mul
+			F32Add
+			F32Const $(0.0)
+			Get R13
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R13
+			I64Const $4
+			I64Add
+			Set R13
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Get R1
+		Get R2
+		I64Add
+		Set R1
+		Get R7
+		Get R8
+		I64Add
+		Set R7
+		Get R14
+		Get R15
+		I64Add
+		Set R14
+		Get R0
+		I64Const $1
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
 // func add4RowsWasm(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, c *float32, ldc int)
 TEXT ·add4RowsWasm(SB), NOSPLIT, $0-72
 	MOVD m+0(FP), R0
@@ -580,32 +1545,30 @@ TEXT ·add4RowsWasm(SB), NOSPLIT, $0-72
 		I64Eqz
 		BrIf $1
 		Get R1
-		Set R15
-		Get R15
 		I32WrapI64
 		F32Load $0
 		Set F0
-		Get R15
+		Get R1
 		Get R3
 		I64Add
-		Set R15
-		Get R15
 		I32WrapI64
 		F32Load $0
 		Set F1
-		Get R15
+		Get R1
 		Get R3
 		I64Add
-		Set R15
-		Get R15
+		Get R3
+		I64Add
 		I32WrapI64
 		F32Load $0
 		Set F2
-		Get R15
+		Get R1
 		Get R3
 		I64Add
-		Set R15
-		Get R15
+		Get R3
+		I64Add
+		Get R3
+		I64Add
 		I32WrapI64
 		F32Load $0
 		Set F3

@@ -3,53 +3,82 @@ package gemm
 // SgemmBiasReLU computes C = ReLU(alpha*op(A)*op(B) + bias), a layer's
 // forward pass followed by its activation: SgemmBias, then every element x
 // of C becomes 0 if x < 0, else x (so -0 and NaN pass through, as
-// ref.ReLU), bit for bit. It panics as SgemmBias does.
+// ref.ReLU), bit for bit. The products small enough to skip packing apply
+// the ReLU in their last pass over C. It panics as SgemmBias does.
 func SgemmBiasReLU(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int) {
-	SgemmBias(transA, transB, m, n, k, alpha, a, lda, b, ldb, bias, c, ldc)
-	for i := 0; i < m && n > 0; i++ {
-		reluRow(c[i*ldc : i*ldc+n])
+	if bias != nil && len(bias) < n {
+		panic("gemm: insufficient length of bias")
 	}
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, 0, bias, epilogue{relu: true}, c, ldc)
 }
 
 // SgemmMasked computes C = alpha*op(A)*op(B) where Y > 0, else 0: a
 // layer's data gradient followed by the backward pass of the ReLU whose
 // output is Y (the m×n matrix of row stride ldy, which must not overlap
 // C), as ref.ReLUBackward; bit for bit Sgemm with beta = 0 followed by
-// that mask. It panics as Sgemm does, and if ldy < n or y is too short.
+// that mask. The products small enough to skip packing apply the mask in
+// their last pass over C. It panics as Sgemm does, and if ldy < n or y is
+// too short.
 func SgemmMasked(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, y []float32, ldy int, c []float32, ldc int) {
-	checkMask(m, n, y, ldy)
-	Sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, 0, c, ldc)
-	for i := 0; i < m && n > 0; i++ {
-		maskRow(c[i*ldc:i*ldc+n], y[i*ldy:i*ldy+n])
-	}
-}
-
-// checkMask panics if y, with row stride ldy, does not hold an m×n matrix.
-func checkMask(m, n int, y []float32, ldy int) {
 	switch {
 	case ldy < max(1, n):
 		panic("gemm: bad ldy")
 	case m > 0 && n > 0 && len(y) < (m-1)*ldy+n:
 		panic("gemm: insufficient length of y")
 	}
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, 0, nil, epilogue{y: y, ldy: ldy}, c, ldc)
 }
 
-// reluRow sets every element x of z to 0 if x < 0 (-0 and NaN pass
-// through).
-func reluRow(z []float32) {
-	for j, v := range z {
-		if v < 0 {
-			z[j] = 0
+// epilogue is what a product with beta zero does last to each element x
+// of C (after the bias): nothing, a ReLU (x becomes 0 if x < 0), or a mask
+// (x becomes 0 unless Y(i, j) > 0, Y being y with row stride ldy). A mask
+// never comes with a bias.
+type epilogue struct {
+	relu bool
+	y    []float32
+	ldy  int
+}
+
+// none reports whether e does nothing.
+func (e epilogue) none() bool {
+	return !e.relu && e.y == nil
+}
+
+// at returns x, element (i, j) of C, after the epilogue.
+func (e epilogue) at(i, j int, x float32) float32 {
+	if e.relu && x < 0 {
+		return 0
+	}
+	if e.y != nil && !(e.y[i*e.ldy+j] > 0) {
+		return 0
+	}
+	return x
+}
+
+// row applies the epilogue to z, the first len(z) elements of row i of C.
+func (e epilogue) row(i int, z []float32) {
+	if e.relu {
+		for j, v := range z {
+			if v < 0 {
+				z[j] = 0
+			}
+		}
+	}
+	if e.y != nil {
+		for j, v := range e.y[i*e.ldy : i*e.ldy+len(z)] {
+			if !(v > 0) {
+				z[j] = 0
+			}
 		}
 	}
 }
 
-// maskRow sets z[j] to 0 where y[j] > 0 does not hold.
-func maskRow(z, y []float32) {
-	y = y[:len(z)]
-	for j, v := range y {
-		if !(v > 0) {
-			z[j] = 0
-		}
+// rows applies the epilogue to the m×n matrix C.
+func (e epilogue) rows(m, n int, c []float32, ldc int) {
+	if e.none() {
+		return
+	}
+	for i := 0; i < m; i++ {
+		e.row(i, c[i*ldc:i*ldc+n])
 	}
 }

@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -47,63 +48,62 @@ func fusedShapes() [][3]int {
 	return append(s, [3]int{256, 32, 2}, [3]int{256, 2, 32}, [3]int{256, 32, 4}, [3]int{70, 65, 66}, [3]int{9, 100, 300})
 }
 
-// fusedProduct computes op(A)*op(B) with an epilogue into C: gemm's fused
-// form (fused) and the reference, the plain product followed by the ref
-// pass (unfused).
-type fusedProduct struct {
-	name           string
-	fused, unfused func(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix, bias, y []float32, ldy int, c []float32, ldc int)
+// product computes C = epi(alpha*op(A)*op(B) + bias) with beta zero.
+type product func(transA, transB bool, m, n, k int, alpha float32, a, b matrix, bias []float32, epi epilogue, c []float32, ldc int)
+
+// public is the product of the exported functions: SgemmBiasReLU or
+// SgemmMasked, or SgemmBias without an epilogue.
+func public(transA, transB bool, m, n, k int, alpha float32, a, b matrix, bias []float32, epi epilogue, c []float32, ldc int) {
+	switch {
+	case epi.relu:
+		SgemmBiasReLU(transA, transB, m, n, k, alpha, a.data, a.ld, b.data, b.ld, bias, c, ldc)
+	case epi.y != nil:
+		SgemmMasked(transA, transB, m, n, k, alpha, a.data, a.ld, b.data, b.ld, epi.y, epi.ldy, c, ldc)
+	default:
+		SgemmBias(transA, transB, m, n, k, alpha, a.data, a.ld, b.data, b.ld, bias, c, ldc)
+	}
 }
 
-var fusedProducts = []fusedProduct{
-	{
-		name: "BiasReLU",
-		fused: func(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix, bias, _ []float32, _ int, c []float32, ldc int) {
-			SgemmBiasReLU(transA, transB, m, n, k, alpha, a.data, a.ld, b.data, b.ld, bias, c, ldc)
-		},
-		unfused: func(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix, bias, _ []float32, _ int, c []float32, ldc int) {
-			SgemmBias(transA, transB, m, n, k, alpha, a.data, a.ld, b.data, b.ld, bias, c, ldc)
-			for i := 0; i < m; i++ {
-				ref.ReLU(c[i*ldc:i*ldc+n], c[i*ldc:i*ldc+n])
-			}
-		},
-	},
-	{
-		name: "Masked",
-		fused: func(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix, _, y []float32, ldy int, c []float32, ldc int) {
-			SgemmMasked(transA, transB, m, n, k, alpha, a.data, a.ld, b.data, b.ld, y, ldy, c, ldc)
-		},
-		unfused: func(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix, _, y []float32, ldy int, c []float32, ldc int) {
-			Sgemm(transA, transB, m, n, k, alpha, a.data, a.ld, b.data, b.ld, 0, c, ldc)
-			for i := 0; i < m; i++ {
-				ref.ReLUBackward(c[i*ldc:i*ldc+n], c[i*ldc:i*ldc+n], y[i*ldy:i*ldy+n])
-			}
-		},
-	},
+// inOrder returns the product of the direct order o, which needs m, n and
+// k positive.
+func inOrder(o order) product {
+	return func(transA, transB bool, m, n, k int, alpha float32, a, b matrix, bias []float32, epi epilogue, c []float32, ldc int) {
+		p := problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a.data, lda: a.ld, b: b.data, ldb: b.ld, c: c, ldc: ldc}
+		p.direct(o, bias, epi)
+	}
 }
 
-// TestFusedEpilogues checks SgemmBiasReLU and SgemmMasked bit for bit
-// against the plain products followed by ref.ReLU and ref.ReLUBackward,
-// with every kernel, on operands holding signed zeros and NaNs, and that
-// they write nothing outside C.
+// TestFusedEpilogues checks SgemmBiasReLU and SgemmMasked, with every
+// kernel, and the epilogues of every direct order bit for bit against the
+// products without an epilogue followed by ref.ReLU and ref.ReLUBackward,
+// on operands holding signed zeros and NaNs, and that they write nothing
+// outside C.
 func TestFusedEpilogues(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
-		for _, fp := range fusedProducts {
-			checkFused(t, fp.name, fp.fused, fp.unfused)
-		}
+		checkFused(t, public, true)
 	})
+	for _, o := range []order{byRows, byCols, byDots} {
+		t.Run(fmt.Sprint("order", o), func(t *testing.T) {
+			checkFused(t, inOrder(o), false)
+		})
+	}
 }
 
-// checkFused compares fused with unfused on every fused shape.
-func checkFused(t *testing.T, name string, fused, unfused func(transA, transB bool, m, n, k int, alpha float32, a matrix, b matrix, bias, y []float32, ldy int, c []float32, ldc int)) {
+// checkFused compares prod with an epilogue with prod without one followed
+// by the ref pass, on every fused shape (those with a zero dimension only
+// if empty is set).
+func checkFused(t *testing.T, prod product, empty bool) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(21, 22))
 	negZeros, nans := 0, 0
 	for i, s := range fusedShapes() {
 		m, n, k := s[0], s[1], s[2]
+		if !empty && m*n*k == 0 {
+			continue
+		}
 		tr := transposes[i%len(transposes)]
-		alpha := []float32{1, -1.25, 0.5, 0}[i%4]
-		if i%16 == 3 {
+		alpha := []float32{1, -1.25, 1, 0.5}[i%4]
+		if empty && i%16 == 3 {
 			alpha = 0
 		}
 		ar, ac := m, k
@@ -118,34 +118,47 @@ func checkFused(t *testing.T, name string, fused, unfused func(transA, transB bo
 		a := specialMatrix(rng, ar, ac, pad)
 		b := specialMatrix(rng, br, bc, pad+1)
 		y := specialMatrix(rng, m, n, 2-pad)
-		var bias []float32
-		if i%3 != 1 {
-			bias = specialMatrix(rng, 1, n, 0).data
+		bias := specialMatrix(rng, 1, n, 0).data
+		if i%3 == 1 {
+			bias = nil
 		}
-		c := newMatrix(rng, m, n, pad+1)
-		for j := range c.data {
-			if j%c.ld < n {
-				c.data[j] = float32(math.NaN())
+		for _, epi := range []epilogue{{relu: true}, {y: y.data, ldy: y.ld}} {
+			if epi.y != nil {
+				bias = nil
 			}
-		}
-		want := append([]float32(nil), c.data...)
-		fused(tr.a, tr.b, m, n, k, alpha, a, b, bias, y.data, y.ld, c.data, c.ld)
-		unfused(tr.a, tr.b, m, n, k, alpha, a, b, bias, y.data, y.ld, want, c.ld)
-		for j, w := range want {
-			if math.Float32bits(c.data[j]) != math.Float32bits(w) {
-				t.Fatalf("%s tA=%v tB=%v m=%d n=%d k=%d alpha=%v bias=%v: C(%d,%d) = %v (%#x), want %v (%#x)",
-					name, tr.a, tr.b, m, n, k, alpha, bias != nil, j/c.ld, j%c.ld, c.data[j], math.Float32bits(c.data[j]), w, math.Float32bits(w))
+			c := newMatrix(rng, m, n, pad+1)
+			for j := range c.data {
+				if j%c.ld < n {
+					c.data[j] = float32(math.NaN())
+				}
 			}
-			if math.Signbit(float64(w)) && w == 0 {
-				negZeros++
+			want := append([]float32(nil), c.data...)
+			prod(tr.a, tr.b, m, n, k, alpha, a, b, bias, epi, c.data, c.ld)
+			prod(tr.a, tr.b, m, n, k, alpha, a, b, bias, epilogue{}, want, c.ld)
+			for r := 0; r < m; r++ {
+				z := want[r*c.ld : r*c.ld+n]
+				if epi.relu {
+					ref.ReLU(z, z)
+				} else {
+					ref.ReLUBackward(z, z, y.data[r*y.ld:r*y.ld+n])
+				}
 			}
-			if w != w {
-				nans++
+			for j, w := range want {
+				if math.Float32bits(c.data[j]) != math.Float32bits(w) {
+					t.Fatalf("relu=%v tA=%v tB=%v m=%d n=%d k=%d alpha=%v bias=%v: C(%d,%d) = %v (%#x), want %v (%#x)",
+						epi.relu, tr.a, tr.b, m, n, k, alpha, bias != nil, j/c.ld, j%c.ld, c.data[j], math.Float32bits(c.data[j]), w, math.Float32bits(w))
+				}
+				if math.Signbit(float64(w)) && w == 0 {
+					negZeros++
+				}
+				if w != w {
+					nans++
+				}
 			}
 		}
 	}
 	if negZeros == 0 || nans == 0 {
-		t.Errorf("%s: the results hold %d negative zeros and %d NaNs; the test needs both", name, negZeros, nans)
+		t.Errorf("the results hold %d negative zeros and %d NaNs; the test needs both", negZeros, nans)
 	}
 }
 

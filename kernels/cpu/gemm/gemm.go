@@ -21,7 +21,7 @@ import (
 // a slice is too short for the matrix it holds. It is safe for concurrent
 // use by multiple goroutines as long as their C matrices do not overlap.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, nil, c, ldc)
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, nil, epilogue{}, c, ldc)
 }
 
 // SgemmBias computes C = alpha*op(A)*op(B) + bias, where bias, a row of n
@@ -33,12 +33,12 @@ func SgemmBias(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 	if bias != nil && len(bias) < n {
 		panic("gemm: insufficient length of bias")
 	}
-	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, 0, bias, c, ldc)
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, 0, bias, epilogue{}, c, ldc)
 }
 
 // sgemm is Sgemm, then adds bias (if not nil, with beta zero) to every row
-// of C.
-func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int) {
+// of C and applies epi (with beta zero).
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias []float32, epi epilogue, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
@@ -46,6 +46,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	if k == 0 || alpha == 0 {
 		scaleC(m, n, beta, c, ldc)
 		addBias(m, n, bias, c, ldc)
+		epi.rows(m, n, c, ldc)
 		return
 	}
 	p := problem{
@@ -57,7 +58,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	}
 	kern := activeKernel
 	if beta == 0 && int64(m)*int64(n)*int64(k) <= int64(kern.direct) {
-		p.direct(p.bestOrder(), bias)
+		p.direct(p.bestOrder(), bias, epi)
 		return
 	}
 	if n <= kern.nr/4 && m > 2*n {
@@ -75,6 +76,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	}
 	p.run(kern)
 	addBias(m, n, bias, c, ldc)
+	epi.rows(m, n, c, ldc)
 }
 
 // addBias adds bias (n values, or nil for none) to every row of the m×n

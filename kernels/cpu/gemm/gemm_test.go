@@ -153,10 +153,13 @@ var scales = []scale{
 // ≈ 1/3 on average for uniform [-1,1) inputs).
 func checkGemm(t *testing.T, rng *rand.Rand, transA, transB bool, m, n, k int, sc scale, pad int) {
 	t.Helper()
-	checkProduct(t, rng, sgemm, transA, transB, m, n, k, sc, pad)
+	checkProduct(t, rng, func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int) {
+		sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, bias, epilogue{}, c, ldc)
+	}, transA, transB, m, n, k, sc, pad)
 }
 
-// gemmFunc is the signature of sgemm, behind Sgemm and SgemmBias.
+// gemmFunc is the signature of Sgemm with a bias, as sgemm without an
+// epilogue.
 type gemmFunc func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int)
 
 // checkProduct is checkGemm for the product computed by gemm.
@@ -248,7 +251,7 @@ func TestDirectOrders(t *testing.T) {
 	for _, o := range []order{byRows, byCols, byDots} {
 		direct := func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int) {
 			p := problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
-			p.direct(o, bias)
+			p.direct(o, bias, epilogue{})
 		}
 		rng := rand.New(rand.NewPCG(14, uint64(o)))
 		i := 0

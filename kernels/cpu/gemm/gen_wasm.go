@@ -12,9 +12,13 @@
 // Each pass runs over the m rows of C. Row i combines terms rows of B
 // (row stride ldb, n columns, the first at x0) with coefficients
 // v[i*vi+q*vq], q < terms, adding them in order of q: it sets the row to
-// the sum (set) or adds the sum to it (add), and then adds bias (n values)
-// when the function takes one. The inner loop handles unroll columns at a
-// time, then the remaining columns one by one.
+// the sum (set) or adds the sum to it (add), then adds bias (n values)
+// when the function takes one, and last applies the pass's epilogue to
+// the element it stores: a ReLU (0 if x < 0, else x), or a mask (x where
+// Y(i, j) > 0, else 0, for the m×n matrix Y at y with row stride ldy),
+// with WebAssembly's select, as the ReLU pair of package cpu. The inner
+// loop handles unroll columns at a time, then the remaining columns one by
+// one.
 //
 // dot4Wasm returns the four dot products of two rows of A with two rows of
 // B, k elements long, each summed in order; its loop handles unroll/2
@@ -35,11 +39,16 @@ type pass struct {
 	terms int  // rows of B combined, 1 to 4
 	add   bool // add to the row of C (else set it)
 	bias  bool // add a bias row at the end
+	relu  bool // then apply a ReLU
+	mask  bool // then mask by Y (not with a bias)
 }
 
 var passes = []pass{
 	{name: "set2RowsWasm", terms: 2},
 	{name: "set2BiasRowsWasm", terms: 2, bias: true},
+	{name: "set2ReLURowsWasm", terms: 2, relu: true},
+	{name: "set2BiasReLURowsWasm", terms: 2, bias: true, relu: true},
+	{name: "set2MaskRowsWasm", terms: 2, mask: true},
 	{name: "add4RowsWasm", terms: 4, add: true},
 }
 
@@ -72,43 +81,52 @@ func w(b *bytes.Buffer, indent int, ins ...string) {
 }
 
 func gen(b *bytes.Buffer, p pass) {
-	if p.bias && p.terms > 2 {
-		log.Fatalf("%s: a bias needs R13, so at most two terms", p.name)
+	if (p.bias || p.mask) && p.terms > 2 {
+		log.Fatalf("%s: a bias or a mask needs R13, so at most two terms", p.name)
+	}
+	if p.bias && p.mask {
+		log.Fatalf("%s: a mask comes without a bias", p.name)
 	}
 	args := []string{"m", "v", "vi", "vq", "x0", "ldb", "n"}
+	sig := "m int, v *float32, vi, vq int, x0 *float32, ldb, n int, "
 	if p.bias {
 		args = append(args, "bias")
+		sig += "bias *float32, "
+	}
+	if p.mask {
+		args = append(args, "y", "ldy")
+		sig += "y *float32, ldy int, "
 	}
 	args = append(args, "c", "ldc")
-	fmt.Fprintf(b, "\n// func %s(m int, v *float32, vi, vq int, x0 *float32, ldb, n int, ", p.name)
-	if p.bias {
-		b.WriteString("bias *float32, ")
-	}
-	b.WriteString("c *float32, ldc int)\n")
+	fmt.Fprintf(b, "\n// func %s(%sc *float32, ldc int)\n", p.name, sig)
 	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", p.name, 8*len(args))
-	regs := map[string]string{"m": "R0", "v": "R1", "vi": "R2", "vq": "R3", "x0": "R4", "ldb": "R5", "n": "R6", "c": "R7", "ldc": "R8", "bias": "R14"}
+	regs := map[string]string{"m": "R0", "v": "R1", "vi": "R2", "vq": "R3", "x0": "R4", "ldb": "R5", "n": "R6", "c": "R7", "ldc": "R8", "bias": "R14", "y": "R14", "ldy": "R15"}
 	for i, a := range args {
 		w(b, 1, fmt.Sprintf("MOVD %s+%d(FP), %s", a, 8*i, regs[a]))
 	}
-	for _, r := range []string{"R2", "R3", "R5", "R8"} { // strides in bytes
+	strides := []string{"R2", "R3", "R5", "R8"}
+	if p.mask {
+		strides = append(strides, "R15")
+	}
+	for _, r := range strides { // in bytes
 		w(b, 1, "Get "+r, "I64Const $2", "I64Shl", "Set "+r)
 	}
 	w(b, 1, "Block", "Loop")
 	w(b, 2, "Get R0", "I64Eqz", "BrIf $1")
-	// Coefficients F0... of the row.
-	w(b, 2, "Get R1", "Set R15")
+	// Coefficients F0... of the row, at R1 + q*R3.
 	for q := 0; q < p.terms; q++ {
-		if q > 0 {
-			w(b, 2, "Get R15", "Get R3", "I64Add", "Set R15")
+		w(b, 2, "Get R1")
+		for range q {
+			w(b, 2, "Get R3", "I64Add")
 		}
-		w(b, 2, "Get R15", "I32WrapI64", "F32Load $0", fmt.Sprintf("Set F%d", q))
+		w(b, 2, "I32WrapI64", "F32Load $0", fmt.Sprintf("Set F%d", q))
 	}
 	// Running pointers.
 	w(b, 2, "Get R7", "Set R10", "Get R4", "Set R11")
 	for q := 1; q < p.terms; q++ {
 		w(b, 2, fmt.Sprintf("Get R%d", 10+q), "Get R5", "I64Add", fmt.Sprintf("Set R%d", 11+q))
 	}
-	if p.bias {
+	if p.bias || p.mask {
 		w(b, 2, "Get R14", "Set R13")
 	}
 	w(b, 2, "Get R6", "Set R9")
@@ -117,6 +135,9 @@ func gen(b *bytes.Buffer, p pass) {
 	// Next row.
 	w(b, 2, "Get R1", "Get R2", "I64Add", "Set R1")
 	w(b, 2, "Get R7", "Get R8", "I64Add", "Set R7")
+	if p.mask {
+		w(b, 2, "Get R14", "Get R15", "I64Add", "Set R14")
+	}
 	w(b, 2, "Get R0", "I64Const $1", "I64Sub", "Set R0")
 	w(b, 2, "Br $0")
 	w(b, 1, "End", "End", "RET")
@@ -130,6 +151,9 @@ func loop(b *bytes.Buffer, p pass, cols int) {
 	for u := 0; u < cols; u++ {
 		off := fmt.Sprintf("$%d", 4*u)
 		w(b, 3, "Get R10", "I32WrapI64") // address of the store
+		if p.relu {
+			w(b, 3, "F32Const $(0.0)") // the value if x < 0
+		}
 		if p.add {
 			w(b, 3, "Get R10", "I32WrapI64", "F32Load "+off)
 		}
@@ -142,13 +166,19 @@ func loop(b *bytes.Buffer, p pass, cols int) {
 		if p.bias {
 			w(b, 3, "Get R13", "I32WrapI64", "F32Load "+off, "F32Add")
 		}
+		if p.relu { // select(0, x, x < 0)
+			w(b, 3, "Tee F15", "Get F15", "F32Const $(0.0)", "F32Lt", "Select")
+		}
+		if p.mask { // select(x, 0, Y(i, j) > 0)
+			w(b, 3, "F32Const $(0.0)", "Get R13", "I32WrapI64", "F32Load "+off, "F32Const $(0.0)", "F32Gt", "Select")
+		}
 		w(b, 3, "F32Store "+off)
 	}
 	ptrs := []string{"R10"}
 	for q := 0; q < p.terms; q++ {
 		ptrs = append(ptrs, fmt.Sprintf("R%d", 11+q))
 	}
-	if p.bias {
+	if p.bias || p.mask {
 		ptrs = append(ptrs, "R13")
 	}
 	for _, r := range ptrs {
