@@ -320,10 +320,11 @@ func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovK
 	lda(F32(delta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
 }
 
-// LDABackward computes the gradients of the head.
+// LDABackward computes the gradients of the head (package ref's loops; in
+// WebAssembly, assembly).
 func (b *Backend) LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
 	n, c, d := ldaDims("LDABackward", z, mu, cov, kind)
-	ref.LDABackward(F32(dz), F32(dprior), F32(dmu), F32(dcov), F32(ddelta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
+	ldaBackward(F32(dz), F32(dprior), F32(dmu), F32(dcov), F32(ddelta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
 }
 
 func ldaDims(op string, z, mu, cov kernels.Tensor, kind kernels.CovKind) (n, c, d int) {

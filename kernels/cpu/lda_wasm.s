@@ -184,3 +184,194 @@ TEXT ·ldaRowsWasm(SB), NOSPLIT, $0-72
 	End
 	End
 	RET
+
+// FOR4(i, end) opens a loop over the byte offsets i = 0, 4, ... below the
+// register end; NEXT4(i) steps i and closes it.
+#define FOR4(i, end) I64Const $0; Set i; Block; Loop; Get i; Get end; I64GeU; BrIf $1
+#define NEXT4(i) Get i; I64Const $4; I64Add; Set i; Br $0; End; End
+
+// AT(base, off) pushes the address base+off for a load or store.
+#define AT(base, off) Get base; Get off; I64Add; I32WrapI64
+
+// ADD(r, s) adds register s to register r.
+#define ADD(r, s) Get r; Get s; I64Add; Set r
+
+// func ldaBackwardRowsWasm(n, c, d int, z, ddelta, a, m, dw, dz, colSum, dm, dA, total *float32)
+// ref.LDAParts.BackwardRows row by row, for the n rows of z[n,d], the
+// score gradients g = ddelta[n,c] and dz[n,d], adding to the sums
+// colSum[c], dm[c,d], dA[d,d] and total (which ref starts from zero); a[d,d]
+// is the whitening, m[c,d] the whitened means, dw d floats of scratch. For
+// each row, in the order of ref's loops over the rows for each sum:
+//	w[i] = sum over j of a[i*d+j]*z[j] (in dz, until it is set)
+//	for each class k: total += g[k]; colSum[k] += g[k]; for each j:
+//	    ge = g[k]*(w[j]-m[k*d+j]); dw[j] -= ge (from 0); dm[k*d+j] += ge
+//	dz[i] = sum over j of a[j*d+i]*dw[j]; dA[i*d+j] += dw[i]*z[j]
+// R0: rows left, R1: 4*c, R2: 4*d, R3: z row, R4: g row, R5: a, R6: m,
+// R7: dw, R8: dz row, R9: colSum, R10: dm, R11: dA walker, R12: outer
+// offset, R13: inner offset, R14: a or m walker, R15: 4*d*d;
+// F0: sum, F1: g[k], F2: total, F3: ge, F4: dw[i].
+TEXT ·ldaBackwardRowsWasm(SB), NOSPLIT, $0-104
+	MOVD n+0(FP), R0
+	MOVD c+8(FP), R1
+	MOVD d+16(FP), R2
+	MOVD z+24(FP), R3
+	MOVD ddelta+32(FP), R4
+	MOVD a+40(FP), R5
+	MOVD m+48(FP), R6
+	MOVD dw+56(FP), R7
+	MOVD dz+64(FP), R8
+	MOVD colSum+72(FP), R9
+	MOVD dm+80(FP), R10
+	MOVD dA+88(FP), R11
+	Get R1; I64Const $2; I64Shl; Set R1
+	Get R2; I64Const $2; I64Shl; Set R2
+	Get R2; Get R2; I64Mul; I64Const $2; I64ShrU; Set R15
+	MOVD total+96(FP), R12
+	Get R12; I32WrapI64; F32Load $0; Set F2
+	Block
+	Loop
+		Get R0; I64Eqz; BrIf $1
+		// w[i] = sum over j of a[i*d+j]*z[j], in dz[i]; dw[i] = 0.
+		Get R5; Set R14
+		FOR4(R12, R2)
+			F32Const $(0.0); Set F0
+			FOR4(R13, R2)
+				Get F0
+				Get R14; I32WrapI64; F32Load $0
+				AT(R3, R13); F32Load $0
+				F32Mul; F32Add; Set F0
+				Get R14; I64Const $4; I64Add; Set R14
+			NEXT4(R13)
+			AT(R8, R12); Get F0; F32Store $0
+			AT(R7, R12); F32Const $(0.0); F32Store $0
+		NEXT4(R12)
+		// The classes: total, colSum[k], and for each j ge, dw[j], dm[k*d+j].
+		I64Const $0; Set R14
+		FOR4(R12, R1)
+			AT(R4, R12); F32Load $0; Set F1
+			Get F2; Get F1; F32Add; Set F2
+			AT(R9, R12); AT(R9, R12); F32Load $0; Get F1; F32Add; F32Store $0
+			FOR4(R13, R2)
+				Get F1
+				AT(R8, R13); F32Load $0
+				AT(R6, R14); F32Load $0
+				F32Sub; F32Mul; Set F3
+				AT(R7, R13); AT(R7, R13); F32Load $0; Get F3; F32Sub; F32Store $0
+				AT(R10, R14); AT(R10, R14); F32Load $0; Get F3; F32Add; F32Store $0
+				Get R14; I64Const $4; I64Add; Set R14
+			NEXT4(R13)
+		NEXT4(R12)
+		// dz[i] = sum over j of a[j*d+i]*dw[j]; dA[i*d+j] += dw[i]*z[j].
+		FOR4(R12, R2)
+			F32Const $(0.0); Set F0
+			AT(R7, R12); F32Load $0; Set F4
+			Get R5; Get R12; I64Add; Set R14
+			FOR4(R13, R2)
+				Get F0
+				Get R14; I32WrapI64; F32Load $0
+				AT(R7, R13); F32Load $0
+				F32Mul; F32Add; Set F0
+				Get R11; I32WrapI64
+				Get R11; I32WrapI64; F32Load $0
+				Get F4
+				AT(R3, R13); F32Load $0
+				F32Mul; F32Add; F32Store $0
+				Get R11; I64Const $4; I64Add; Set R11
+				ADD(R14, R2)
+			NEXT4(R13)
+			AT(R8, R12); Get F0; F32Store $0
+		NEXT4(R12)
+		Get R11; Get R15; I64Sub; Set R11
+		ADD(R3, R2)
+		ADD(R8, R2)
+		ADD(R4, R1)
+		Get R0; I64Const $1; I64Sub; Set R0
+		Br $0
+	End
+	End
+	MOVD total+96(FP), R12
+	Get R12; I32WrapI64; Get F2; F32Store $0
+	RET
+
+// ZERO_PLUS(a), a float x pushed after it and TIMES_ADD push 0 + a*x (as
+// ref's sums from zero: +0, not -0, when a*x is -0); s, a, x and
+// TIMES_ADD push s + a*x.
+#define ZERO_PLUS(a) F32Const $(0.0); Get a
+#define TIMES_ADD F32Mul; F32Add
+
+// Z(off) pushes the float at byte off of the row of z (R3).
+#define Z(off) Get R3; I32WrapI64; F32Load $off
+
+// W2 sets F4, F5 to w = a z for the row of z (R3) and a in F0-F3.
+#define W2 ZERO_PLUS(F0); Z(0); TIMES_ADD; Get F1; Z(4); TIMES_ADD; Set F4; ZERO_PLUS(F2); Z(0); TIMES_ADD; Get F3; Z(4); TIMES_ADD; Set F5
+
+// LOAD_A2 loads a[2,2] from R2 into F0-F3.
+#define LOAD_A2 Get R2; I32WrapI64; F32Load $0; Set F0; Get R2; I32WrapI64; F32Load $4; Set F1; Get R2; I32WrapI64; F32Load $8; Set F2; Get R2; I32WrapI64; F32Load $12; Set F3
+
+// CLASS_J(w, dw, off): for the dimension j at byte off of the class's
+// means: ge = g*(w-m[k*2+j]) (F9: g, F10: ge), dw -= ge, dm[k*2+j] += ge.
+#define CLASS_J(w, dw, off) Get F9; Get w; AT(R5, R10); F32Load $off; F32Sub; F32Mul; Set F10; Get dw; Get F10; F32Sub; Set dw; AT(R8, R10); AT(R8, R10); F32Load $off; Get F10; F32Add; F32Store $off
+
+// func ldaBackwardRows2Wasm(n, c int, z, ddelta, a, m, dz, colSum, dm, dA, total *float32)
+// ldaBackwardRowsWasm for d = 2, with the row's w and dw, a, dA and total
+// in registers instead of memory and no loops over the dimensions; the
+// same operations in the same order.
+// R0: rows left, R1: 4*c, R2: a, R3: z row, R4: ddelta row, R5: m, R6: dz
+// row, R7: colSum, R8: dm, R9: 4*k, R10: 8*k, R11: dA;
+// F0-F3: a, F4, F5: w, F6, F7: dw, F8: total, F9: g[k], F10: ge,
+// F12-F15: dA.
+TEXT ·ldaBackwardRows2Wasm(SB), NOSPLIT, $0-88
+	MOVD n+0(FP), R0
+	MOVD c+8(FP), R1
+	MOVD z+16(FP), R3
+	MOVD ddelta+24(FP), R4
+	MOVD a+32(FP), R2
+	MOVD m+40(FP), R5
+	MOVD dz+48(FP), R6
+	MOVD colSum+56(FP), R7
+	MOVD dm+64(FP), R8
+	MOVD dA+72(FP), R11
+	Get R1; I64Const $2; I64Shl; Set R1
+	LOAD_A2
+	Get R11; I32WrapI64; F32Load $0; Set F12
+	Get R11; I32WrapI64; F32Load $4; Set F13
+	Get R11; I32WrapI64; F32Load $8; Set F14
+	Get R11; I32WrapI64; F32Load $12; Set F15
+	MOVD total+80(FP), R9
+	Get R9; I32WrapI64; F32Load $0; Set F8
+	Block
+	Loop
+		Get R0; I64Eqz; BrIf $1
+		W2
+		F32Const $(0.0); Set F6
+		F32Const $(0.0); Set F7
+		I64Const $0; Set R10
+		FOR4(R9, R1)
+			AT(R4, R9); F32Load $0; Set F9
+			Get F8; Get F9; F32Add; Set F8
+			AT(R7, R9); AT(R7, R9); F32Load $0; Get F9; F32Add; F32Store $0
+			CLASS_J(F4, F6, 0)
+			CLASS_J(F5, F7, 4)
+			Get R10; I64Const $8; I64Add; Set R10
+		NEXT4(R9)
+		// dz = a^T dw; dA += dw z^T.
+		Get R6; I32WrapI64; ZERO_PLUS(F0); Get F6; TIMES_ADD; Get F2; Get F7; TIMES_ADD; F32Store $0
+		Get R6; I32WrapI64; ZERO_PLUS(F1); Get F6; TIMES_ADD; Get F3; Get F7; TIMES_ADD; F32Store $4
+		Get F12; Get F6; Z(0); TIMES_ADD; Set F12
+		Get F13; Get F6; Z(4); TIMES_ADD; Set F13
+		Get F14; Get F7; Z(0); TIMES_ADD; Set F14
+		Get F15; Get F7; Z(4); TIMES_ADD; Set F15
+		Get R3; I64Const $8; I64Add; Set R3
+		Get R6; I64Const $8; I64Add; Set R6
+		ADD(R4, R1)
+		Get R0; I64Const $1; I64Sub; Set R0
+		Br $0
+	End
+	End
+	Get R11; I32WrapI64; Get F12; F32Store $0
+	Get R11; I32WrapI64; Get F13; F32Store $4
+	Get R11; I32WrapI64; Get F14; F32Store $8
+	Get R11; I32WrapI64; Get F15; F32Store $12
+	MOVD total+80(FP), R9
+	Get R9; I32WrapI64; Get F8; F32Store $0
+	RET

@@ -32,18 +32,31 @@ func Sigmoid[T Float](x T) T { return T(1 / (1 + math.Exp(-float64(x)))) }
 // kernels.MinScale) for raw[d,d].
 func CholeskyFromRaw[T Float](raw []T, d int) []T {
 	l := make([]T, d*d)
+	choleskyFromRaw(l, raw, d)
+	return l
+}
+
+// choleskyFromRaw is CholeskyFromRaw into l[d,d], which it sets whole.
+func choleskyFromRaw[T Float](l, raw []T, d int) {
+	clear(l[:d*d])
 	for i := 0; i < d; i++ {
 		for j := 0; j < i; j++ {
 			l[i*d+j] = raw[i*d+j]
 		}
 		l[i*d+i] = Softplus(raw[i*d+i]) + kernels.MinScale
 	}
-	return l
 }
 
 // InvertLower returns the inverse of the lower-triangular l[d,d].
 func InvertLower[T Float](l []T, d int) []T {
 	inv := make([]T, d*d)
+	invertLower(inv, l, d)
+	return inv
+}
+
+// invertLower is InvertLower into inv[d,d], which it sets whole.
+func invertLower[T Float](inv, l []T, d int) {
+	clear(inv[:d*d])
 	for j := 0; j < d; j++ { // column j of the inverse: solve L x = e_j
 		inv[j*d+j] = 1 / l[j*d+j]
 		for i := j + 1; i < d; i++ {
@@ -54,28 +67,35 @@ func InvertLower[T Float](l []T, d int) []T {
 			inv[i*d+j] = -s / l[i*d+i]
 		}
 	}
-	return inv
 }
 
 // NewWhitening builds the whitening of a head's covariance parameter cov
 // (log_var [] or [d], or raw_tril [d,d]).
 func NewWhitening[T Float](cov []T, d int, kind kernels.CovKind) Whitening[T] {
-	w := Whitening[T]{D: d, A: make([]T, d*d)}
+	return newWhitening(cov, d, kind, make([]T, 2*d*d))
+}
+
+// newWhitening is NewWhitening with A and L in buf[:2*d*d].
+func newWhitening[T Float](cov []T, d int, kind kernels.CovKind, buf []T) Whitening[T] {
+	w := Whitening[T]{D: d, A: buf[:d*d]}
 	switch kind {
 	case kernels.Spherical:
+		clear(w.A)
 		a := exp(-cov[0] / 2)
 		for i := 0; i < d; i++ {
 			w.A[i*d+i] = a
 		}
 		w.LogDet = T(d) * cov[0]
 	case kernels.Diagonal:
+		clear(w.A)
 		for i := 0; i < d; i++ {
 			w.A[i*d+i] = exp(-cov[i] / 2)
 			w.LogDet += cov[i]
 		}
 	case kernels.Full:
-		w.L = CholeskyFromRaw(cov, d)
-		w.A = InvertLower(w.L, d)
+		w.L = buf[d*d : 2*d*d]
+		choleskyFromRaw(w.L, cov, d)
+		invertLower(w.A, w.L, d)
 		for i := 0; i < d; i++ {
 			w.LogDet += 2 * log(w.L[i*d+i])
 		}
@@ -91,15 +111,19 @@ func NewWhitening[T Float](cov []T, d int, kind kernels.CovKind) Whitening[T] {
 var scratch [2]sync.Pool
 
 // getScratch returns a slice of n elements from scratch, of undefined
-// contents; putScratch gives it back.
-func getScratch[T Float](n int) []T {
-	if p, ok := scratch[scratchIndex[T]()].Get().(*[]T); ok && cap(*p) >= n {
-		return (*p)[:n]
+// contents, and the pool's handle on it, for putScratch to give back.
+func getScratch[T Float](n int) (*[]T, []T) {
+	p, ok := scratch[scratchIndex[T]()].Get().(*[]T)
+	if !ok {
+		p = new([]T)
 	}
-	return make([]T, n)
+	if cap(*p) < n {
+		*p = make([]T, n)
+	}
+	return p, (*p)[:n]
 }
 
-func putScratch[T Float](b []T) { scratch[scratchIndex[T]()].Put(&b) }
+func putScratch[T Float](p *[]T) { scratch[scratchIndex[T]()].Put(p) }
 
 func scratchIndex[T Float]() int {
 	var zero T
@@ -126,6 +150,13 @@ func (w Whitening[T]) applyTo(out, x []T, rows int) {
 
 // LogSoftmax returns the log-softmax of v.
 func LogSoftmax[T Float](v []T) []T {
+	out := make([]T, len(v))
+	logSoftmax(out, v)
+	return out
+}
+
+// logSoftmax is LogSoftmax into out.
+func logSoftmax[T Float](out, v []T) {
 	m := v[0]
 	for _, x := range v {
 		m = max(m, x)
@@ -135,48 +166,18 @@ func LogSoftmax[T Float](v []T) []T {
 		s += math.Exp(float64(x - m))
 	}
 	lse := m + T(math.Log(s))
-	out := make([]T, len(v))
 	for i, x := range v {
 		out[i] = x - lse
 	}
-	return out
 }
 
 // LDA computes the discriminants delta[n,c] of z[n,d]:
 // delta_c = log pi_c - 1/2 log det Sigma - 1/2 |A z - A mu_c|^2.
 func LDA[T Float](delta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKind) {
 	need("LDA", delta, n*c)
-	a, m, off := LDAParts(prior, mu, cov, c, d, kind)
-	buf := getScratch[T](n * d)
-	defer putScratch(buf)
-	w := buf
-	Whitening[T]{D: d, A: a}.applyTo(w, z, n)
-	delta = delta[:n*c]
-	clear(delta)
-	for k := 0; k < c; k++ {
-		// Column k of delta holds |w_i - m_k|^2 until the last line.
-		for j := 0; j < d; j++ {
-			sqDiffCol(delta[k:], c, w[j:], d, m[k*d+j], n)
-		}
-		offHalfCol(delta[k:], c, off[k], n)
-	}
-}
-
-// LDAParts returns what LDA needs besides z: the whitening a[d,d] (A with
-// A^T A = Sigma^-1), the whitened means m[c,d] (m_k = A mu_k) and the
-// offsets off[c] (log pi_k - 1/2 log det Sigma), so that delta[i,k] =
-// off[k] - |w_i - m_k|^2/2 with w_i = A z_i, each sum taken in order
-// (w_i,r = sum over j of a[r,j] z_i,j; |e|^2 = sum over j of e_j^2).
-func LDAParts[T Float](prior, mu, cov []T, c, d int, kind kernels.CovKind) (a, m, off []T) {
-	wh := NewWhitening(cov, d, kind)
-	m = make([]T, c*d)
-	wh.applyTo(m, mu, c)
-	logpi := LogSoftmax(prior[:c])
-	off = make([]T, c)
-	for k := range off {
-		off[k] = logpi[k] - wh.LogDet/2
-	}
-	return wh.A, m, off
+	p := NewLDAParts(prior, mu, cov, c, d, kind)
+	defer p.Free()
+	p.Rows(delta, z, n)
 }
 
 // LDABackward computes the gradients of LDA for ddelta[n,c]. The gradient of
@@ -188,37 +189,131 @@ func LDAParts[T Float](prior, mu, cov []T, c, d int, kind kernels.CovKind) (a, m
 // the covariance parameter together with the -1/2 log det Sigma term.
 func LDABackward[T Float](dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []T, n, c, d int, kind kernels.CovKind) {
 	need("LDABackward", ddelta, n*c)
-	wh := NewWhitening(cov, d, kind)
-	buf := getScratch[T](2*n*d + 2*c*d)
-	defer putScratch(buf)
-	w, m, dw, dm := buf[:n*d], buf[n*d:n*d+c*d], buf[n*d+c*d:2*n*d+c*d], buf[2*n*d+c*d:]
-	wh.applyTo(w, z, n)
-	wh.applyTo(m, mu, c)
-	clear(dw) // dm is set whole below
-	colSum := make([]T, c)
-	total := sumCol(ddelta, 1, n*c)
+	p := NewLDAParts(prior, mu, cov, c, d, kind)
+	defer p.Free()
+	p.BackwardRows(dz, ddelta, z, n)
+	p.Grads(dprior, dmu, dcov, mu, cov, kind)
+}
+
+// LDAParts splits LDA and LDABackward into the work of a step that does
+// not depend on the batch, here, and passes over the rows of the batch
+// (Rows and BackwardRows), which a backend may run its own way (kernels/cpu
+// does in WebAssembly) if it keeps their sums in order. With the whitened
+// batch w_i = A z_i (w_i,r = sum over j of A[r,j] z_i,j), e_ik = w_i - m_k
+// and the score gradients g_ik = ddelta[i,k], each sum taken in order from
+// zero:
+//
+//	delta[i,k] = Off[k] - q_ik/2, q_ik = sum over j of e_ik,j^2
+//	dw_i = 0 - g_i0 e_i0 - g_i1 e_i1 - ...
+//	dz_i,r = sum over j of A[j,r] dw_i,j
+//
+// and the sums over the rows i in order from zero in Total, ColSum, DM
+// and DA, from which Grads computes the parameters' gradients.
+type LDAParts[T Float] struct {
+	C, D  int
+	W     Whitening[T]
+	M     []T // [c,d]: the whitened means m_k = A mu_k
+	LogPi []T // [c]: the log-softmax of the prior
+	Off   []T // [c]: log pi_k - 1/2 log det Sigma
+
+	// The sums over the rows, zero until a pass sets them.
+	Total  T   // of g_ik over i and k, in row-major order
+	ColSum []T // [c]: of g_ik, for each k
+	DM     []T // [c,d]: of g_ik e_ik, for each k
+	DA     []T // [d,d]: of dw_i,r z_i,j, for each r, j
+
+	// Scratch is d elements of scratch for a backend's pass.
+	Scratch []T
+
+	at, tmp, dL []T // Grads' temporaries, d×d each
+	buf         *[]T
+}
+
+// NewLDAParts returns the parts of LDA and LDABackward for the head's
+// parameters, in a buffer from a pool that Free gives back.
+func NewLDAParts[T Float](prior, mu, cov []T, c, d int, kind kernels.CovKind) LDAParts[T] {
+	dd, cd := d*d, c*d
+	h, buf := getScratch[T](6*dd + 2*cd + 3*c + d)
+	p := LDAParts[T]{C: c, D: d, buf: h}
+	p.W = newWhitening(cov, d, kind, buf[:2*dd])
+	buf = buf[2*dd:]
+	p.M, p.LogPi, p.Off, buf = buf[:cd], buf[cd:cd+c], buf[cd+c:cd+2*c], buf[cd+2*c:]
+	p.ColSum, p.DM, p.DA, buf = buf[:c], buf[c:c+cd], buf[c+cd:c+cd+dd], buf[c+cd+dd:]
+	clear(p.ColSum)
+	clear(p.DM)
+	clear(p.DA)
+	p.at, p.tmp, p.dL, p.Scratch = buf[:dd], buf[dd:2*dd], buf[2*dd:3*dd], buf[3*dd:3*dd+d]
+	p.W.applyTo(p.M, mu, c)
+	logSoftmax(p.LogPi, prior[:c])
+	for k := range p.Off {
+		p.Off[k] = p.LogPi[k] - p.W.LogDet/2
+	}
+	return p
+}
+
+// Free gives p's buffer back to the pool; p is not to be used after.
+func (p *LDAParts[T]) Free() { putScratch(p.buf) }
+
+// Rows sets delta[n,c], LDA's discriminants of z[n,d].
+func (p *LDAParts[T]) Rows(delta, z []T, n int) {
+	c, d := p.C, p.D
+	h, w := getScratch[T](n * d)
+	defer putScratch(h)
+	p.W.applyTo(w, z, n)
+	delta = delta[:n*c]
+	clear(delta)
 	for k := 0; k < c; k++ {
-		colSum[k] = sumCol(ddelta[k:], c, n)
+		// Column k of delta holds |w_i - m_k|^2 until the last line.
 		for j := 0; j < d; j++ {
-			dm[k*d+j] = gradCol(dw[j:], w[j:], d, m[k*d+j], ddelta[k:], c, n)
+			sqDiffCol(delta[k:], c, w[j:], d, p.M[k*d+j], n)
+		}
+		offHalfCol(delta[k:], c, p.Off[k], n)
+	}
+}
+
+// BackwardRows sets dz[n,d], LDABackward's gradient of z[n,d] for
+// ddelta[n,c], and the sums over the rows.
+func (p *LDAParts[T]) BackwardRows(dz, ddelta, z []T, n int) {
+	c, d := p.C, p.D
+	h, buf := getScratch[T](2 * n * d)
+	defer putScratch(h)
+	w, dw := buf[:n*d], buf[n*d:]
+	p.W.applyTo(w, z, n)
+	clear(dw)
+	p.Total = sumCol(ddelta, 1, n*c)
+	for k := 0; k < c; k++ {
+		p.ColSum[k] = sumCol(ddelta[k:], c, n)
+		for j := 0; j < d; j++ {
+			p.DM[k*d+j] = gradCol(dw[j:], w[j:], d, p.M[k*d+j], ddelta[k:], c, n)
 		}
 	}
-	// d log_softmax: dprior_j = colSum_j - pi_j * total.
-	logpi := LogSoftmax(prior[:c])
-	for k := 0; k < c; k++ {
-		dprior[k] = colSum[k] - exp(logpi[k])*total
-	}
-	// dz = dw A, dmu = dm A (rows times A, i.e. A^T applied to each row).
-	at := Whitening[T]{D: d, A: transpose(wh.A, d)}
-	at.applyTo(dz, dw, n)
-	at.applyTo(dmu, dm, c)
-	dA := make([]T, d*d)
+	// dz = dw A (rows times A, i.e. A^T applied to each row).
+	Whitening[T]{D: d, A: transposeTo(p.at, p.W.A, d)}.applyTo(dz, dw, n)
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
-			dA[i*d+j] = dotCol(dotCol(0, dw[i:], d, z[j:], d, n), dm[i:], d, mu[j:], d, c)
+			p.DA[i*d+j] = dotCol(0, dw[i:], d, z[j:], d, n)
 		}
 	}
-	dLogDet := -total / 2
+}
+
+// Grads sets LDABackward's gradients of the parameters from the sums over
+// the rows.
+func (p *LDAParts[T]) Grads(dprior, dmu, dcov, mu, cov []T, kind kernels.CovKind) {
+	c, d, wh := p.C, p.D, p.W
+	// d log_softmax: dprior_j = colSum_j - pi_j * total.
+	for k := 0; k < c; k++ {
+		dprior[k] = p.ColSum[k] - exp(p.LogPi[k])*p.Total
+	}
+	// dmu = dm A, as dz; dA = dw z^T + dm mu^T.
+	at := transposeTo(p.at, wh.A, d)
+	Whitening[T]{D: d, A: at}.applyTo(dmu, p.DM, c)
+	dA := p.DA
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			dA[i*d+j] = dotCol(dA[i*d+j], p.DM[i:], d, mu[j:], d, c)
+		}
+	}
+	dLogDet := -p.Total / 2
 	switch kind {
 	case kernels.Spherical:
 		// A = exp(-s/2) I, log det = d s.
@@ -233,7 +328,9 @@ func LDABackward[T Float](dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []T, 
 		}
 	case kernels.Full:
 		// A = L^-1: dL = -A^T dA A^T; log det = 2 sum log L_ii.
-		dL := matmul(matmul(transpose(wh.A, d), dA, d), transpose(wh.A, d), d)
+		MatMul(p.tmp, at, dA, nil, d, d, d, false, false)
+		MatMul(p.dL, p.tmp, at, nil, d, d, d, false, false)
+		dL := p.dL
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
 				switch {
@@ -250,20 +347,14 @@ func LDABackward[T Float](dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []T, 
 	}
 }
 
-func transpose[T Float](a []T, d int) []T {
-	t := make([]T, d*d)
+// transposeTo sets t[d,d] to the transpose of a[d,d] and returns it.
+func transposeTo[T Float](t, a []T, d int) []T {
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
 			t[j*d+i] = a[i*d+j]
 		}
 	}
 	return t
-}
-
-func matmul[T Float](a, b []T, d int) []T {
-	c := make([]T, d*d)
-	MatMul(c, a, b, nil, d, d, d, false, false)
-	return c
 }
 
 // Loss returns the sum over the n rows of scores[n,c] of the loss for labels
