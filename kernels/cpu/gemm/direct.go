@@ -22,9 +22,9 @@ package gemm
 //
 // An operand that the order needs with unit stride but is stored the other
 // way is first transposed into a scratch buffer. In WebAssembly the hot
-// inner loops (set2Rows, add4Rows, dot4) are assembly with the same
-// operations in the same order (direct_wasm.go); elsewhere they are Go
-// (direct_other.go).
+// inner loops (set2Rows, add4Rows) and the whole of dotRows are assembly
+// with the same operations in the same order (direct_wasm.go); elsewhere
+// they are Go (direct_other.go).
 //
 // Each element of C is still the sum over p = 0, 1, ..., k-1 of its
 // products, accumulated in that order and then scaled by alpha, as in the
@@ -300,37 +300,10 @@ func scaleAddRow(z []float32, alpha float32, bias []float32) {
 	}
 }
 
-// dotRows computes C = epi(alpha*A*B^T + bias) (bias may be nil) for the m×k
-// matrix A (row stride lda) and the n×k matrix B (row stride ldb): element
-// (i, j) of C is the dot product of rows i of A and j of B. It computes 2×2
-// blocks of C, so that four independent sums are in flight; an odd last
-// row or column is computed twice over and written once.
-func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias []float32, epi epilogue, c []float32, ldc int) {
-	for i := 0; i < m; i += 2 {
-		i1 := min(i+1, m-1)
-		x0, x1 := a[i*lda:i*lda+k], a[i1*lda:i1*lda+k]
-		z0, z1 := c[i*ldc:i*ldc+n], c[i1*ldc:i1*ldc+n]
-		for j := 0; j < n; j += 2 {
-			j1 := min(j+1, n-1)
-			s00, s01, s10, s11 := dot4(x0, x1, b[j*ldb:j*ldb+k], b[j1*ldb:j1*ldb+k])
-			s00, s01, s10, s11 = alpha*s00, alpha*s01, alpha*s10, alpha*s11
-			if bias != nil {
-				s00, s01, s10, s11 = s00+bias[j], s01+bias[j1], s10+bias[j], s11+bias[j1]
-			}
-			if !epi.none() {
-				s00, s01, s10, s11 = epi.at(i, j, s00), epi.at(i, j1, s01), epi.at(i1, j, s10), epi.at(i1, j1, s11)
-			}
-			z1[j1], z1[j] = s11, s10
-			z0[j1], z0[j] = s01, s00
-		}
-	}
-}
-
 // ColumnSums sets s[j], for j < n, to the sum of column j of the m×n matrix
-// A (row stride lda), adding the rows in order: the product of a row of
-// ones and A, computed with the loops of the direct products. It panics
-// with a message starting with "gemm: " if the arguments do not describe
-// such a matrix.
+// A (row stride lda), from zero, adding the rows in order (as
+// ref.BiasGrad). It panics with a message starting with "gemm: " if the
+// arguments do not describe such a matrix.
 func ColumnSums(m, n int, a []float32, lda int, s []float32) {
 	switch {
 	case m < 0 || n < 0:
@@ -346,8 +319,5 @@ func ColumnSums(m, n int, a []float32, lda int, s []float32) {
 		clear(s[:n])
 		return
 	}
-	// The coefficients are all 1, and 1*x is x: the sums are those of
-	// plain additions.
-	one := []float32{1}
-	axpyRows(1, n, m, 1, one, 0, 0, a, lda, nil, epilogue{}, s, n)
+	columnSums(m, n, a, lda, s)
 }

@@ -61,6 +61,33 @@ func add4Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, c []float
 	}
 }
 
+// dotRows computes C = epi(alpha*A*B^T + bias) (bias may be nil) for the
+// m×k matrix A (row stride lda, k > 0) and the n×k matrix B (row stride
+// ldb): element
+// (i, j) of C is the dot product of rows i of A and j of B. It computes 2×2
+// blocks of C, so that four independent sums are in flight; an odd last
+// row or column is computed twice over and written once.
+func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias []float32, epi epilogue, c []float32, ldc int) {
+	for i := 0; i < m; i += 2 {
+		i1 := min(i+1, m-1)
+		x0, x1 := a[i*lda:i*lda+k], a[i1*lda:i1*lda+k]
+		z0, z1 := c[i*ldc:i*ldc+n], c[i1*ldc:i1*ldc+n]
+		for j := 0; j < n; j += 2 {
+			j1 := min(j+1, n-1)
+			s00, s01, s10, s11 := dot4(x0, x1, b[j*ldb:j*ldb+k], b[j1*ldb:j1*ldb+k])
+			s00, s01, s10, s11 = alpha*s00, alpha*s01, alpha*s10, alpha*s11
+			if bias != nil {
+				s00, s01, s10, s11 = s00+bias[j], s01+bias[j1], s10+bias[j], s11+bias[j1]
+			}
+			if !epi.none() {
+				s00, s01, s10, s11 = epi.at(i, j, s00), epi.at(i, j1, s01), epi.at(i1, j, s10), epi.at(i1, j1, s11)
+			}
+			z1[j1], z1[j] = s11, s10
+			z0[j1], z0[j] = s01, s00
+		}
+	}
+}
+
 // dot4 returns the dot products of x0 and x1 with y0 and y1: sij is xi·yj.
 func dot4(x0, x1, y0, y1 []float32) (s00, s01, s10, s11 float32) {
 	x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
@@ -92,4 +119,28 @@ func dot4(x0, x1, y0, y1 []float32) (s00, s01, s10, s11 float32) {
 		s11 += x1[p] * y1[p]
 	}
 	return s00, s01, s10, s11
+}
+
+// columnSums sets s[j], for j < n, to the sum of column j of the m×n
+// matrix A (row stride lda, m > 0), from zero, adding the rows in order,
+// for eight columns at a time (independent sums), then one.
+func columnSums(m, n int, a []float32, lda int, s []float32) {
+	j := 0
+	for ; j+unroll <= n; j += unroll {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float32
+		for i := 0; i < m; i++ {
+			r := a[i*lda+j : i*lda+j+unroll : i*lda+j+unroll]
+			s0, s1, s2, s3 = s0+r[0], s1+r[1], s2+r[2], s3+r[3]
+			s4, s5, s6, s7 = s4+r[4], s5+r[5], s6+r[6], s7+r[7]
+		}
+		t := s[j : j+unroll : j+unroll]
+		t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; j < n; j++ {
+		var t float32
+		for i := 0; i < m; i++ {
+			t += a[i*lda+j]
+		}
+		s[j] = t
+	}
 }

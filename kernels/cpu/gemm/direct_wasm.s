@@ -1943,293 +1943,2561 @@ TEXT ·add4RowsWasm(SB), NOSPLIT, $0-72
 	End
 	RET
 
-// func dot4Wasm(x0, x1, y0, y1 *float32, k int) (s00, s01, s10, s11 float32)
-TEXT ·dot4Wasm(SB), NOSPLIT, $0-56
-	MOVD x0+0(FP), R0
-	MOVD x1+8(FP), R1
-	MOVD y0+16(FP), R2
-	MOVD y1+24(FP), R3
-	MOVD k+32(FP), R4
-	I32Const $0
-	F32ReinterpretI32
-	Set F0
-	I32Const $0
-	F32ReinterpretI32
-	Set F1
-	I32Const $0
-	F32ReinterpretI32
-	Set F2
-	I32Const $0
-	F32ReinterpretI32
-	Set F3
+// func dotRowsWasm(m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+TEXT ·dotRowsWasm(SB), NOSPLIT, $0-80
+	MOVD m+0(FP), R0
+	MOVD a+32(FP), R1
+	MOVD c+64(FP), R3
+	F32Load alpha+24(FP)
+	Set F8
 	Block
 	Loop
-		Get R4
-		I64Const $4
-		I64LtU
+		Get R0
+		I64Const $0
+		I64LeS
 		BrIf $1
-		Get R0
-		I32WrapI64
-		F32Load $0
-		Set F4
 		Get R1
-		I32WrapI64
-		F32Load $0
-		Set F5
-		Get R2
-		I32WrapI64
-		F32Load $0
-		Set F6
-		Get R3
-		I32WrapI64
-		F32Load $0
-		Set F7
-		Get F0
-		Get F4
-		Get F6
-		F32Mul
-		F32Add
-		Set F0
-		Get F1
-		Get F4
-		Get F7
-		F32Mul
-		F32Add
-		Set F1
-		Get F2
-		Get F5
-		Get F6
-		F32Mul
-		F32Add
-		Set F2
-		Get F3
-		Get F5
-		Get F7
-		F32Mul
-		F32Add
-		Set F3
+		I64Load lda+40(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
 		Get R0
-		I32WrapI64
-		F32Load $4
-		Set F4
-		Get R1
-		I32WrapI64
-		F32Load $4
-		Set F5
-		Get R2
-		I32WrapI64
-		F32Load $4
-		Set F6
-		Get R3
-		I32WrapI64
-		F32Load $4
-		Set F7
-		Get F0
-		Get F4
-		Get F6
-		F32Mul
-		F32Add
-		Set F0
-		Get F1
-		Get F4
-		Get F7
-		F32Mul
-		F32Add
-		Set F1
-		Get F2
-		Get F5
-		Get F6
-		F32Mul
-		F32Add
-		Set F2
-		Get F3
-		Get F5
-		Get F7
-		F32Mul
-		F32Add
-		Set F3
-		Get R0
-		I32WrapI64
-		F32Load $8
-		Set F4
-		Get R1
-		I32WrapI64
-		F32Load $8
-		Set F5
-		Get R2
-		I32WrapI64
-		F32Load $8
-		Set F6
-		Get R3
-		I32WrapI64
-		F32Load $8
-		Set F7
-		Get F0
-		Get F4
-		Get F6
-		F32Mul
-		F32Add
-		Set F0
-		Get F1
-		Get F4
-		Get F7
-		F32Mul
-		F32Add
-		Set F1
-		Get F2
-		Get F5
-		Get F6
-		F32Mul
-		F32Add
-		Set F2
-		Get F3
-		Get F5
-		Get F7
-		F32Mul
-		F32Add
-		Set F3
-		Get R0
-		I32WrapI64
-		F32Load $12
-		Set F4
-		Get R1
-		I32WrapI64
-		F32Load $12
-		Set F5
-		Get R2
-		I32WrapI64
-		F32Load $12
-		Set F6
-		Get R3
-		I32WrapI64
-		F32Load $12
-		Set F7
-		Get F0
-		Get F4
-		Get F6
-		F32Mul
-		F32Add
-		Set F0
-		Get F1
-		Get F4
-		Get F7
-		F32Mul
-		F32Add
-		Set F1
-		Get F2
-		Get F5
-		Get F6
-		F32Mul
-		F32Add
-		Set F2
-		Get F3
-		Get F5
-		Get F7
-		F32Mul
-		F32Add
-		Set F3
-		Get R0
-		I64Const $16
-		I64Add
-		Set R0
-		Get R1
-		I64Const $16
-		I64Add
-		Set R1
-		Get R2
-		I64Const $16
+		I64Const $2
+		I64GeS
+		Select
 		I64Add
 		Set R2
 		Get R3
-		I64Const $16
+		I64Load ldc+72(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R4
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R2
+			Set R11
+			Get R6
+			Set R12
+			Get R7
+			Set R13
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $4
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $4
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $8
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $8
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $12
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $12
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R12
+				I64Const $16
+				I64Add
+				Set R12
+				Get R13
+				I64Const $16
+				I64Add
+				Set R13
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R12
+				I64Const $4
+				I64Add
+				Set R12
+				Get R13
+				I64Const $4
+				I64Add
+				Set R13
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R4
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F3
+			F32Mul
+			F32Store $0
+			Get R4
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F2
+			F32Mul
+			F32Store $0
+			Get R3
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F1
+			F32Mul
+			F32Store $0
+			Get R3
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F0
+			F32Mul
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $3
+			I64Shl
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+72(FP)
+		I64Const $3
+		I64Shl
 		I64Add
 		Set R3
-		Get R4
-		I64Const $4
+		Get R0
+		I64Const $2
 		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
+// func dotBiasRowsWasm(m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, bias *float32, c *float32, ldc int)
+TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
+	MOVD m+0(FP), R0
+	MOVD a+32(FP), R1
+	MOVD c+72(FP), R3
+	MOVD bias+64(FP), R14
+	F32Load alpha+24(FP)
+	Set F8
+	Block
+	Loop
+		Get R0
+		I64Const $0
+		I64LeS
+		BrIf $1
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R2
+		Get R3
+		I64Load ldc+80(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
 		Set R4
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R2
+			Set R11
+			Get R6
+			Set R12
+			Get R7
+			Set R13
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $4
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $4
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $8
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $8
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $12
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $12
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R12
+				I64Const $16
+				I64Add
+				Set R12
+				Get R13
+				I64Const $16
+				I64Add
+				Set R13
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R12
+				I64Const $4
+				I64Add
+				Set R12
+				Get R13
+				I64Const $4
+				I64Add
+				Set R13
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R4
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F3
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R4
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F2
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R3
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F1
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R3
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F0
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $3
+			I64Shl
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+80(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R3
+		Get R0
+		I64Const $2
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
+// func dotReLURowsWasm(m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+TEXT ·dotReLURowsWasm(SB), NOSPLIT, $0-80
+	MOVD m+0(FP), R0
+	MOVD a+32(FP), R1
+	MOVD c+64(FP), R3
+	F32Load alpha+24(FP)
+	Set F8
+	Block
+	Loop
+		Get R0
+		I64Const $0
+		I64LeS
+		BrIf $1
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R2
+		Get R3
+		I64Load ldc+72(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R4
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R2
+			Set R11
+			Get R6
+			Set R12
+			Get R7
+			Set R13
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $4
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $4
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $8
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $8
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $12
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $12
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R12
+				I64Const $16
+				I64Add
+				Set R12
+				Get R13
+				I64Const $16
+				I64Add
+				Set R13
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R12
+				I64Const $4
+				I64Add
+				Set R12
+				Get R13
+				I64Const $4
+				I64Add
+				Set R13
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R4
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F3
+			F32Mul
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R4
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F2
+			F32Mul
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R3
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F1
+			F32Mul
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R3
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F0
+			F32Mul
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $3
+			I64Shl
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+72(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R3
+		Get R0
+		I64Const $2
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
+// func dotBiasReLURowsWasm(m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, bias *float32, c *float32, ldc int)
+TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
+	MOVD m+0(FP), R0
+	MOVD a+32(FP), R1
+	MOVD c+72(FP), R3
+	MOVD bias+64(FP), R14
+	F32Load alpha+24(FP)
+	Set F8
+	Block
+	Loop
+		Get R0
+		I64Const $0
+		I64LeS
+		BrIf $1
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R2
+		Get R3
+		I64Load ldc+80(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R4
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R2
+			Set R11
+			Get R6
+			Set R12
+			Get R7
+			Set R13
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $4
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $4
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $8
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $8
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $12
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $12
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R12
+				I64Const $16
+				I64Add
+				Set R12
+				Get R13
+				I64Const $16
+				I64Add
+				Set R13
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R12
+				I64Const $4
+				I64Add
+				Set R12
+				Get R13
+				I64Const $4
+				I64Add
+				Set R13
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R4
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F3
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R4
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F2
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R3
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F1
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R3
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Const $(0.0)
+			Get F8
+			Get F0
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F9
+			Get F9
+			F32Const $(0.0)
+			F32Lt
+			Select
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $3
+			I64Shl
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+80(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R3
+		Get R0
+		I64Const $2
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
+// func dotMaskRowsWasm(m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, y *float32, ldy int, c *float32, ldc int)
+TEXT ·dotMaskRowsWasm(SB), NOSPLIT, $0-96
+	MOVD m+0(FP), R0
+	MOVD a+32(FP), R1
+	MOVD c+80(FP), R3
+	MOVD y+64(FP), R14
+	F32Load alpha+24(FP)
+	Set F8
+	Block
+	Loop
+		Get R0
+		I64Const $0
+		I64LeS
+		BrIf $1
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R2
+		Get R3
+		I64Load ldc+88(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R4
+		Get R14
+		I64Load ldy+72(FP)
+		I64Const $2
+		I64Shl
+		I64Const $0
+		Get R0
+		I64Const $2
+		I64GeS
+		Select
+		I64Add
+		Set R15
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R2
+			Set R11
+			Get R6
+			Set R12
+			Get R7
+			Set R13
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $4
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $4
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $8
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $8
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $12
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $12
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R12
+				I64Const $16
+				I64Add
+				Set R12
+				Get R13
+				I64Const $16
+				I64Add
+				Set R13
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F4
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F5
+				Get R12
+				I32WrapI64
+				F32Load $0
+				Set F6
+				Get R13
+				I32WrapI64
+				F32Load $0
+				Set F7
+				Get F0
+				Get F4
+				Get F6
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F4
+				Get F7
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F5
+				Get F6
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F5
+				Get F7
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R12
+				I64Const $4
+				I64Add
+				Set R12
+				Get R13
+				I64Const $4
+				I64Add
+				Set R13
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R4
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F3
+			F32Mul
+			F32Const $(0.0)
+			Get R15
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $0
+			Get R4
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F2
+			F32Mul
+			F32Const $(0.0)
+			Get R15
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $0
+			Get R3
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F1
+			F32Mul
+			F32Const $(0.0)
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $0
+			Get R3
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F8
+			Get F0
+			F32Mul
+			F32Const $(0.0)
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			Select
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $3
+			I64Shl
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+88(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R3
+		Get R14
+		I64Load ldy+72(FP)
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R14
+		Get R0
+		I64Const $2
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	RET
+
+// func columnSumsWasm(m, n int, a *float32, lda int, s *float32)
+TEXT ·columnSumsWasm(SB), NOSPLIT, $0-40
+	MOVD m+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD a+16(FP), R2
+	MOVD lda+24(FP), R3
+	MOVD s+32(FP), R4
+	Get R3
+	I64Const $2
+	I64Shl
+	Set R3
+	Block
+	Loop
+		Get R1
+		I64Const $8
+		I64LtU
+		BrIf $1
+		F32Const $(0.0)
+		Set F0
+		F32Const $(0.0)
+		Set F1
+		F32Const $(0.0)
+		Set F2
+		F32Const $(0.0)
+		Set F3
+		F32Const $(0.0)
+		Set F4
+		F32Const $(0.0)
+		Set F5
+		F32Const $(0.0)
+		Set F6
+		F32Const $(0.0)
+		Set F7
+		Get R2
+		Set R6
+		Get R0
+		Set R5
+		Block
+		Loop
+			Get R5
+			I64Eqz
+			BrIf $1
+			Get F0
+			Get R6
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Set F0
+			Get F1
+			Get R6
+			I32WrapI64
+			F32Load $4
+			F32Add
+			Set F1
+			Get F2
+			Get R6
+			I32WrapI64
+			F32Load $8
+			F32Add
+			Set F2
+			Get F3
+			Get R6
+			I32WrapI64
+			F32Load $12
+			F32Add
+			Set F3
+			Get F4
+			Get R6
+			I32WrapI64
+			F32Load $16
+			F32Add
+			Set F4
+			Get F5
+			Get R6
+			I32WrapI64
+			F32Load $20
+			F32Add
+			Set F5
+			Get F6
+			Get R6
+			I32WrapI64
+			F32Load $24
+			F32Add
+			Set F6
+			Get F7
+			Get R6
+			I32WrapI64
+			F32Load $28
+			F32Add
+			Set F7
+			Get R6
+			Get R3
+			I64Add
+			Set R6
+			Get R5
+			I64Const $1
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R4
+		I32WrapI64
+		Get F0
+		F32Store $0
+		Get R4
+		I32WrapI64
+		Get F1
+		F32Store $4
+		Get R4
+		I32WrapI64
+		Get F2
+		F32Store $8
+		Get R4
+		I32WrapI64
+		Get F3
+		F32Store $12
+		Get R4
+		I32WrapI64
+		Get F4
+		F32Store $16
+		Get R4
+		I32WrapI64
+		Get F5
+		F32Store $20
+		Get R4
+		I32WrapI64
+		Get F6
+		F32Store $24
+		Get R4
+		I32WrapI64
+		Get F7
+		F32Store $28
+		Get R2
+		I64Const $32
+		I64Add
+		Set R2
+		Get R4
+		I64Const $32
+		I64Add
+		Set R4
+		Get R1
+		I64Const $8
+		I64Sub
+		Set R1
 		Br $0
 	End
 	End
 	Block
 	Loop
+		Get R1
+		I64Const $4
+		I64LtU
+		BrIf $1
+		F32Const $(0.0)
+		Set F0
+		F32Const $(0.0)
+		Set F1
+		F32Const $(0.0)
+		Set F2
+		F32Const $(0.0)
+		Set F3
+		Get R2
+		Set R6
+		Get R0
+		Set R5
+		Block
+		Loop
+			Get R5
+			I64Eqz
+			BrIf $1
+			Get F0
+			Get R6
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Set F0
+			Get F1
+			Get R6
+			I32WrapI64
+			F32Load $4
+			F32Add
+			Set F1
+			Get F2
+			Get R6
+			I32WrapI64
+			F32Load $8
+			F32Add
+			Set F2
+			Get F3
+			Get R6
+			I32WrapI64
+			F32Load $12
+			F32Add
+			Set F3
+			Get R6
+			Get R3
+			I64Add
+			Set R6
+			Get R5
+			I64Const $1
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
 		Get R4
+		I32WrapI64
+		Get F0
+		F32Store $0
+		Get R4
+		I32WrapI64
+		Get F1
+		F32Store $4
+		Get R4
+		I32WrapI64
+		Get F2
+		F32Store $8
+		Get R4
+		I32WrapI64
+		Get F3
+		F32Store $12
+		Get R2
+		I64Const $16
+		I64Add
+		Set R2
+		Get R4
+		I64Const $16
+		I64Add
+		Set R4
+		Get R1
+		I64Const $4
+		I64Sub
+		Set R1
+		Br $0
+	End
+	End
+	Block
+	Loop
+		Get R1
+		I64Const $2
+		I64LtU
+		BrIf $1
+		F32Const $(0.0)
+		Set F0
+		F32Const $(0.0)
+		Set F1
+		Get R2
+		Set R6
+		Get R0
+		Set R5
+		Block
+		Loop
+			Get R5
+			I64Eqz
+			BrIf $1
+			Get F0
+			Get R6
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Set F0
+			Get F1
+			Get R6
+			I32WrapI64
+			F32Load $4
+			F32Add
+			Set F1
+			Get R6
+			Get R3
+			I64Add
+			Set R6
+			Get R5
+			I64Const $1
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R4
+		I32WrapI64
+		Get F0
+		F32Store $0
+		Get R4
+		I32WrapI64
+		Get F1
+		F32Store $4
+		Get R2
+		I64Const $8
+		I64Add
+		Set R2
+		Get R4
+		I64Const $8
+		I64Add
+		Set R4
+		Get R1
+		I64Const $2
+		I64Sub
+		Set R1
+		Br $0
+	End
+	End
+	Block
+	Loop
+		Get R1
 		I64Const $1
 		I64LtU
 		BrIf $1
-		Get R0
-		I32WrapI64
-		F32Load $0
-		Set F4
-		Get R1
-		I32WrapI64
-		F32Load $0
-		Set F5
-		Get R2
-		I32WrapI64
-		F32Load $0
-		Set F6
-		Get R3
-		I32WrapI64
-		F32Load $0
-		Set F7
-		Get F0
-		Get F4
-		Get F6
-		F32Mul
-		F32Add
+		F32Const $(0.0)
 		Set F0
-		Get F1
-		Get F4
-		Get F7
-		F32Mul
-		F32Add
-		Set F1
-		Get F2
-		Get F5
-		Get F6
-		F32Mul
-		F32Add
-		Set F2
-		Get F3
-		Get F5
-		Get F7
-		F32Mul
-		F32Add
-		Set F3
+		Get R2
+		Set R6
 		Get R0
-		I64Const $4
-		I64Add
-		Set R0
-		Get R1
-		I64Const $4
-		I64Add
-		Set R1
+		Set R5
+		Block
+		Loop
+			Get R5
+			I64Eqz
+			BrIf $1
+			Get F0
+			Get R6
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Set F0
+			Get R6
+			Get R3
+			I64Add
+			Set R6
+			Get R5
+			I64Const $1
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R4
+		I32WrapI64
+		Get F0
+		F32Store $0
 		Get R2
 		I64Const $4
 		I64Add
 		Set R2
-		Get R3
+		Get R4
 		I64Const $4
 		I64Add
-		Set R3
-		Get R4
+		Set R4
+		Get R1
 		I64Const $1
 		I64Sub
-		Set R4
+		Set R1
 		Br $0
 	End
 	End
-	Get SP
-	Get F0
-	F32Store s00+40(FP)
-	Get SP
-	Get F1
-	F32Store s01+44(FP)
-	Get SP
-	Get F2
-	F32Store s10+48(FP)
-	Get SP
-	Get F3
-	F32Store s11+52(FP)
 	RET

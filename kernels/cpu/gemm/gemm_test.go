@@ -561,12 +561,12 @@ func Example() {
 }
 
 // TestColumnSums checks ColumnSums bit for bit against plain additions of
-// the rows in order.
+// the rows in order, from zero, on columns holding signed zeros and NaNs.
 func TestColumnSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, m := range []int{0, 1, 2, 3, 4, 9, 256} {
-		for _, n := range []int{1, 2, 3, 8, 9, 32} {
-			a := newMatrix(rng, m, n, m%3)
+		for _, n := range []int{1, 2, 3, 4, 7, 8, 9, 15, 32, 33} {
+			a := specialMatrix(rng, m, n, m%3)
 			s := make([]float32, n+1)
 			s[n] = padValue
 			for j := range n {
@@ -578,12 +578,61 @@ func TestColumnSums(t *testing.T) {
 				for i := range m {
 					want += a.data[i*a.ld+j]
 				}
-				if s[j] != want {
+				if math.Float32bits(s[j]) != math.Float32bits(want) {
 					t.Fatalf("m=%d n=%d: sum of column %d = %v, want %v", m, n, j, s[j], want)
 				}
 			}
 			if s[n] != padValue {
 				t.Fatalf("m=%d n=%d: wrote past n", m, n)
+			}
+		}
+	}
+}
+
+// TestDotRowsExact checks dotRows (assembly in WebAssembly) bit for bit
+// against dot products summed in order, scaled, biased and passed through
+// the epilogue one element at a time, with every edge of its blocks and
+// loops, and that it writes nothing outside C.
+func TestDotRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	sizes := []int{1, 2, 3, 4, 5, 8}
+	i := 0
+	for _, m := range sizes {
+		for _, n := range sizes {
+			for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 9, 33} {
+				i++
+				a := specialMatrix(rng, m, k, i%3)
+				b := specialMatrix(rng, n, k, i%2)
+				y := specialMatrix(rng, m, n, i%4)
+				alpha := []float32{1, -1.25, 0.5}[i%3]
+				for _, epi := range []epilogue{{}, {relu: true}, {y: y.data, ldy: y.ld}} {
+					var bias []float32
+					if epi.y == nil && i%2 == 0 {
+						bias = specialMatrix(rng, 1, n, 0).data
+					}
+					c := newMatrix(rng, m, n, 1+i%2)
+					dotRows(m, n, k, alpha, a.data, a.ld, b.data, b.ld, bias, epi, c.data, c.ld)
+					for r := 0; r < m; r++ {
+						for j := 0; j < c.ld && r*c.ld+j < len(c.data); j++ {
+							want := float32(padValue)
+							if j < n {
+								var s float32
+								for p := 0; p < k; p++ {
+									s += float32(a.data[r*a.ld+p] * b.data[j*b.ld+p])
+								}
+								s = alpha * s
+								if bias != nil {
+									s += bias[j]
+								}
+								want = epi.at(r, j, s)
+							}
+							if got := c.data[r*c.ld+j]; math.Float32bits(got) != math.Float32bits(want) {
+								t.Fatalf("m=%d n=%d k=%d alpha=%v bias=%v relu=%v mask=%v: C(%d,%d) = %v, want %v",
+									m, n, k, alpha, bias != nil, epi.relu, epi.y != nil, r, j, got, want)
+							}
+						}
+					}
+				}
 			}
 		}
 	}

@@ -20,9 +20,9 @@
 // loop handles unroll columns at a time, then the remaining columns one by
 // one.
 //
-// dot4Wasm returns the four dot products of two rows of A with two rows of
-// B, k elements long, each summed in order; its loop handles unroll/2
-// elements at a time, then the rest one by one.
+// The dot-product functions run the whole loop of dotRows over the 2×2
+// blocks of C, and columnSumsWasm that of columnSums (see genDotRows and
+// genColumnSums).
 package main
 
 import (
@@ -67,7 +67,10 @@ func main() {
 	for _, p := range passes {
 		gen(&b, p)
 	}
-	genDot4(&b)
+	for _, p := range dotPasses {
+		genDotRows(&b, p)
+	}
+	genColumnSums(&b)
 	if err := os.WriteFile("direct_wasm.s", b.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -189,45 +192,187 @@ func loop(b *bytes.Buffer, p pass, cols int) {
 	w(b, 2, "End", "End")
 }
 
-// genDot4 writes dot4Wasm. Registers: R0, R1: x0, x1; R2, R3: y0, y1; R4:
-// elements left. F0...F3: the sums s00, s01, s10, s11; F4...F7: the
-// elements of x0, x1, y0, y1.
-func genDot4(b *bytes.Buffer) {
-	b.WriteString("\n// func dot4Wasm(x0, x1, y0, y1 *float32, k int) (s00, s01, s10, s11 float32)\n")
-	b.WriteString("TEXT ·dot4Wasm(SB), NOSPLIT, $0-56\n")
-	for i, a := range []string{"x0", "x1", "y0", "y1", "k"} {
-		w(b, 1, fmt.Sprintf("MOVD %s+%d(FP), R%d", a, 8*i, i))
-	}
-	for f := 0; f < 4; f++ {
-		w(b, 1, "I32Const $0", "F32ReinterpretI32", fmt.Sprintf("Set F%d", f))
-	}
-	dotLoop(b, unroll/2)
-	dotLoop(b, 1)
-	for f, r := range []string{"s00", "s01", "s10", "s11"} {
-		w(b, 1, "Get SP", fmt.Sprintf("Get F%d", f), fmt.Sprintf("F32Store %s+%d(FP)", r, 40+4*f))
-	}
-	w(b, 1, "RET")
+// dotPass is one generated dot-product function (see genDotRows).
+type dotPass struct {
+	name string
+	bias bool // add a bias row
+	relu bool // then apply a ReLU
+	mask bool // then mask by Y (not with a bias)
 }
 
-// dotLoop writes the loop of dot4Wasm that handles n elements per
+var dotPasses = []dotPass{
+	{name: "dotRowsWasm"},
+	{name: "dotBiasRowsWasm", bias: true},
+	{name: "dotReLURowsWasm", relu: true},
+	{name: "dotBiasReLURowsWasm", bias: true, relu: true},
+	{name: "dotMaskRowsWasm", mask: true},
+}
+
+// genDotRows writes p, the whole loop of dotRows (see direct_other.go):
+// for every 2×2 block of C, rows i, i1 and columns j, j1 (i1 = i and
+// j1 = j at an odd last row or column), the four dot products of rows i
+// and i1 of A with rows j and j1 of B, summed in order from zero (unroll/2
+// elements at a time, then the rest one by one; s00, s01, s10, s11 in
+// turn for each element), each scaled by alpha, plus the bias of its
+// column, after the epilogue, stored in the order C(i1,j1), C(i1,j),
+// C(i,j1), C(i,j). k must be positive.
+//
+// Registers: R0: rows left; R1, R2: rows i and i1 of A; R3, R4: rows i and
+// i1 of C; R5: columns left; R6, R7: rows j and j1 of B; R8: 4*j; R9:
+// elements left; R10...R13: running pointers into the rows i, i1 of A and
+// j, j1 of B, then R10 is 4*j1; R14: the bias, or row i of Y; R15: row i1
+// of Y. F0...F3: the sums s00, s01, s10, s11; F4...F7: the elements of the
+// rows; F8: alpha; F9: the element before the ReLU. Strides are read from
+// the arguments where they are needed.
+func genDotRows(b *bytes.Buffer, p dotPass) {
+	args := []string{"m", "n", "k", "alpha", "a", "lda", "b", "ldb"}
+	sig := "m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, "
+	if p.bias {
+		args = append(args, "bias")
+		sig += "bias *float32, "
+	}
+	if p.mask {
+		args = append(args, "y", "ldy")
+		sig += "y *float32, ldy int, "
+	}
+	args = append(args, "c", "ldc")
+	fmt.Fprintf(b, "\n// func %s(%sc *float32, ldc int)\n", p.name, sig)
+	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", p.name, 8*len(args))
+	off := map[string]int{}
+	for i, a := range args {
+		off[a] = 8 * i
+	}
+	arg := func(a string) string { return fmt.Sprintf("%s+%d(FP)", a, off[a]) }
+	// stride pushes ld in bytes if at least two rows or columns are left
+	// in register left, else 0.
+	stride := func(ld, left string) []string {
+		return []string{"I64Load " + arg(ld), "I64Const $2", "I64Shl", "I64Const $0", "Get " + left, "I64Const $2", "I64GeS", "Select"}
+	}
+	// advance adds two rows of stride ld to register r.
+	advance := func(r, ld string) []string {
+		return []string{"Get " + r, "I64Load " + arg(ld), "I64Const $3", "I64Shl", "I64Add", "Set " + r}
+	}
+	w(b, 1, "MOVD "+arg("m")+", R0", "MOVD "+arg("a")+", R1", "MOVD "+arg("c")+", R3")
+	if p.bias {
+		w(b, 1, "MOVD "+arg("bias")+", R14")
+	}
+	if p.mask {
+		w(b, 1, "MOVD "+arg("y")+", R14")
+	}
+	w(b, 1, "F32Load "+arg("alpha"), "Set F8")
+	w(b, 1, "Block", "Loop")
+	w(b, 2, "Get R0", "I64Const $0", "I64LeS", "BrIf $1")
+	w(b, 2, "Get R1")
+	w(b, 2, stride("lda", "R0")...)
+	w(b, 2, "I64Add", "Set R2", "Get R3")
+	w(b, 2, stride("ldc", "R0")...)
+	w(b, 2, "I64Add", "Set R4")
+	if p.mask {
+		w(b, 2, "Get R14")
+		w(b, 2, stride("ldy", "R0")...)
+		w(b, 2, "I64Add", "Set R15")
+	}
+	w(b, 2, "MOVD "+arg("b")+", R6", "MOVD "+arg("n")+", R5", "I64Const $0", "Set R8")
+	w(b, 2, "Block", "Loop")
+	w(b, 3, "Get R5", "I64Const $0", "I64LeS", "BrIf $1")
+	w(b, 3, "Get R6")
+	w(b, 3, stride("ldb", "R5")...)
+	w(b, 3, "I64Add", "Set R7")
+	for f := 0; f < 4; f++ {
+		w(b, 3, "F32Const $(0.0)", fmt.Sprintf("Set F%d", f))
+	}
+	w(b, 3, "Get R1", "Set R10", "Get R2", "Set R11", "Get R6", "Set R12", "Get R7", "Set R13", "MOVD "+arg("k")+", R9")
+	dotLoop(b, unroll/2)
+	dotLoop(b, 1)
+	w(b, 3, "Get R8", "I64Const $4", "I64Const $0", "Get R5", "I64Const $2", "I64GeS", "Select", "I64Add", "Set R10")
+	// C(i1,j1) = s11, C(i1,j) = s10, C(i,j1) = s01, C(i,j) = s00.
+	for _, st := range []struct{ row, col, sum, y string }{{"R4", "R10", "F3", "R15"}, {"R4", "R8", "F2", "R15"}, {"R3", "R10", "F1", "R14"}, {"R3", "R8", "F0", "R14"}} {
+		w(b, 3, "Get "+st.row, "Get "+st.col, "I64Add", "I32WrapI64")
+		if p.relu {
+			w(b, 3, "F32Const $(0.0)") // the value if x < 0
+		}
+		w(b, 3, "Get F8", "Get "+st.sum, "F32Mul")
+		if p.bias {
+			w(b, 3, "Get R14", "Get "+st.col, "I64Add", "I32WrapI64", "F32Load $0", "F32Add")
+		}
+		if p.relu { // select(0, x, x < 0)
+			w(b, 3, "Tee F9", "Get F9", "F32Const $(0.0)", "F32Lt", "Select")
+		}
+		if p.mask { // select(x, 0, Y(i, j) > 0)
+			w(b, 3, "F32Const $(0.0)", "Get "+st.y, "Get "+st.col, "I64Add", "I32WrapI64", "F32Load $0", "F32Const $(0.0)", "F32Gt", "Select")
+		}
+		w(b, 3, "F32Store $0")
+	}
+	w(b, 3, advance("R6", "ldb")...)
+	w(b, 3, "Get R8", "I64Const $8", "I64Add", "Set R8", "Get R5", "I64Const $2", "I64Sub", "Set R5", "Br $0")
+	w(b, 2, "End", "End")
+	w(b, 2, advance("R1", "lda")...)
+	w(b, 2, advance("R3", "ldc")...)
+	if p.mask {
+		w(b, 2, advance("R14", "ldy")...)
+	}
+	w(b, 2, "Get R0", "I64Const $2", "I64Sub", "Set R0", "Br $0")
+	w(b, 1, "End", "End", "RET")
+}
+
+// dotLoop writes the loop of genDotRows that handles n elements per
 // iteration, while at least n are left.
 func dotLoop(b *bytes.Buffer, n int) {
-	w(b, 1, "Block", "Loop")
-	w(b, 2, "Get R4", fmt.Sprintf("I64Const $%d", n), "I64LtU", "BrIf $1")
+	w(b, 3, "Block", "Loop")
+	w(b, 4, "Get R9", fmt.Sprintf("I64Const $%d", n), "I64LtU", "BrIf $1")
 	for u := 0; u < n; u++ {
 		off := fmt.Sprintf("$%d", 4*u)
 		for r := 0; r < 4; r++ {
-			w(b, 2, fmt.Sprintf("Get R%d", r), "I32WrapI64", "F32Load "+off, fmt.Sprintf("Set F%d", 4+r))
+			w(b, 4, fmt.Sprintf("Get R%d", 10+r), "I32WrapI64", "F32Load "+off, fmt.Sprintf("Set F%d", 4+r))
 		}
 		// sij += xi*yj, in the order of dot4.
 		for f, xy := range [][2]int{{4, 6}, {4, 7}, {5, 6}, {5, 7}} {
-			w(b, 2, fmt.Sprintf("Get F%d", f), fmt.Sprintf("Get F%d", xy[0]), fmt.Sprintf("Get F%d", xy[1]), "F32Mul", "F32Add", fmt.Sprintf("Set F%d", f))
+			w(b, 4, fmt.Sprintf("Get F%d", f), fmt.Sprintf("Get F%d", xy[0]), fmt.Sprintf("Get F%d", xy[1]), "F32Mul", "F32Add", fmt.Sprintf("Set F%d", f))
 		}
 	}
-	for r := 0; r < 4; r++ {
-		w(b, 2, fmt.Sprintf("Get R%d", r), fmt.Sprintf("I64Const $%d", 4*n), "I64Add", fmt.Sprintf("Set R%d", r))
+	for r := 10; r < 14; r++ {
+		w(b, 4, fmt.Sprintf("Get R%d", r), fmt.Sprintf("I64Const $%d", 4*n), "I64Add", fmt.Sprintf("Set R%d", r))
 	}
-	w(b, 2, "Get R4", fmt.Sprintf("I64Const $%d", n), "I64Sub", "Set R4")
-	w(b, 2, "Br $0")
-	w(b, 1, "End", "End")
+	w(b, 4, "Get R9", fmt.Sprintf("I64Const $%d", n), "I64Sub", "Set R9")
+	w(b, 4, "Br $0")
+	w(b, 3, "End", "End")
+}
+
+// genColumnSums writes columnSumsWasm: s[j] is the sum of column j of the
+// m×n matrix A (row stride lda), from zero, adding the rows in order. It
+// sums blocks of 8, 4, 2 and 1 columns at a time, each block down all the
+// rows, so that the sums of a block are independent.
+//
+// Registers: R0: m; R1: columns left; R2: the block's column of A; R3: lda
+// in bytes; R4: the block's sums in s; R5: rows left; R6: running pointer
+// down the block. F0...F7: the sums.
+func genColumnSums(b *bytes.Buffer) {
+	b.WriteString("\n// func columnSumsWasm(m, n int, a *float32, lda int, s *float32)\n")
+	b.WriteString("TEXT ·columnSumsWasm(SB), NOSPLIT, $0-40\n")
+	w(b, 1, "MOVD m+0(FP), R0", "MOVD n+8(FP), R1", "MOVD a+16(FP), R2", "MOVD lda+24(FP), R3", "MOVD s+32(FP), R4")
+	w(b, 1, "Get R3", "I64Const $2", "I64Shl", "Set R3")
+	for _, cols := range []int{8, 4, 2, 1} {
+		w(b, 1, "Block", "Loop")
+		w(b, 2, "Get R1", fmt.Sprintf("I64Const $%d", cols), "I64LtU", "BrIf $1")
+		for u := 0; u < cols; u++ {
+			w(b, 2, "F32Const $(0.0)", fmt.Sprintf("Set F%d", u))
+		}
+		w(b, 2, "Get R2", "Set R6", "Get R0", "Set R5")
+		w(b, 2, "Block", "Loop")
+		w(b, 3, "Get R5", "I64Eqz", "BrIf $1")
+		for u := 0; u < cols; u++ {
+			w(b, 3, fmt.Sprintf("Get F%d", u), "Get R6", "I32WrapI64", fmt.Sprintf("F32Load $%d", 4*u), "F32Add", fmt.Sprintf("Set F%d", u))
+		}
+		w(b, 3, "Get R6", "Get R3", "I64Add", "Set R6", "Get R5", "I64Const $1", "I64Sub", "Set R5", "Br $0")
+		w(b, 2, "End", "End")
+		for u := 0; u < cols; u++ {
+			w(b, 2, "Get R4", "I32WrapI64", fmt.Sprintf("Get F%d", u), fmt.Sprintf("F32Store $%d", 4*u))
+		}
+		for _, r := range []string{"R2", "R4"} {
+			w(b, 2, "Get "+r, fmt.Sprintf("I64Const $%d", 4*cols), "I64Add", "Set "+r)
+		}
+		w(b, 2, "Get R1", fmt.Sprintf("I64Const $%d", cols), "I64Sub", "Set R1", "Br $0")
+		w(b, 1, "End", "End")
+	}
+	w(b, 1, "RET")
 }
