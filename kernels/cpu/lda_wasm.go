@@ -15,7 +15,11 @@ func lda(delta, z, prior, mu, cov []float32, n, c, d int, kind kernels.CovKind) 
 	p := ref.NewLDAParts(prior, mu, cov, c, d, kind)
 	defer p.Free()
 	_, _ = delta[n*c-1], z[n*d-1]
-	ldaRowsWasm(n, c, d, &z[0], &p.W.A[0], &p.M[0], &p.Off[0], &p.Scratch[0], &delta[0])
+	if d == 2 {
+		ldaRows2Wasm(n, c, &z[0], &p.W.A[0], &p.M[0], &p.Off[0], &delta[0])
+	} else {
+		ldaRowsWasm(n, c, d, &z[0], &p.W.A[0], &p.M[0], &p.Off[0], &p.Scratch[0], &delta[0])
+	}
 }
 
 // ldaBackward computes ref.LDABackward, bit for bit, with its pass over the
@@ -38,6 +42,9 @@ func ldaBackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []float32, n, 
 
 //go:noescape
 func ldaRowsWasm(n, c, d int, z, a, m, off, w, delta *float32)
+
+//go:noescape
+func ldaRows2Wasm(n, c int, z, a, m, off, delta *float32)
 
 //go:noescape
 func ldaBackwardRowsWasm(n, c, d int, z, ddelta, a, m, dw, dz, colSum, dm, dA, total *float32)

@@ -375,3 +375,44 @@ TEXT ·ldaBackwardRows2Wasm(SB), NOSPLIT, $0-88
 	MOVD total+80(FP), R9
 	Get R9; I32WrapI64; Get F8; F32Store $0
 	RET
+
+// SQ_DIFF(w, off) pushes e*e for e = w - m[k*2+j], the dimension j at byte
+// off of the class's means (R4: m, R10: 8*k; F6: e).
+#define SQ_DIFF(w, off) Get w; AT(R4, R10); F32Load $off; F32Sub; Tee F6; Get F6; F32Mul
+
+// func ldaRows2Wasm(n, c int, z, a, m, off, delta *float32)
+// ldaRowsWasm for d = 2, with the row's w and a in registers and no loops
+// over the dimensions; the same operations in the same order.
+// R0: rows left, R1: 4*c, R2: a, R3: z row, R4: m, R5: off, R6: delta row,
+// R9: 4*k, R10: 8*k; F0-F3: a, F4, F5: w, F6: e.
+TEXT ·ldaRows2Wasm(SB), NOSPLIT, $0-56
+	MOVD n+0(FP), R0
+	MOVD c+8(FP), R1
+	MOVD z+16(FP), R3
+	MOVD a+24(FP), R2
+	MOVD m+32(FP), R4
+	MOVD off+40(FP), R5
+	MOVD delta+48(FP), R6
+	Get R1; I64Const $2; I64Shl; Set R1
+	LOAD_A2
+	Block
+	Loop
+		Get R0; I64Eqz; BrIf $1
+		W2
+		I64Const $0; Set R10
+		FOR4(R9, R1)
+			// delta[k] = off[k] - ((0 + e0*e0) + e1*e1)/2
+			AT(R6, R9)
+			AT(R5, R9); F32Load $0
+			F32Const $(0.0); SQ_DIFF(F4, 0); F32Add; SQ_DIFF(F5, 4); F32Add
+			F32Const $(2.0); F32Div; F32Sub
+			F32Store $0
+			Get R10; I64Const $8; I64Add; Set R10
+		NEXT4(R9)
+		Get R3; I64Const $8; I64Add; Set R3
+		ADD(R6, R1)
+		Get R0; I64Const $1; I64Sub; Set R0
+		Br $0
+	End
+	End
+	RET
