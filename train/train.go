@@ -157,24 +157,31 @@ func (t *Trainer) StepsPerEpoch() int { return (t.Data.Len() + t.Cfg.Batch - 1) 
 // batch uploads the examples perm[lo:hi] and returns tensors of that size.
 func (t *Trainer) batch(lo, hi int) (x, y kernels.Tensor) {
 	n, size := hi-lo, t.Data.Size()
-	perm, xs, xb := t.perm[lo:hi], t.Data.X, t.xb
-	if size <= 8 {
+	perm, xs, xb, ys, yi := t.perm[lo:hi], t.Data.X, t.xb, t.Data.Y, t.yi
+	switch {
+	case size == 2:
+		// The toy's 2-D points and their labels in one loop: in
+		// WebAssembly the cost of these loops is mostly their iterations.
+		for i, idx := range perm {
+			xb[2*i], xb[2*i+1], yi[i] = xs[2*idx], xs[2*idx+1], ys[idx]
+		}
+	case size <= 8:
 		// Column by column: a loop (or a call to copy) per example would
-		// cost more than the copy, most in WebAssembly, for the toy's 2-D
-		// points.
+		// cost more than the copy.
 		for j := 0; j < size; j++ {
 			for i, idx := range perm {
 				xb[i*size+j] = xs[idx*size+j]
 			}
 		}
-	} else {
+	default:
 		for i, idx := range perm {
 			copy(xb[i*size:(i+1)*size], xs[idx*size:(idx+1)*size])
 		}
 	}
-	ys, yi := t.Data.Y, t.yi
-	for i, idx := range perm {
-		yi[i] = ys[idx]
+	if size != 2 {
+		for i, idx := range perm {
+			yi[i] = ys[idx]
+		}
 	}
 	if aug := t.Cfg.Augment; aug != nil {
 		for i := range perm {

@@ -40,7 +40,7 @@ const saveRatio = 50
 // back is skipped: the GPU's error comes back from the trainer's next read.
 func (a *app) save(jr *jobRun) {
 	r := jr.run
-	if r.Model.Backend.Info().Name != "webgpu" {
+	if _, gpu := r.Model.Backend.(*webgpu.Backend); !gpu {
 		return
 	}
 	if last := jr.safe; last != nil && time.Since(last.at) < saveRatio*last.took {
