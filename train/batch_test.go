@@ -1,0 +1,56 @@
+package train
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/model"
+)
+
+// TestBatchGathers checks that batch copies the examples and labels of the
+// shuffled order, for every way it gathers them (2-D points, small and
+// large examples) and for the last, shorter batch.
+func TestBatchGathers(t *testing.T) {
+	for _, size := range []int{1, 2, 3, 9} {
+		const n, classes, b = 23, 3, 8
+		d := Dataset{X: make([]float32, n*size), Y: make([]int32, n), Shape: []int{size}, Classes: classes}
+		for i := range n {
+			d.Y[i] = int32(i % classes)
+			for j := range size {
+				d.X[i*size+j] = float32(100*i + j)
+			}
+		}
+		m, err := model.New(cpu.New(), model.Spec{Encoder: model.EncoderMLP, Input: []int{size}, Classes: classes, Dim: 2,
+			Head: model.HeadLDA, Cov: kernels.Full, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := New(m, d, Config{Epochs: 1, Batch: b, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.perm = make([]int, n)
+		permInto(tr.perm, rand.NewPCG(3, 4))
+		for lo := 0; lo < n; lo += b {
+			hi := min(lo+b, n)
+			x, y := tr.batch(lo, hi)
+			xs, _ := m.Backend.Read(x)
+			ys, _ := m.Backend.ReadInt(y)
+			if len(xs) != (hi-lo)*size || len(ys) != hi-lo {
+				t.Fatalf("size %d, batch [%d, %d): %d values and %d labels", size, lo, hi, len(xs), len(ys))
+			}
+			for i, idx := range tr.perm[lo:hi] {
+				if ys[i] != d.Y[idx] {
+					t.Fatalf("size %d, batch [%d, %d): label %d is %d, want %d", size, lo, hi, i, ys[i], d.Y[idx])
+				}
+				for j := range size {
+					if got, want := xs[i*size+j], d.X[idx*size+j]; got != want {
+						t.Fatalf("size %d, batch [%d, %d): x[%d][%d] = %v, want %v", size, lo, hi, i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
