@@ -4,6 +4,10 @@ package ref
 
 import "math"
 
+// expHasAsm reports whether math.Exp is assembly here: it is on this
+// architecture (and may differ from expPolyTo in the last bit).
+const expHasAsm = true
+
 // exp64 returns e^x: math.Exp, which is assembly on this architecture.
 func exp64(x float64) float64 { return math.Exp(x) }
 

@@ -1,6 +1,10 @@
-//go:build !amd64 && !arm64 && !loong64 && !s390x
+//go:build !amd64 && !arm64 && !loong64 && !s390x && !wasm
 
 package ref
+
+// expHasAsm reports whether math.Exp is assembly here: not on this
+// architecture.
+const expHasAsm = false
 
 // exp64 returns e^x, exactly as math.Exp does on this architecture, which
 // has no assembly for it (see expPolyTo).

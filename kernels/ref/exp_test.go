@@ -117,3 +117,78 @@ func TestExp64(t *testing.T) {
 		}
 	}
 }
+
+// expToCases32 returns float32 arguments for TestExpToFloat32: every 127th
+// bit pattern, the 2001 floats around each edge of expPolyTo's range
+// (±700, ±2^-28) and of float32's (the largest argument with a finite
+// result, the smallest with a normal or nonzero one), zeros, infinities and
+// NaNs.
+func expToCases32() []float32 {
+	var xs []float32
+	for b := uint64(0); b < 1<<32; b += 127 {
+		xs = append(xs, math.Float32frombits(uint32(b)))
+	}
+	for _, edge := range []float32{700, 1.0 / (1 << 28), 88.72284, 87.33655, 103.97208, 0} {
+		for _, e := range []float32{edge, -edge} {
+			x := e
+			for range 1000 {
+				x = math.Nextafter32(x, float32(math.Inf(-1)))
+			}
+			for range 2001 {
+				xs = append(xs, x)
+				x = math.Nextafter32(x, float32(math.Inf(1)))
+			}
+		}
+	}
+	inf := float32(math.Inf(1))
+	return append(xs, 0, float32(math.Copysign(0, -1)), inf, -inf, float32(math.NaN()), math.Float32frombits(0xffc00001))
+}
+
+// TestExpToFloat32 checks ExpTo in float32 (WebAssembly assembly in js/wasm)
+// bit for bit against math.Exp rounded to float32 on every platform and,
+// where math.Exp has no assembly, against expPolyTo: on expToCases32 in
+// one call, and on short slices at every offset, mixing arguments that
+// expPolyTo gives to math.Exp with the others, in place and not.
+func TestExpToFloat32(t *testing.T) {
+	check := func(got, xs []float32) {
+		t.Helper()
+		poly := make([]float32, len(xs))
+		expPolyTo(poly, xs)
+		for i, x := range xs {
+			want := float32(math.Exp(float64(x)))
+			if !sameFloat64(float64(got[i]), float64(want)) || (!expHasAsm && !sameFloat64(float64(got[i]), float64(poly[i]))) {
+				t.Fatalf("ExpTo(%v (%#x)) = %v (%#x), want %v (%#x), expPolyTo %v (%#x)", x, math.Float32bits(x), got[i], math.Float32bits(got[i]), want, math.Float32bits(want), poly[i], math.Float32bits(poly[i]))
+			}
+		}
+	}
+	xs := expToCases32()
+	got := make([]float32, len(xs))
+	ExpTo(got, xs)
+	check(got, xs)
+	rng := rand.New(rand.NewPCG(3, 4))
+	pick := []float32{0, 1e-9, -1e-9, 700, -700, 800, -800, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for n := range 40 {
+		for range 20 {
+			src := make([]float32, n+3)
+			for i := range src {
+				if rng.IntN(3) == 0 {
+					src[i] = pick[rng.IntN(len(pick))]
+				} else {
+					src[i] = float32((2*rng.Float64() - 1) * rng.ExpFloat64() * 20)
+				}
+			}
+			for off := range 3 {
+				xs := append([]float32(nil), src[off:off+n]...)
+				dst := make([]float32, n+1)
+				dst[n] = 42
+				ExpTo(dst[:n], xs)
+				if dst[n] != 42 {
+					t.Fatalf("ExpTo of %d wrote past the end", n)
+				}
+				check(dst[:n], xs)
+				ExpTo(xs, xs)
+				check(xs, src[off:off+n])
+			}
+		}
+	}
+}
