@@ -11,10 +11,13 @@
 // becomes lambda*e/nf, (lambda*e-1)/nf at the label; the row counts as
 // correct when its first argmax is the label; sum += -score_label +
 // lambda*s. A label outside [0, c) stops it with correct = -1.
+// The gradient is (lambda*e - [k = label])/nf in one division: lambda*e - 0
+// is lambda*e, so it is the reference's lambda*e/nf, overwritten at the
+// label by (lambda*e-1)/nf, bit for bit.
 // R0: rows left, R1: c, R2: scores row, R3: exps row, R4: y, R5: grad,
 // R6: correct, R7: row bytes, R8: label, R9: best, R10: k, R11: 4k,
-// R12: label bytes; F0: lambda, F1: nf, F2: sum, F3: e at the label, F4: s,
-// F5: row[best], F6: v, F7: e.
+// R12: label bytes; F0: lambda, F1: nf, F2: sum, F4: s, F5: row[best],
+// F6: v, F7: e.
 TEXT ·dnllRowsWasm(SB), NOSPLIT, $0-72
 	MOVD n+0(FP), R0
 	MOVD c+8(FP), R1
@@ -56,12 +59,6 @@ TEXT ·dnllRowsWasm(SB), NOSPLIT, $0-72
 		I64Const $2
 		I64Shl
 		Set R12
-		Get R3
-		Get R12
-		I64Add
-		I32WrapI64
-		F32Load $0
-		Set F3
 		F32Const $(0.0)
 		Set F4
 		I64Const $0
@@ -101,7 +98,7 @@ TEXT ·dnllRowsWasm(SB), NOSPLIT, $0-72
 			F32Gt
 			Select
 			Set F5
-			// s += e; with grad, the exp becomes lambda*e/nf
+			// s += e; with grad, the exp becomes (lambda*e - [k = label])/nf
 			Get R3
 			Get R11
 			I64Add
@@ -123,6 +120,13 @@ TEXT ·dnllRowsWasm(SB), NOSPLIT, $0-72
 				Get F0
 				Get F7
 				F32Mul
+				F32Const $(1.0)
+				F32Const $(0.0)
+				Get R10
+				Get R8
+				I64Eq
+				Select
+				F32Sub
 				Get F1
 				F32Div
 				F32Store $0
@@ -137,24 +141,6 @@ TEXT ·dnllRowsWasm(SB), NOSPLIT, $0-72
 			Set R11
 			Br $0
 		End
-		End
-		// with grad, the label's gradient is (lambda*e-1)/nf
-		Get R5
-		I64Eqz
-		I32Eqz
-		If
-			Get R3
-			Get R12
-			I64Add
-			I32WrapI64
-			Get F0
-			Get F3
-			F32Mul
-			F32Const $(1.0)
-			F32Sub
-			Get F1
-			F32Div
-			F32Store $0
 		End
 		// correct += best == label
 		Get R6
