@@ -8,42 +8,9 @@ import (
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
-// hasAVX reports whether the AVX routines of elem_amd64.s can run.
+// hasAVX reports whether the AVX routines of elem_amd64.s and bn_amd64.s
+// can run.
 var hasAVX = cpu.X86.HasAVX
-
-// reluAVX and reluBackwardAVX process 32n elements; see elem_amd64.s.
-//
-//go:noescape
-func reluAVX(n int, y, x *float32)
-
-//go:noescape
-func reluBackwardAVX(n int, dx, dy, y *float32)
-
-// relu computes y = max(x, 0) with ref.ReLU's semantics (NaN and -0 pass
-// through) without branches.
-func relu(y, x []float32) {
-	n := len(x) / 32
-	if !hasAVX || n == 0 {
-		ref.ReLU(y, x)
-		return
-	}
-	_ = y[len(x)-1]
-	reluAVX(n, &y[0], &x[0])
-	ref.ReLU(y[32*n:len(x)], x[32*n:])
-}
-
-// reluBackward computes dx = dy where y > 0, else 0, like ref.ReLUBackward,
-// without branches.
-func reluBackward(dx, dy, y []float32) {
-	n := len(y) / 32
-	if !hasAVX || n == 0 {
-		ref.ReLUBackward(dx, dy, y)
-		return
-	}
-	_, _ = dx[len(y)-1], dy[len(y)-1]
-	reluBackwardAVX(n, &dx[0], &dy[0], &y[0])
-	ref.ReLUBackward(dx[32*n:len(y)], dy[32*n:len(y)], y[32*n:])
-}
 
 // hasAVX2 reports whether the max-pool routines of elem_amd64.s can run.
 var hasAVX2 = cpu.X86.HasAVX2

@@ -116,16 +116,11 @@ func (p *problem) direct(o order, bias []float32, epi epilogue) {
 					col[i] = v + bias[j]
 				}
 			}
-			if epi.none() {
-				for i, v := range col {
-					p.c[i*p.ldc+j] = v
-				}
-				continue
-			}
 			for i, v := range col {
-				p.c[i*p.ldc+j] = epi.at(i, j, v)
+				p.c[i*p.ldc+j] = v
 			}
 		}
+		epi.rows(m, n, p.c, p.ldc)
 		release(ct)
 		release(bufA)
 	case byDots:

@@ -63,10 +63,10 @@ func add4Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, c []float
 
 // dotRows computes C = epi(alpha*A*B^T + bias) (bias may be nil) for the
 // m×k matrix A (row stride lda, k > 0) and the n×k matrix B (row stride
-// ldb): element
-// (i, j) of C is the dot product of rows i of A and j of B. It computes 2×2
-// blocks of C, so that four independent sums are in flight; an odd last
-// row or column is computed twice over and written once.
+// ldb): element (i, j) of C is the dot product of rows i of A and j of B.
+// It computes 2×2 blocks of C, so that four independent sums are in
+// flight; an odd last row or column is computed twice over and written
+// once. The epilogue goes over each pair of rows once they are done.
 func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias []float32, epi epilogue, c []float32, ldc int) {
 	for i := 0; i < m; i += 2 {
 		i1 := min(i+1, m-1)
@@ -79,11 +79,12 @@ func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb 
 			if bias != nil {
 				s00, s01, s10, s11 = s00+bias[j], s01+bias[j1], s10+bias[j], s11+bias[j1]
 			}
-			if !epi.none() {
-				s00, s01, s10, s11 = epi.at(i, j, s00), epi.at(i, j1, s01), epi.at(i1, j, s10), epi.at(i1, j1, s11)
-			}
 			z1[j1], z1[j] = s11, s10
 			z0[j1], z0[j] = s01, s00
+		}
+		epi.row(i, z0)
+		if i1 != i {
+			epi.row(i1, z1)
 		}
 	}
 }

@@ -44,41 +44,28 @@ func (e epilogue) none() bool {
 	return !e.relu && e.y == nil
 }
 
-// at returns x, element (i, j) of C, after the epilogue.
-func (e epilogue) at(i, j int, x float32) float32 {
-	if e.relu && x < 0 {
-		return 0
-	}
-	if e.y != nil && !(e.y[i*e.ldy+j] > 0) {
-		return 0
-	}
-	return x
-}
-
-// row applies the epilogue to z, the first len(z) elements of row i of C.
+// row applies the epilogue to z, the first len(z) elements of row i of C
+// (or, with len(z) a multiple of n, the rows from i on of a C and Y of row
+// stride n), with ReLU and ReLUBackward.
 func (e epilogue) row(i int, z []float32) {
 	if e.relu {
-		for j, v := range z {
-			if v < 0 {
-				z[j] = 0
-			}
-		}
+		ReLU(z, z)
 	}
 	if e.y != nil {
-		for j, v := range e.y[i*e.ldy : i*e.ldy+len(z)] {
-			if !(v > 0) {
-				z[j] = 0
-			}
-		}
+		ReLUBackward(z, z, e.y[i*e.ldy:i*e.ldy+len(z)])
 	}
 }
 
-// rows applies the epilogue to the m×n matrix C.
+// rows applies the epilogue to the m×n matrix C: in one call when the rows
+// of C (and Y) are contiguous, else row by row.
 func (e epilogue) rows(m, n int, c []float32, ldc int) {
-	if e.none() {
-		return
-	}
-	for i := 0; i < m; i++ {
-		e.row(i, c[i*ldc:i*ldc+n])
+	switch {
+	case e.none():
+	case ldc == n && (e.y == nil || e.ldy == n):
+		e.row(0, c[:m*n])
+	default:
+		for i := 0; i < m; i++ {
+			e.row(i, c[i*ldc:i*ldc+n])
+		}
 	}
 }

@@ -126,7 +126,7 @@ func checkFused(t *testing.T, prod product, empty bool) {
 			if epi.y != nil {
 				bias = nil
 			}
-			c := newMatrix(rng, m, n, pad+1)
+			c := newMatrix(rng, m, n, (pad+1)%3) // with pad 2, C and Y are contiguous
 			for j := range c.data {
 				if j%c.ld < n {
 					c.data[j] = float32(math.NaN())
@@ -159,6 +159,68 @@ func checkFused(t *testing.T, prod product, empty bool) {
 	}
 	if negZeros == 0 || nans == 0 {
 		t.Errorf("the results hold %d negative zeros and %d NaNs; the test needs both", negZeros, nans)
+	}
+}
+
+// at returns x, element (i, j) of C, after the epilogue e: its rule for
+// one element, for the tests.
+func (e epilogue) at(i, j int, x float32) float32 {
+	if e.relu && x < 0 {
+		return 0
+	}
+	if e.y != nil && !(e.y[i*e.ldy+j] > 0) {
+		return 0
+	}
+	return x
+}
+
+// TestReLUSpecials checks ReLU and ReLUBackward, out of place and in
+// place, bit for bit against ref.ReLU and ref.ReLUBackward on signed
+// zeros, infinities, NaNs of both signs and normal numbers, at every
+// length around their vector loops, and that they write nothing past
+// len(x) or len(y).
+func TestReLUSpecials(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	nan := math.Float32frombits(0x7fc00001)
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), nan, -nan}
+	specials := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			if rng.IntN(3) == 0 {
+				x[i] = float32(rng.NormFloat64())
+			} else {
+				x[i] = vals[rng.IntN(len(vals))]
+			}
+		}
+		return x
+	}
+	check := func(what string, n int, got, want []float32) {
+		t.Helper()
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s, n %d: element %d is %v (%#x), want %v (%#x)", what, n, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+			}
+		}
+	}
+	for n := 0; n < 140; n++ {
+		x, dy := specials(n), specials(n)
+		want := make([]float32, n+1)
+		want[n] = padValue
+		ref.ReLU(want[:n], x)
+		got := append(specials(n), padValue)
+		ReLU(got, x)
+		check("ReLU", n, got, want)
+		got = append(append([]float32(nil), x...), padValue)
+		ReLU(got, got[:n])
+		check("ReLU in place", n, got, want)
+
+		ref.ReLUBackward(want[:n], dy, x)
+		got = append(specials(n), padValue)
+		ReLUBackward(got, append(dy, padValue), x)
+		check("ReLUBackward", n, got, want)
+		got = append(append([]float32(nil), dy...), padValue)
+		ReLUBackward(got, got, x)
+		check("ReLUBackward in place", n, got, want)
 	}
 }
 
