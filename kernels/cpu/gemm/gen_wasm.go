@@ -83,6 +83,25 @@ func w(b *bytes.Buffer, indent int, ins ...string) {
 	}
 }
 
+// header writes the Go declaration (as a comment) and the TEXT line of
+// function name, whose leading arguments are args (declared as sig), then
+// bias and the mask's y and ldy when it takes them, and last c and ldc. It
+// returns all the arguments in order.
+func header(b *bytes.Buffer, name string, args []string, sig string, bias, mask bool) []string {
+	if bias {
+		args = append(args, "bias")
+		sig += "bias *float32, "
+	}
+	if mask {
+		args = append(args, "y", "ldy")
+		sig += "y *float32, ldy int, "
+	}
+	args = append(args, "c", "ldc")
+	fmt.Fprintf(b, "\n// func %s(%sc *float32, ldc int)\n", name, sig)
+	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 8*len(args))
+	return args
+}
+
 func gen(b *bytes.Buffer, p pass) {
 	if (p.bias || p.mask) && p.terms > 2 {
 		log.Fatalf("%s: a bias or a mask needs R13, so at most two terms", p.name)
@@ -90,19 +109,8 @@ func gen(b *bytes.Buffer, p pass) {
 	if p.bias && p.mask {
 		log.Fatalf("%s: a mask comes without a bias", p.name)
 	}
-	args := []string{"m", "v", "vi", "vq", "x0", "ldb", "n"}
-	sig := "m int, v *float32, vi, vq int, x0 *float32, ldb, n int, "
-	if p.bias {
-		args = append(args, "bias")
-		sig += "bias *float32, "
-	}
-	if p.mask {
-		args = append(args, "y", "ldy")
-		sig += "y *float32, ldy int, "
-	}
-	args = append(args, "c", "ldc")
-	fmt.Fprintf(b, "\n// func %s(%sc *float32, ldc int)\n", p.name, sig)
-	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", p.name, 8*len(args))
+	args := header(b, p.name, []string{"m", "v", "vi", "vq", "x0", "ldb", "n"},
+		"m int, v *float32, vi, vq int, x0 *float32, ldb, n int, ", p.bias, p.mask)
 	regs := map[string]string{"m": "R0", "v": "R1", "vi": "R2", "vq": "R3", "x0": "R4", "ldb": "R5", "n": "R6", "c": "R7", "ldc": "R8", "bias": "R14", "y": "R14", "ldy": "R15"}
 	for i, a := range args {
 		w(b, 1, fmt.Sprintf("MOVD %s+%d(FP), %s", a, 8*i, regs[a]))
@@ -225,19 +233,8 @@ var dotPasses = []dotPass{
 // rows; F8: alpha; F9: the element before the ReLU. Strides are read from
 // the arguments where they are needed.
 func genDotRows(b *bytes.Buffer, p dotPass) {
-	args := []string{"m", "n", "k", "alpha", "a", "lda", "b", "ldb"}
-	sig := "m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, "
-	if p.bias {
-		args = append(args, "bias")
-		sig += "bias *float32, "
-	}
-	if p.mask {
-		args = append(args, "y", "ldy")
-		sig += "y *float32, ldy int, "
-	}
-	args = append(args, "c", "ldc")
-	fmt.Fprintf(b, "\n// func %s(%sc *float32, ldc int)\n", p.name, sig)
-	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", p.name, 8*len(args))
+	args := header(b, p.name, []string{"m", "n", "k", "alpha", "a", "lda", "b", "ldb"},
+		"m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, ", p.bias, p.mask)
 	off := map[string]int{}
 	for i, a := range args {
 		off[a] = 8 * i
