@@ -1,7 +1,6 @@
 package train
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -32,7 +31,7 @@ func TestBatchGathers(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr.perm = make([]int, n)
-		permInto(tr.perm, rand.NewPCG(3, 4))
+		permInto(tr.perm, newPCG(3, 4))
 		for lo := 0; lo < n; lo += b {
 			hi := min(lo+b, n)
 			x, y := tr.batch(lo, hi)

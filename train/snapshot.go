@@ -2,7 +2,6 @@ package train
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -64,7 +63,7 @@ func (t *Trainer) Restore(s *Snapshot) error {
 	case s.Pos > 0 && len(s.Perm) != n:
 		return fmt.Errorf("the snapshot's order has %d examples, the data set %d", len(s.Perm), n)
 	}
-	var src rand.PCG
+	var src pcg
 	if err := src.UnmarshalBinary(s.RNG); err != nil {
 		return fmt.Errorf("the snapshot's generator: %w", err)
 	}

@@ -104,7 +104,7 @@ type Trainer struct {
 	Data  Dataset
 	Cfg   Config
 
-	src     *rand.PCG // rng's state (see Snapshot)
+	src     *pcg // rng's state (see Snapshot)
 	rng     *rand.Rand
 	perm    []int
 	pos     int // next position in perm
@@ -134,7 +134,7 @@ func New(m *model.Model, data Dataset, cfg Config) (*Trainer, error) {
 	if cfg.ReportEvery <= 0 {
 		cfg.ReportEvery = 10
 	}
-	src := rand.NewPCG(cfg.Seed, 0x73687566)
+	src := newPCG(cfg.Seed, 0x73687566)
 	t := &Trainer{Model: m, Data: data, Cfg: cfg, src: src, rng: rand.New(src)}
 	b := min(cfg.Batch, data.Len())
 	t.xb = make([]float32, b*data.Size())
