@@ -89,10 +89,10 @@ test)
 	go vet ./...
 	GOOS=js GOARCH=wasm go vet ./kernels/... ./model/... ./train/... ./metrics/... ./plot/... ./report/... ./safetensors/... ./data/... ./experiment/... ./wasm/...
 	go test -count=1 $(go list ./... | grep -v '/browsertest$')
-	# The kernels and the model as the browser runs them (WebAssembly,
-	# with their wasm assembly), under Node.js; the 30-step PyTorch
-	# trajectory, minutes long there, is left to the native run.
-	GOOS=js GOARCH=wasm go test -count=1 -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -skip Trajectory ./kernels/ref ./kernels/cpu/... ./model
+	# The kernels, the model and the trainer as the browser runs them
+	# (WebAssembly, with their wasm assembly), under Node.js; the 30-step
+	# PyTorch trajectory, minutes long there, is left to the native run.
+	GOOS=js GOARCH=wasm go test -count=1 -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -skip Trajectory ./kernels/ref ./kernels/cpu/... ./model ./train
 	# The browser tests run alone: they time the page's responsiveness.
 	build_site out/site
 	DEEPLDA_SITE="$PWD/out/site" go test -count=1 -timeout 20m -v ./browsertest
