@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/deeplda/deeplda/kernels"
 )
@@ -147,12 +148,14 @@ func (a *act) get(be kernels.Backend, shape ...int) kernels.Tensor {
 		if fs != nil {
 			be.Free(fs)
 		}
-		a.full = be.Alloc(kernels.Float32, shape...)
+		// Clones, so that shape does not escape: the callers' variadic
+		// slices stay on the stack on the every-step path above.
+		a.full = be.Alloc(kernels.Float32, slices.Clone(shape)...)
 	}
 	a.shape = append(a.shape[:0], shape...)
 	a.view = nil
 	if a.full.Shape()[0] != shape[0] {
-		a.view = be.View(a.full, 0, shape...)
+		a.view = be.View(a.full, 0, slices.Clone(shape)...)
 		return a.view
 	}
 	return a.full

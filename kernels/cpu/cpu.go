@@ -357,6 +357,11 @@ func (b *Backend) Adam(param, grad, m, v kernels.Tensor, p kernels.AdamParams) {
 	if len(gf) != len(pf) || len(mf) != len(pf) || len(vf) != len(pf) {
 		kernels.Mismatch("Adam", "param, grad, m and v differ in size", param.Shape(), grad.Shape(), m.Shape(), v.Shape())
 	}
+	if len(pf) < 2<<15 || b.workers == 1 {
+		// One part (see parallel), without the closure's allocation.
+		ref.Adam(pf, gf, mf, vf, p)
+		return
+	}
 	b.parallel(len(pf), 1<<15, func(lo, hi int) {
 		ref.Adam(pf[lo:hi], gf[lo:hi], mf[lo:hi], vf[lo:hi], p)
 	})
