@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -111,7 +112,8 @@ func sameState(t *testing.T, what string, a, b *safetensors.File) {
 }
 
 // TestSnapshotRestoreIsExact snapshots a run in the middle of an epoch
-// (from onProgress) and between epochs, restores each snapshot into a
+// (from onProgress) and between epochs, restores each snapshot (half of
+// them after a round trip through a safetensors file) into a
 // trainer on a fresh CPU backend and trains to the end: the parameters,
 // BatchNorm statistics and counters, Adam's moments and step, and the
 // epochs' losses must equal those of the uninterrupted run bit for bit
@@ -126,11 +128,14 @@ func TestSnapshotRestoreIsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, at := range []snapshotAt{{steps + steps/2, false}, {steps, false}, {steps, true}, {2*steps - 1, false}} {
+		for i, at := range []snapshotAt{{steps + steps/2, false}, {steps, false}, {steps, true}, {2*steps - 1, false}} {
 			straight := c.trainer(t)
 			got, snap := finish(t, straight, at)
 			if snap == nil {
 				t.Fatalf("%s: no snapshot at %+v", c.name, at)
+			}
+			if i%2 == 1 {
+				snap = viaFile(t, snap)
 			}
 			if snap.TotalStep(steps) != at.Step || snap.Model.Tensors[model.OptimStep].I32[0] != int32(at.Step) {
 				t.Errorf("%s: snapshot at step %d (Adam step %d), want %d", c.name, snap.TotalStep(steps), snap.Model.Tensors[model.OptimStep].I32[0], at.Step)
@@ -178,13 +183,65 @@ func TestRestoreChecksTheSnapshot(t *testing.T) {
 	noRNG.RNG = nil
 	late := *good
 	late.Epoch = 9
-	for _, s := range []*train.Snapshot{&other, &noRNG, &late} {
+	mid := *good
+	mid.Pos, mid.Perm = 10, make([]int, c.data.Len()) // all zeros
+	for _, s := range []*train.Snapshot{&other, &noRNG, &late, &mid} {
 		fresh := c.trainer(t)
 		if err := fresh.Restore(s); err == nil {
 			t.Errorf("restored a bad snapshot %+v", s)
 		}
 		if fresh.Epoch() != 0 || fresh.Model.Step() != 0 {
 			t.Errorf("a failed restore moved the trainer to epoch %d, step %d", fresh.Epoch(), fresh.Model.Step())
+		}
+	}
+}
+
+// viaFile returns s after a round trip through Snapshot.File, an encoded
+// safetensors file and SnapshotFromFile.
+func viaFile(t *testing.T, s *train.Snapshot) *train.Snapshot {
+	t.Helper()
+	b, err := safetensors.Encode(s.File())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := safetensors.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := train.SnapshotFromFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Epoch != s.Epoch || back.Pos != s.Pos || back.Step != s.Step || back.Seen != s.Seen || back.Elapsed != s.Elapsed ||
+		!slices.Equal(back.RNG, s.RNG) || !slices.Equal(back.Perm, s.Perm) {
+		t.Fatalf("the snapshot came back as %+v, want %+v", back, s)
+	}
+	sameState(t, "the snapshot's model after the file", s.Model, back.Model)
+	return back
+}
+
+// TestSnapshotFromFileChecks rejects files that are not snapshots or whose
+// counters are not counts.
+func TestSnapshotFromFileChecks(t *testing.T) {
+	c := snapshotCases()[0]
+	good, err := c.trainer(t).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ key, value, want string }{
+		{"train.epoch", "", "not a training snapshot"},
+		{"train.seen", "-3", "want a count"},
+		{"train.pos", "x", "want a count"},
+		{"train.rng", "zz", "train.rng"},
+	} {
+		f := good.File()
+		if tc.value == "" {
+			delete(f.Metadata, tc.key)
+		} else {
+			f.Metadata[tc.key] = tc.value
+		}
+		if _, err := train.SnapshotFromFile(f); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s = %q: error %v, want it to mention %q", tc.key, tc.value, err, tc.want)
 		}
 	}
 }
