@@ -1,0 +1,133 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/deeplda/deeplda/report"
+	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
+)
+
+// ResumeFile is the name of the file, in a run's output folder, that the
+// native command rewrites after every epoch and its -resume flag continues
+// from.
+const ResumeFile = "resume.safetensors"
+
+// Metadata keys of the resume file besides the snapshot's.
+const (
+	metaKind    = "deeplda.kind"    // report.json's kind
+	metaConfig  = "deeplda.config"  // report.json's config (JSON)
+	metaHistory = "deeplda.history" // report.json's history (JSON)
+)
+
+// SaveResume writes what Resume needs to continue the run to path
+// (atomically): the trainer's snapshot (train.Snapshot.File), the run's
+// kind and configuration, and the history of its epochs. Call it between
+// epochs.
+func (r *Run) SaveResume(path string) error {
+	snap, err := r.Trainer.Snapshot()
+	if err != nil {
+		return fmt.Errorf("reading the training state: %w", err)
+	}
+	f := snap.File()
+	config, err := json.Marshal(r.Report.Config)
+	if err != nil {
+		return err
+	}
+	history, err := json.Marshal(r.Report.History)
+	if err != nil {
+		return err
+	}
+	f.Metadata[metaKind], f.Metadata[metaConfig], f.Metadata[metaHistory] = r.Report.Kind, string(config), string(history)
+	return safetensors.WriteFile(path, f)
+}
+
+// Resume continues, in r, the run whose state SaveResume wrote to path: r
+// must be a fresh run of the same kind and configuration, except that it
+// may have more epochs. Its next Epoch trains the epoch after the saved
+// one, with the same weights, optimizer state, data order and generator,
+// so the run ends as it would have without the interruption; the history
+// of the saved epochs is kept. On error r is unchanged.
+func (r *Run) Resume(path string) error {
+	f, err := safetensors.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if kind := f.Metadata[metaKind]; kind != r.Report.Kind {
+		return fmt.Errorf("%s is the state of a %q run, not of a %q run", path, kind, r.Report.Kind)
+	}
+	if err := sameConfig(f.Metadata[metaConfig], r.Report.Config); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var history []report.Epoch
+	if err := json.Unmarshal([]byte(f.Metadata[metaHistory]), &history); err != nil {
+		return fmt.Errorf("%s: the history of its epochs: %w", path, err)
+	}
+	snap, err := train.SnapshotFromFile(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(history) != snap.Epoch {
+		return fmt.Errorf("%s: %d epochs of history for %d trained", path, len(history), snap.Epoch)
+	}
+	if err := r.Trainer.Restore(snap); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	r.Report.History = history
+	return nil
+}
+
+// notTraining are the configuration's keys that Resume lets differ: the
+// number of epochs (which may only grow) and the settings that do not
+// change the training (where the data lies, how the evaluation runs).
+var notTraining = []string{"epochs", "datadir", "eval_batch", "bn_recalibrate"}
+
+// sameConfig checks that saved, a configuration as JSON, is that of config
+// but for notTraining.
+func sameConfig(saved string, config any) error {
+	var was, now map[string]any
+	if err := json.Unmarshal([]byte(saved), &was); err != nil {
+		return fmt.Errorf("its configuration: %w", err)
+	}
+	b, err := json.Marshal(config)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &now); err != nil {
+		return err
+	}
+	wasEpochs, _ := was["epochs"].(float64)
+	nowEpochs, _ := now["epochs"].(float64)
+	if nowEpochs < wasEpochs {
+		return fmt.Errorf("the run had %v epochs; resuming it with fewer (%v) is not possible", wasEpochs, nowEpochs)
+	}
+	for _, k := range notTraining {
+		delete(was, k)
+		delete(now, k)
+	}
+	keys := slices.Sorted(maps.Keys(was))
+	for k := range now {
+		if _, ok := was[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		if !reflect.DeepEqual(was[k], now[k]) {
+			return fmt.Errorf("the run was trained with %s %s, not %s: resume it with the same settings", k, show(was[k]), show(now[k]))
+		}
+	}
+	return nil
+}
+
+// show writes a configuration value as JSON ("none" when absent).
+func show(v any) string {
+	if v == nil {
+		return "none"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
