@@ -34,7 +34,7 @@ func TestDivergenceKeepsLastGoodCheckpoint(t *testing.T) {
 	}
 	run.Trainer.Data.X[10] = float32(math.NaN())
 	var stdout, stderr bytes.Buffer
-	err = trainAndWrite(context.Background(), run, out, true, &stdout, &stderr, func(io.Writer) {})
+	err = trainAndWrite(context.Background(), run, output{dir: out, quiet: true}, &stdout, &stderr, func(io.Writer) {})
 	if err == nil || !strings.Contains(err.Error(), "at step") || !strings.Contains(err.Error(), "last good checkpoint (epoch 1)") {
 		t.Fatalf("error %v; want a divergence message with the step and the checkpoint", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -31,8 +32,7 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&c.Train, "train", c.Train, "training points")
 	fs.IntVar(&c.Test, "test", c.Test, "test points")
 	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
-	out := fs.String("out", "out/synth", "output folder for report.json, the SVG figures and checkpoint.safetensors")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	o := outputFlags(fs, "out/synth")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deeplda synth [flags]\n\nTrains Deep LDA (or classical LDA) on the paper's 3-class 2-D toy data.\n\nFlags:")
 		fs.PrintDefaults()
@@ -48,14 +48,14 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer be.Close()
-	if err := prepareOut(*out); err != nil {
+	if err := prepareOut(o.dir); err != nil {
 		return err
 	}
 	run, err := experiment.NewSynth(be, c)
 	if err != nil {
 		return usageError{err}
 	}
-	return trainAndWrite(ctx, run, *out, *quiet, stdout, stderr, func(w io.Writer) { printSynthSummary(w, run) })
+	return trainAndWrite(ctx, run, *o, stdout, stderr, func(w io.Writer) { printSynthSummary(w, run) })
 }
 
 // prepareOut creates the output folder and checks that it is writable.
@@ -71,6 +71,24 @@ func prepareOut(dir string) error {
 	return os.Remove(probe.Name())
 }
 
+// output is where and how a training command writes: its -out, -quiet and
+// -resume flags.
+type output struct {
+	dir    string
+	quiet  bool
+	resume bool
+}
+
+// outputFlags registers -out (default dir), -quiet and -resume on fs.
+func outputFlags(fs *flag.FlagSet, dir string) *output {
+	o := &output{}
+	fs.StringVar(&o.dir, "out", dir, "output folder for report.json, the SVG figures, checkpoint.safetensors and "+experiment.ResumeFile)
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&o.resume, "resume", false, "continue the run in -out after its last completed epoch ("+experiment.ResumeFile+
+		", written after every epoch), with the same flags; -epochs may be raised")
+	return o
+}
+
 // trainable is a run that trainAndWrite drives: *experiment.Run, or an
 // image run that finishes, reports and draws more (*experiment.ImageRun).
 type trainable interface {
@@ -80,14 +98,24 @@ type trainable interface {
 	Figures() map[string][]byte
 }
 
-// trainAndWrite trains the run epoch by epoch with a progress bar, saving the
-// checkpoint after every good epoch, then finishes it, writes the report and
-// figures and prints summary. A diverged or interrupted run still writes its
-// report (with its status) and keeps the last good checkpoint.
-func trainAndWrite(ctx context.Context, t trainable, out string, quiet bool, stdout, stderr io.Writer, summary func(io.Writer)) error {
+// trainAndWrite trains the run epoch by epoch with a progress bar (after
+// its last completed epoch in o.dir with o.resume), saving the checkpoint
+// and the resume file after every epoch, then finishes it and writes the
+// report and the figures. On a divergence it writes the report and returns
+// the error; on cancellation it writes the report of the epochs done.
+func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io.Writer, summary func(io.Writer)) error {
 	run := t.Base()
-	bar := newProgressBar(stderr, quiet)
-	ckpt := filepath.Join(out, "checkpoint.safetensors")
+	ckpt, resume := filepath.Join(o.dir, "checkpoint.safetensors"), filepath.Join(o.dir, experiment.ResumeFile)
+	if o.resume {
+		if err := run.Resume(resume); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return usageError{fmt.Errorf("-resume: there is no %s: nothing to resume", resume)}
+			}
+			return usageError{fmt.Errorf("-resume: %w", err)}
+		}
+		fmt.Fprintf(stderr, "resuming after epoch %d of %d (%s)\n", run.Trainer.Epoch(), run.Trainer.Cfg.Epochs, resume)
+	}
+	bar := newProgressBar(stderr, o.quiet)
 	var trainErr error
 	for !run.Done() {
 		if trainErr = run.Epoch(ctx, bar.update); trainErr != nil {
@@ -96,6 +124,9 @@ func trainAndWrite(ctx context.Context, t trainable, out string, quiet bool, std
 		if err := run.Model.SaveCheckpoint(ckpt); err != nil {
 			return fmt.Errorf("saving the checkpoint: %w", err)
 		}
+		if err := run.SaveResume(resume); err != nil {
+			return fmt.Errorf("saving the state to resume from: %w", err)
+		}
 	}
 	bar.finish()
 	var div *train.DivergedError
@@ -103,28 +134,28 @@ func trainAndWrite(ctx context.Context, t trainable, out string, quiet bool, std
 	case trainErr == nil:
 	case errors.As(trainErr, &div):
 		run.Report.Status = trainErr.Error()
-		if err := t.WriteReport(out); err != nil {
+		if err := t.WriteReport(o.dir); err != nil {
 			return err
 		}
 		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", trainErr, run.Trainer.Epoch(), ckpt)
 	case errors.Is(trainErr, context.Canceled):
-		fmt.Fprintln(stderr, "interrupted: writing the report of the epochs done")
+		fmt.Fprintf(stderr, "interrupted: writing the report of the epochs done (-resume continues after epoch %d)\n", run.Trainer.Epoch())
 	default:
 		return trainErr
 	}
 	if err := t.Finish(); err != nil {
 		return err
 	}
-	if err := t.WriteReport(out); err != nil {
+	if err := t.WriteReport(o.dir); err != nil {
 		return err
 	}
 	for name, svg := range t.Figures() {
-		if err := report.WriteFileAtomic(filepath.Join(out, name), svg); err != nil {
+		if err := report.WriteFileAtomic(filepath.Join(o.dir, name), svg); err != nil {
 			return err
 		}
 	}
 	summary(stdout)
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "report.json"))
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.dir, "report.json"))
 	return trainErr
 }
 

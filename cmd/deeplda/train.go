@@ -49,8 +49,7 @@ func trainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "DNLL penalty weight lambda (>= 0)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the initialisation, the shuffling and the augmentation")
 	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
-	out := fs.String("out", "out/train", "output folder for report.json, the SVG figures and checkpoint.safetensors")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	o := outputFlags(fs, "out/train")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda train [flags]
 
@@ -82,18 +81,18 @@ Flags:`)
 		return err
 	}
 	defer be.Close()
-	if err := prepareOut(*out); err != nil {
+	if err := prepareOut(o.dir); err != nil {
 		return err
 	}
 	run, err := experiment.NewImagesFrom(be, c, data)
 	if err != nil {
 		return usageError{err}
 	}
-	if !*quiet {
+	if !o.quiet {
 		fmt.Fprintf(stderr, "%s: %d training, %d held-out, %d test images; %s head (%s), %d epochs of %d steps\n",
 			c.Data, run.TrainSet.Len(), run.Val.Len(), run.TestSet.Len(), run.Config.Head, run.Config.Loss, c.Epochs, run.Trainer.StepsPerEpoch())
 	}
-	return trainAndWrite(ctx, run, *out, *quiet, stdout, stderr, func(w io.Writer) { printImageSummary(w, run) })
+	return trainAndWrite(ctx, run, *o, stdout, stderr, func(w io.Writer) { printImageSummary(w, run) })
 }
 
 // printImageSummary prints the headline numbers of a finished image run.
