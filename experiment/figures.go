@@ -90,7 +90,9 @@ func (r *Run) embeddingFigure() []byte {
 	return plot.Embedding(fig, pts, regions, ellipses, means, nil)
 }
 
-// decisionRegions evaluates the head's argmax on a grid over the points.
+// decisionRegions returns the head's decision regions for the embedding
+// figure: the plot evaluates the head's argmax on a grid over its axes,
+// which cover the points.
 func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
 	const nx, ny = 120, 90
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -98,32 +100,33 @@ func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
 		x0, x1 = min(x0, pts.X[i]), max(x1, pts.X[i])
 		y0, y1 = min(y0, pts.Y[i]), max(y1, pts.Y[i])
 	}
-	px, py := (x1-x0)*0.05, (y1-y0)*0.05
-	x0, x1, y0, y1 = x0-px, x1+px, y0-py, y1+py
-	grid := make([]float32, 0, nx*ny*2)
-	for j := 0; j < ny; j++ {
-		for i := 0; i < nx; i++ {
-			grid = append(grid, float32(x0+(float64(i)+0.5)*(x1-x0)/nx), float32(y0+(float64(j)+0.5)*(y1-y0)/ny))
-		}
+	return &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Classify: r.classify}
+}
+
+// classify returns the head's argmax at the embeddings (x[k], y[k]), or nil
+// if the backend fails.
+func (r *Run) classify(x, y []float64) []int {
+	n, c, be := len(x), r.Model.Spec.Classes, r.Model.Backend
+	grid := make([]float32, 0, 2*n)
+	for k := range x {
+		grid = append(grid, float32(x[k]), float32(y[k]))
 	}
-	c := r.Model.Spec.Classes
-	be := r.Model.Backend
-	z := be.Alloc(kernels.Float32, nx*ny, 2)
+	z := be.Alloc(kernels.Float32, n, 2)
 	defer be.Free(z)
 	be.Write(z, grid)
 	scores, err := be.Read(r.Model.Head.Forward(z))
 	if err != nil {
 		return nil
 	}
-	reg := &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Class: make([]int, nx*ny)}
-	for p := range reg.Class {
+	class := make([]int, n)
+	for p := range class {
 		best := 0
 		for k := 1; k < c; k++ {
 			if scores[p*c+k] > scores[p*c+best] {
 				best = k
 			}
 		}
-		reg.Class[p] = best
+		class[p] = best
 	}
-	return reg
+	return class
 }

@@ -19,10 +19,18 @@ type Points struct {
 // (X0,Y0): Class[j*NX+i] is the class of the cell in column i (from X0) and
 // row j (from Y0). Negative classes are left blank. Cells are drawn as light
 // tints of the class colours, merging horizontal runs of the same class.
+//
+// With Classify set, Embedding fills the grid itself: it calls Classify
+// once with the centres of NX×NY cells over the plot's final axes (which
+// reach beyond the data to keep the aspect ratio and show the ellipses),
+// so the regions fill the plot; X0..Y1 then only widen the axes and Class
+// is not read. Classify returns the class of each centre (x[k], y[k]), or
+// nil to leave the regions out.
 type Region struct {
 	X0, X1, Y0, Y1 float64
 	NX, NY         int
 	Class          []int
+	Classify       func(x, y []float64) []int
 }
 
 // Ellipse is a closed contour of a class Gaussian (e.g. its 90% ellipse),
@@ -150,6 +158,9 @@ func Embedding(fig Figure, pts Points, regions *Region, ellipses []Ellipse, mean
 		legW = leg.width() + 12
 	}
 	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, legW, !fixX && !fixY)
+	if reg != nil && reg.Classify != nil {
+		reg = classifyGrid(reg, a.x.lo, a.x.hi, a.y.lo, a.y.hi)
+	}
 
 	s := newSVG(w, h)
 	a.drawBack(s, reg == nil)
@@ -218,6 +229,24 @@ func validRegion(r *Region) *Region {
 		}
 	}
 	return &c
+}
+
+// classifyGrid returns r's grid over [x0,x1]×[y0,y1], classified by
+// r.Classify, or nil when that fails.
+func classifyGrid(r *Region, x0, x1, y0, y1 float64) *Region {
+	n := r.NX * r.NY
+	xs, ys := make([]float64, 0, n), make([]float64, 0, n)
+	for j := range r.NY {
+		for i := range r.NX {
+			xs = append(xs, x0+(float64(i)+0.5)*(x1-x0)/float64(r.NX))
+			ys = append(ys, y0+(float64(j)+0.5)*(y1-y0)/float64(r.NY))
+		}
+	}
+	class := r.Classify(xs, ys)
+	if len(class) != n {
+		return nil
+	}
+	return &Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: r.NX, NY: r.NY, Class: class}
 }
 
 // drawRegion draws the decision regions as light rectangles, one per

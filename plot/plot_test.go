@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -393,5 +394,40 @@ func TestRenderFiles(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, name+".svg"), doc, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRegionClassify checks that a region with Classify is evaluated over
+// the whole plot (here wider than the points, to show the ellipses and keep
+// the aspect ratio), once, and that a Classify that fails leaves the
+// regions out.
+func TestRegionClassify(t *testing.T) {
+	pts, _, ells, means := sample()
+	calls := 0
+	var lo, hi [2]float64
+	reg := &Region{X0: 0, X1: 6, Y0: 0, Y1: 2, NX: 30, NY: 20, Classify: func(x, y []float64) []int {
+		calls++
+		lo, hi = [2]float64{slices.Min(x), slices.Min(y)}, [2]float64{slices.Max(x), slices.Max(y)}
+		class := make([]int, len(x))
+		for k := range x {
+			class[k] = min(2, max(0, int((x[k]+1.5)/3)))
+		}
+		return class
+	}}
+	svg := string(Embedding(Figure{Title: "t"}, pts, reg, ells, means, nil))
+	if calls != 1 {
+		t.Fatalf("Classify called %d times, want 1", calls)
+	}
+	// The ellipses reach 1.3 left of the first mean (at x = 0) and 0.9
+	// below the lowest (at y = 0).
+	if lo[0] > -1.3 || lo[1] > -0.9 || hi[0] < 7.3 || hi[1] < 2.9 {
+		t.Errorf("Classify's grid spans [%v, %v] x [%v, %v], not the plot beyond the ellipses", lo[0], hi[0], lo[1], hi[1])
+	}
+	if !strings.Contains(svg, `class="regions"`) {
+		t.Error("no regions drawn")
+	}
+	reg.Classify = func(x, y []float64) []int { return nil }
+	if svg := string(Embedding(Figure{Title: "t"}, pts, reg, ells, means, nil)); strings.Contains(svg, `class="regions"`) {
+		t.Error("regions drawn although Classify failed")
 	}
 }
