@@ -126,14 +126,17 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 	s.end()
 	s.group("markers", clip())
 	for k, sr := range ser {
-		if !sr.Markers {
-			continue
+		if sr.Markers {
+			if d := errorBarPath(a, sr); d != "" {
+				s.printf(`<path d="%s" stroke="%s" stroke-width="1.3" fill="none"/>`+"\n", d, Color(k))
+			}
 		}
-		if d := errorBarPath(a, sr); d != "" {
-			s.printf(`<path d="%s" stroke="%s" stroke-width="1.3" fill="none"/>`+"\n", d, Color(k))
-		}
-		for i := range min(len(sr.X), len(sr.Y)) {
-			if a.x.ok(sr.X[i]) && a.y.ok(sr.Y[i]) {
+		n := min(len(sr.X), len(sr.Y))
+		drawn := func(i int) bool { return i >= 0 && i < n && a.x.ok(sr.X[i]) && a.y.ok(sr.Y[i]) }
+		for i := range n {
+			// Without Markers, a point with no line to it (a one-epoch
+			// curve, or between gaps) still gets its dot.
+			if drawn(i) && (sr.Markers || !drawn(i-1) && !drawn(i+1)) {
 				s.printf(`<circle cx="%s" cy="%s" r="3.2" fill="%s" stroke="#ffffff" stroke-width="0.8"/>`+"\n",
 					num(a.x.pos(sr.X[i])), num(a.y.pos(sr.Y[i])), Color(k))
 			}

@@ -431,3 +431,28 @@ func TestRegionClassify(t *testing.T) {
 		t.Error("regions drawn although Classify failed")
 	}
 }
+
+// TestIsolatedPointsGetDots checks that a curve's points with no line to
+// them (a one-epoch run, or a point between gaps) are drawn as dots, and
+// that points on a line are not.
+func TestIsolatedPointsGetDots(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		y    []float64
+		dots int
+	}{
+		{"one point", []float64{0.5}, 1},
+		{"a line", []float64{0.5, 0.6, 0.7}, 0},
+		{"between gaps", []float64{0.5, 0.6, nan, 0.7, nan, 0.8, 0.9}, 1},
+	} {
+		x := make([]float64, len(tc.y))
+		for i := range x {
+			x[i] = float64(i + 1)
+		}
+		svg := string(Lines(Figure{Title: tc.name}, []Series{{Name: "loss", X: x, Y: tc.y}}, false))
+		if got := strings.Count(svg, "<circle"); got != tc.dots {
+			t.Errorf("%s: %d dots, want %d", tc.name, got, tc.dots)
+		}
+	}
+}
