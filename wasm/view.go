@@ -301,7 +301,7 @@ func summaryCells(jr *jobRun) []string {
 		shift, kl = &c.MeanShift, &c.KL
 	}
 	return []string{jr.status, pct(r.Train.Accuracy, hasTrain), pct(r.Test.Accuracy, hasTest), pct(r.Test.ECE, hasTest),
-		num(logdet), num(r.Head.Sigma), num(shift), num(kl), fmt.Sprintf("%.1f s", float64(r.Seconds))}
+		num(logdet), num(r.Head.Sigma), num(shift), num(kl), trainTime(float64(r.Seconds))}
 }
 
 // slug turns a run's label into a file-name prefix ("DNLL, λ = 0.01" gives
@@ -321,4 +321,13 @@ func slug(label string) string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "-")
+}
+
+// trainTime writes a training time in seconds, with hundredths under ten
+// seconds (a short toy run takes a few of them).
+func trainTime(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%.2f s", s)
+	}
+	return fmt.Sprintf("%.1f s", s)
 }
