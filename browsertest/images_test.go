@@ -265,9 +265,9 @@ func TestDeviceLostResume(t *testing.T) {
 
 // checkContinued checks the report of a run of epochs epochs of steps
 // steps that moved to the CPU: the device was lost halfway, the CPU took
-// over from an earlier step, every epoch is in the history once and the
-// training time never went back. It returns the number of epochs kept from
-// WebGPU.
+// over from an earlier step, report.json's backend_moves says so, every
+// epoch is in the history once and the training time never went back. It
+// returns the number of epochs kept from WebGPU.
 func checkContinued(t *testing.T, b *browser, epochs, steps int) int {
 	t.Helper()
 	lost := eval[int](b, `+document.body.dataset.lostStep`)
@@ -276,6 +276,21 @@ func checkContinued(t *testing.T, b *browser, epochs, steps int) int {
 	t.Logf("device lost at step %d, the CPU took over after step %d (%d epochs kept)", lost, resume, kept)
 	if 2*lost < epochs*steps || resume > lost || kept > resume/steps {
 		t.Errorf("device lost at step %d, the CPU took over after step %d; want the loss halfway (step %d) and a take-over before it", lost, resume, epochs*steps/2)
+	}
+	var moves []struct {
+		From       string `json:"from"`
+		To         string `json:"to"`
+		Error      string `json:"error"`
+		LostStep   int    `json:"lost_step"`
+		ResumeStep int    `json:"resume_step"`
+		KeptEpochs int    `json:"kept_epochs"`
+	}
+	if err := json.Unmarshal([]byte(eval[string](b, `JSON.stringify(JSON.parse(document.getElementById('report').textContent).backend_moves)`)), &moves); err != nil {
+		t.Fatalf("report.json's backend_moves: %v", err)
+	}
+	if len(moves) != 1 || moves[0].From != "webgpu" || moves[0].To != "cpu" || moves[0].Error == "" ||
+		moves[0].LostStep != lost || moves[0].ResumeStep != resume || moves[0].KeptEpochs != kept {
+		t.Errorf("report.json's backend_moves %+v, want one move from webgpu to cpu at steps %d and %d, %d epochs kept", moves, lost, resume, kept)
 	}
 	var hist []struct {
 		Epoch   int     `json:"epoch"`

@@ -123,6 +123,22 @@ type Report struct {
 	History     []Epoch      `json:"history"`
 	Seconds     Float        `json:"seconds"` // training wall time
 	Status      string       `json:"status"`  // done, stopped or an error message
+	// BackendMoves lists the moves of the run to another backend (the
+	// page goes on on the CPU when WebGPU fails); none for most runs.
+	BackendMoves []BackendMove `json:"backend_moves,omitempty"`
+}
+
+// BackendMove is a move of a run to another backend in the middle of
+// training: at which step (counted over the run) the first failed, after
+// which step the second took over (from the last copy of the run kept on
+// the host) and how many epochs of history it kept.
+type BackendMove struct {
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Error      string `json:"error"`
+	LostStep   int    `json:"lost_step"`
+	ResumeStep int    `json:"resume_step"`
+	KeptEpochs int    `json:"kept_epochs"`
 }
 
 // Write writes r as indented JSON to dir/report.json (atomically).

@@ -104,6 +104,8 @@ func (a *app) moveToCPU(s *session, err error) bool {
 	for i, v := range []int{s.at.TotalStep, resume, kept} {
 		body.SetAttribute(moveMarks[i], strconv.Itoa(v))
 	}
+	jr.run.Report.BackendMoves = append(jr.run.Report.BackendMoves, report.BackendMove{From: "webgpu", To: s.be.Info().Name,
+		Error: err.Error(), LostStep: s.at.TotalStep, ResumeStep: resume, KeptEpochs: kept})
 	if s.settings.Backend == "auto" {
 		a.showBackend(s.be, notice+fmt.Sprintf("Training continues on the CPU backend (Go compiled to WebAssembly) %s, %s.", from, state))
 		return true
