@@ -1,3 +1,5 @@
+//go:generate go run gen_wasm.go
+
 package gemm
 
 // Small products without packing.

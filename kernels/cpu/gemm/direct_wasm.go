@@ -1,5 +1,3 @@
-//go:generate go run gen_wasm.go
-
 package gemm
 
 // In WebAssembly the hot passes and dot products of the direct products,
@@ -48,8 +46,8 @@ func add4Rows(m int, v []float32, vi, vq int, b []float32, ldb, n int, c []float
 
 // dotRows computes C = epi(alpha*A*B^T + bias) (bias may be nil) for the
 // m×k matrix A (row stride lda, k > 0) and the n×k matrix B (row stride
-// ldb), as the Go dotRows of direct_other.go: 2×2 blocks of C, the dot
-// products summed in order.
+// ldb), element for element as the Go dotRows of direct_other.go (in 4×2
+// and 2×2 blocks of C), the dot products summed in order.
 func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias []float32, epi epilogue, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return

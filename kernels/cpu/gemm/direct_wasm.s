@@ -32,7 +32,8 @@ TEXT ·set2RowsWasm(SB), NOSPLIT, $0-72
 	Block
 	Loop
 		Get R0
-		I64Eqz
+		I64Const $2
+		I64LtU
 		BrIf $1
 		Get R1
 		I32WrapI64
@@ -44,6 +45,20 @@ TEXT ·set2RowsWasm(SB), NOSPLIT, $0-72
 		I32WrapI64
 		F32Load $0
 		Set F1
+		Get R1
+		Get R2
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F4
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F5
 		Get R7
 		Set R10
 		Get R4
@@ -60,115 +75,243 @@ TEXT ·set2RowsWasm(SB), NOSPLIT, $0-72
 			I64Const $8
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $0
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $0
 			Get R11
 			I32WrapI64
 			F32Load $4
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $4
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $4
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $4
 			Get R11
 			I32WrapI64
 			F32Load $8
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $8
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $8
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $8
 			Get R11
 			I32WrapI64
 			F32Load $12
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $12
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $12
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $12
 			Get R11
 			I32WrapI64
 			F32Load $16
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $16
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $16
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $16
 			Get R11
 			I32WrapI64
 			F32Load $20
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $20
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $20
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $20
 			Get R11
 			I32WrapI64
 			F32Load $24
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $24
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $24
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $24
 			Get R11
 			I32WrapI64
 			F32Load $28
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $28
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $28
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $28
@@ -197,17 +340,33 @@ TEXT ·set2RowsWasm(SB), NOSPLIT, $0-72
 			I64Const $1
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $0
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			F32Store $0
@@ -232,18 +391,259 @@ TEXT ·set2RowsWasm(SB), NOSPLIT, $0-72
 		End
 		Get R1
 		Get R2
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R1
 		Get R7
 		Get R8
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R7
 		Get R0
-		I64Const $1
+		I64Const $2
 		I64Sub
 		Set R0
 		Br $0
 	End
+	End
+	Block
+		Get R0
+		I64Eqz
+		BrIf $0
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
 	End
 	RET
 
@@ -278,7 +678,8 @@ TEXT ·set2BiasRowsWasm(SB), NOSPLIT, $0-80
 	Block
 	Loop
 		Get R0
-		I64Eqz
+		I64Const $2
+		I64LtU
 		BrIf $1
 		Get R1
 		I32WrapI64
@@ -290,6 +691,20 @@ TEXT ·set2BiasRowsWasm(SB), NOSPLIT, $0-80
 		I32WrapI64
 		F32Load $0
 		Set F1
+		Get R1
+		Get R2
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F4
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F5
 		Get R7
 		Set R10
 		Get R4
@@ -308,148 +723,308 @@ TEXT ·set2BiasRowsWasm(SB), NOSPLIT, $0-80
 			I64Const $8
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $0
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $0
 			Get R11
 			I32WrapI64
 			F32Load $4
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $4
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $4
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $4
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $4
 			Get R11
 			I32WrapI64
 			F32Load $8
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $8
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $8
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $8
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $8
 			Get R11
 			I32WrapI64
 			F32Load $12
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $12
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $12
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $12
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $12
 			Get R11
 			I32WrapI64
 			F32Load $16
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $16
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $16
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $16
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $16
 			Get R11
 			I32WrapI64
 			F32Load $20
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $20
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $20
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $20
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $20
 			Get R11
 			I32WrapI64
 			F32Load $24
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $24
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $24
-			F32Add
-			F32Store $24
+			Set F12
 			Get R10
 			I32WrapI64
 			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $24
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $24
 			Get R11
 			I32WrapI64
 			F32Load $28
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $28
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $28
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $28
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $28
 			Get R10
@@ -481,22 +1056,42 @@ TEXT ·set2BiasRowsWasm(SB), NOSPLIT, $0-80
 			I64Const $1
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $0
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			F32Store $0
 			Get R10
@@ -524,18 +1119,323 @@ TEXT ·set2BiasRowsWasm(SB), NOSPLIT, $0-80
 		End
 		Get R1
 		Get R2
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R1
 		Get R7
 		Get R8
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R7
 		Get R0
-		I64Const $1
+		I64Const $2
 		I64Sub
 		Set R0
 		Br $0
 	End
+	End
+	Block
+		Get R0
+		I64Eqz
+		BrIf $0
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R14
+		Set R13
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $4
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $8
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $12
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $16
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $20
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $24
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $28
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R13
+			I64Const $32
+			I64Add
+			Set R13
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R13
+			I64Const $4
+			I64Add
+			Set R13
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
 	End
 	RET
 
@@ -569,7 +1469,8 @@ TEXT ·set2ReLURowsWasm(SB), NOSPLIT, $0-72
 	Block
 	Loop
 		Get R0
-		I64Eqz
+		I64Const $2
+		I64LtU
 		BrIf $1
 		Get R1
 		I32WrapI64
@@ -581,6 +1482,20 @@ TEXT ·set2ReLURowsWasm(SB), NOSPLIT, $0-72
 		I32WrapI64
 		F32Load $0
 		Set F1
+		Get R1
+		Get R2
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F4
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F5
 		Get R7
 		Set R10
 		Get R4
@@ -597,165 +1512,389 @@ TEXT ·set2ReLURowsWasm(SB), NOSPLIT, $0-72
 			I64Const $8
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			F32Const $(0.0)
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $4
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $4
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $4
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $8
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $8
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $8
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $12
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $12
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $12
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $16
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $16
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $16
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $20
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $20
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $20
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $24
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $24
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
-			F32Store $24
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
 			Get R10
 			I32WrapI64
-			F32Const $(0.0)
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $28
+			Get F8
 			F32Mul
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $28
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $28
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $28
 			Get R10
 			I64Const $32
@@ -782,25 +1921,53 @@ TEXT ·set2ReLURowsWasm(SB), NOSPLIT, $0-72
 			I64Const $1
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			F32Const $(0.0)
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R10
 			I64Const $4
@@ -823,18 +1990,340 @@ TEXT ·set2ReLURowsWasm(SB), NOSPLIT, $0-72
 		End
 		Get R1
 		Get R2
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R1
 		Get R7
 		Get R8
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R7
 		Get R0
-		I64Const $1
+		I64Const $2
 		I64Sub
 		Set R0
 		Br $0
 	End
+	End
+	Block
+		Get R0
+		I64Eqz
+		BrIf $0
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
 	End
 	RET
 
@@ -869,7 +2358,8 @@ TEXT ·set2BiasReLURowsWasm(SB), NOSPLIT, $0-80
 	Block
 	Loop
 		Get R0
-		I64Eqz
+		I64Const $2
+		I64LtU
 		BrIf $1
 		Get R1
 		I32WrapI64
@@ -881,6 +2371,20 @@ TEXT ·set2BiasReLURowsWasm(SB), NOSPLIT, $0-80
 		I32WrapI64
 		F32Load $0
 		Set F1
+		Get R1
+		Get R2
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F4
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F5
 		Get R7
 		Set R10
 		Get R4
@@ -899,197 +2403,453 @@ TEXT ·set2BiasReLURowsWasm(SB), NOSPLIT, $0-80
 			I64Const $8
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			F32Const $(0.0)
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $4
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $4
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
-			Get R13
-			I32WrapI64
-			F32Load $4
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $4
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $4
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $8
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $8
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
-			Get R13
-			I32WrapI64
-			F32Load $8
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $8
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $8
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $12
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $12
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
-			Get R13
-			I32WrapI64
-			F32Load $12
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $12
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $12
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $16
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $16
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
-			Get R13
-			I32WrapI64
-			F32Load $16
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $16
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $16
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $20
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $20
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
-			Get R13
-			I32WrapI64
-			F32Load $20
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $20
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $20
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $24
+			Get F4
+			Get F8
 			F32Mul
-			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $24
+			Get F5
+			Get F9
 			F32Mul
 			F32Add
-			Get R13
-			I32WrapI64
-			F32Load $24
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
-			F32Store $24
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $24
+			Set F12
 			Get R10
 			I32WrapI64
-			F32Const $(0.0)
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $28
+			Get F8
 			F32Mul
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $28
+			Get F9
 			F32Mul
 			F32Add
-			Get R13
-			I32WrapI64
-			F32Load $28
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $28
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $28
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $28
 			Get R10
 			I64Const $32
@@ -1120,29 +2880,61 @@ TEXT ·set2BiasReLURowsWasm(SB), NOSPLIT, $0-80
 			I64Const $1
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			F32Const $(0.0)
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			F32Add
+			Set F9
 			Get R13
 			I32WrapI64
 			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
 			F32Add
 			Tee F15
+			I32ReinterpretF32
 			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R10
 			I64Const $4
@@ -1169,18 +2961,404 @@ TEXT ·set2BiasReLURowsWasm(SB), NOSPLIT, $0-80
 		End
 		Get R1
 		Get R2
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R1
 		Get R7
 		Get R8
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R7
 		Get R0
-		I64Const $1
+		I64Const $2
 		I64Sub
 		Set R0
 		Br $0
 	End
+	End
+	Block
+		Get R0
+		I64Eqz
+		BrIf $0
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R14
+		Set R13
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $4
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $8
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $12
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $16
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $20
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $24
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $28
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R13
+			I64Const $32
+			I64Add
+			Set R13
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F12
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F12
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R13
+			I64Const $4
+			I64Add
+			Set R13
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
 	End
 	RET
 
@@ -1220,7 +3398,8 @@ TEXT ·set2MaskRowsWasm(SB), NOSPLIT, $0-88
 	Block
 	Loop
 		Get R0
-		I64Eqz
+		I64Const $2
+		I64LtU
 		BrIf $1
 		Get R1
 		I32WrapI64
@@ -1232,6 +3411,20 @@ TEXT ·set2MaskRowsWasm(SB), NOSPLIT, $0-88
 		I32WrapI64
 		F32Load $0
 		Set F1
+		Get R1
+		Get R2
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F4
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F5
 		Get R7
 		Set R10
 		Get R4
@@ -1250,173 +3443,421 @@ TEXT ·set2MaskRowsWasm(SB), NOSPLIT, $0-88
 			I64Const $8
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $0
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
 			Get R11
 			I32WrapI64
 			F32Load $4
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $4
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $4
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $4
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $4
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $4
 			Get R11
 			I32WrapI64
 			F32Load $8
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $8
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $8
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $8
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $8
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $8
 			Get R11
 			I32WrapI64
 			F32Load $12
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $12
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $12
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $12
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $12
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $12
 			Get R11
 			I32WrapI64
 			F32Load $16
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $16
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $16
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $16
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $16
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $16
 			Get R11
 			I32WrapI64
 			F32Load $20
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $20
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $20
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $20
 			Get R10
+			Get R8
+			I64Add
 			I32WrapI64
-			Get F0
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $20
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $20
 			Get R11
 			I32WrapI64
 			F32Load $24
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $24
-			F32Mul
-			F32Add
-			F32Const $(0.0)
-			Get R13
-			I32WrapI64
-			F32Load $24
-			F32Const $(0.0)
-			F32Gt
-			Select
-			F32Store $24
+			Set F9
 			Get R10
 			I32WrapI64
 			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $24
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $24
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
 			Get R11
 			I32WrapI64
 			F32Load $28
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $28
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $28
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $28
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $28
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $28
 			Get R10
 			I64Const $32
@@ -1447,26 +3888,57 @@ TEXT ·set2MaskRowsWasm(SB), NOSPLIT, $0-88
 			I64Const $1
 			I64LtU
 			BrIf $1
-			Get R10
-			I32WrapI64
-			Get F0
 			Get R11
 			I32WrapI64
 			F32Load $0
-			F32Mul
-			Get F1
+			Set F8
 			Get R12
 			I32WrapI64
 			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
 			F32Mul
 			F32Add
-			F32Const $(0.0)
+			I32ReinterpretF32
+			I32Const $0
 			Get R13
 			I32WrapI64
 			F32Load $0
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F4
+			Get F8
+			F32Mul
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			Get R15
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R10
 			I64Const $4
@@ -1493,22 +3965,365 @@ TEXT ·set2MaskRowsWasm(SB), NOSPLIT, $0-88
 		End
 		Get R1
 		Get R2
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R1
 		Get R7
 		Get R8
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R7
 		Get R14
 		Get R15
+		I64Const $1
+		I64Shl
 		I64Add
 		Set R14
 		Get R0
-		I64Const $1
+		I64Const $2
 		I64Sub
 		Set R0
 		Br $0
 	End
+	End
+	Block
+		Get R0
+		I64Eqz
+		BrIf $0
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R14
+		Set R13
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $4
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $8
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $12
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $16
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $20
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $24
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $28
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R13
+			I64Const $32
+			I64Add
+			Set R13
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R10
+			I32WrapI64
+			Get F0
+			Get F8
+			F32Mul
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			I32ReinterpretF32
+			I32Const $0
+			Get R13
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R13
+			I64Const $4
+			I64Add
+			Set R13
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
 	End
 	RET
 
@@ -1542,8 +4357,756 @@ TEXT ·add4RowsWasm(SB), NOSPLIT, $0-72
 	Block
 	Loop
 		Get R0
-		I64Eqz
+		I64Const $2
+		I64LtU
 		BrIf $1
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Set F0
+		Get R1
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F1
+		Get R1
+		Get R3
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F2
+		Get R1
+		Get R3
+		I64Add
+		Get R3
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F3
+		Get R1
+		Get R2
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F4
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F5
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F6
+		Get R1
+		Get R2
+		I64Add
+		Get R3
+		I64Add
+		Get R3
+		I64Add
+		Get R3
+		I64Add
+		I32WrapI64
+		F32Load $0
+		Set F7
+		Get R7
+		Set R10
+		Get R4
+		Set R11
+		Get R11
+		Get R5
+		I64Add
+		Set R12
+		Get R12
+		Get R5
+		I64Add
+		Set R13
+		Get R13
+		Get R5
+		I64Add
+		Set R14
+		Get R6
+		Set R9
+		Block
+		Loop
+			Get R9
+			I64Const $8
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $0
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $0
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $0
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $4
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $4
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $4
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $4
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $4
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $8
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $8
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $8
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $8
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $8
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $12
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $12
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $12
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $12
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $12
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $16
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $16
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $16
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $16
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $16
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $20
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $20
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $20
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $20
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $20
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $24
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $24
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $24
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $24
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $24
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $28
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $28
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $28
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $28
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $28
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $28
+			Get R10
+			I64Const $32
+			I64Add
+			Set R10
+			Get R11
+			I64Const $32
+			I64Add
+			Set R11
+			Get R12
+			I64Const $32
+			I64Add
+			Set R12
+			Get R13
+			I64Const $32
+			I64Add
+			Set R13
+			Get R14
+			I64Const $32
+			I64Add
+			Set R14
+			Get R9
+			I64Const $8
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Block
+		Loop
+			Get R9
+			I64Const $1
+			I64LtU
+			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $0
+			Set F11
+			Get R10
+			I32WrapI64
+			Get R10
+			I32WrapI64
+			F32Load $0
+			Get F0
+			Get F8
+			F32Mul
+			F32Add
+			Get F1
+			Get F9
+			F32Mul
+			F32Add
+			Get F2
+			Get F10
+			F32Mul
+			F32Add
+			Get F3
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $0
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			Get R10
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			Get F4
+			Get F8
+			F32Mul
+			F32Add
+			Get F5
+			Get F9
+			F32Mul
+			F32Add
+			Get F6
+			Get F10
+			F32Mul
+			F32Add
+			Get F7
+			Get F11
+			F32Mul
+			F32Add
+			F32Store $0
+			Get R10
+			I64Const $4
+			I64Add
+			Set R10
+			Get R11
+			I64Const $4
+			I64Add
+			Set R11
+			Get R12
+			I64Const $4
+			I64Add
+			Set R12
+			Get R13
+			I64Const $4
+			I64Add
+			Set R13
+			Get R14
+			I64Const $4
+			I64Add
+			Set R14
+			Get R9
+			I64Const $1
+			I64Sub
+			Set R9
+			Br $0
+		End
+		End
+		Get R1
+		Get R2
+		I64Const $1
+		I64Shl
+		I64Add
+		Set R1
+		Get R7
+		Get R8
+		I64Const $1
+		I64Shl
+		I64Add
+		Set R7
+		Get R0
+		I64Const $2
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	Block
+		Get R0
+		I64Eqz
+		BrIf $0
 		Get R1
 		I32WrapI64
 		F32Load $0
@@ -1596,243 +5159,307 @@ TEXT ·add4RowsWasm(SB), NOSPLIT, $0-72
 			I64Const $8
 			I64LtU
 			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $0
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $0
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $0
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $0
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $0
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $0
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $0
+			Get R11
+			I32WrapI64
+			F32Load $4
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $4
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $4
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $4
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $4
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $4
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $4
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $4
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $4
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $4
+			Get R11
+			I32WrapI64
+			F32Load $8
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $8
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $8
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $8
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $8
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $8
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $8
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $8
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $8
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $8
+			Get R11
+			I32WrapI64
+			F32Load $12
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $12
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $12
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $12
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $12
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $12
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $12
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $12
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $12
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $12
+			Get R11
+			I32WrapI64
+			F32Load $16
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $16
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $16
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $16
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $16
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $16
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $16
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $16
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $16
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $16
+			Get R11
+			I32WrapI64
+			F32Load $20
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $20
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $20
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $20
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $20
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $20
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $20
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $20
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $20
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $20
+			Get R11
+			I32WrapI64
+			F32Load $24
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $24
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $24
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $24
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $24
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $24
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $24
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $24
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $24
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $24
+			Get R11
+			I32WrapI64
+			F32Load $28
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $28
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $28
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $28
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $28
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $28
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $28
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $28
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $28
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $28
@@ -1869,33 +5496,41 @@ TEXT ·add4RowsWasm(SB), NOSPLIT, $0-72
 			I64Const $1
 			I64LtU
 			BrIf $1
+			Get R11
+			I32WrapI64
+			F32Load $0
+			Set F8
+			Get R12
+			I32WrapI64
+			F32Load $0
+			Set F9
+			Get R13
+			I32WrapI64
+			F32Load $0
+			Set F10
+			Get R14
+			I32WrapI64
+			F32Load $0
+			Set F11
 			Get R10
 			I32WrapI64
 			Get R10
 			I32WrapI64
 			F32Load $0
 			Get F0
-			Get R11
-			I32WrapI64
-			F32Load $0
+			Get F8
 			F32Mul
 			F32Add
 			Get F1
-			Get R12
-			I32WrapI64
-			F32Load $0
+			Get F9
 			F32Mul
 			F32Add
 			Get F2
-			Get R13
-			I32WrapI64
-			F32Load $0
+			Get F10
 			F32Mul
 			F32Add
 			Get F3
-			Get R14
-			I32WrapI64
-			F32Load $0
+			Get F11
 			F32Mul
 			F32Add
 			F32Store $0
@@ -1926,20 +5561,6 @@ TEXT ·add4RowsWasm(SB), NOSPLIT, $0-72
 			Br $0
 		End
 		End
-		Get R1
-		Get R2
-		I64Add
-		Set R1
-		Get R7
-		Get R8
-		I64Add
-		Set R7
-		Get R0
-		I64Const $1
-		I64Sub
-		Set R0
-		Br $0
-	End
 	End
 	RET
 
@@ -1949,35 +5570,13 @@ TEXT ·dotRowsWasm(SB), NOSPLIT, $0-80
 	MOVD a+32(FP), R1
 	MOVD c+64(FP), R3
 	F32Load alpha+24(FP)
-	Set F8
+	Set F14
 	Block
 	Loop
 		Get R0
-		I64Const $0
-		I64LeS
+		I64Const $4
+		I64LtS
 		BrIf $1
-		Get R1
-		I64Load lda+40(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R2
-		Get R3
-		I64Load ldc+72(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R4
 		MOVD b+48(FP), R6
 		MOVD n+8(FP), R5
 		I64Const $0
@@ -2007,14 +5606,53 @@ TEXT ·dotRowsWasm(SB), NOSPLIT, $0-80
 			Set F2
 			F32Const $(0.0)
 			Set F3
+			F32Const $(0.0)
+			Set F4
+			F32Const $(0.0)
+			Set F5
+			F32Const $(0.0)
+			Set F6
+			F32Const $(0.0)
+			Set F7
 			Get R1
 			Set R10
-			Get R2
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
 			Set R11
-			Get R6
+			Get R11
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
 			Set R12
-			Get R7
+			Get R12
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
 			Set R13
+			Get R6
+			Set R2
+			Get R7
+			Set R4
 			MOVD k+16(FP), R9
 			Block
 			Loop
@@ -2025,163 +5663,299 @@ TEXT ·dotRowsWasm(SB), NOSPLIT, $0-80
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $4
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $4
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $4
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $4
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $8
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $8
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $8
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $8
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $12
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $12
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $12
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $12
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
 				Get R10
 				I64Const $16
 				I64Add
@@ -2214,43 +5988,83 @@ TEXT ·dotRowsWasm(SB), NOSPLIT, $0-80
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
 				Get R10
 				I64Const $4
 				I64Add
@@ -2283,42 +6097,109 @@ TEXT ·dotRowsWasm(SB), NOSPLIT, $0-80
 			Select
 			I64Add
 			Set R10
-			Get R4
-			Get R10
-			I64Add
-			I32WrapI64
-			Get F8
-			Get F3
-			F32Mul
-			F32Store $0
-			Get R4
-			Get R8
-			I64Add
-			I32WrapI64
-			Get F8
-			Get F2
-			F32Mul
-			F32Store $0
 			Get R3
+			Set R11
+			Get R11
 			Get R10
 			I64Add
 			I32WrapI64
-			Get F8
+			Get F14
 			Get F1
 			F32Mul
 			F32Store $0
-			Get R3
+			Get R11
 			Get R8
 			I64Add
 			I32WrapI64
-			Get F8
+			Get F14
 			Get F0
+			F32Mul
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F5
+			F32Mul
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F4
+			F32Mul
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F7
+			F32Mul
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F6
 			F32Mul
 			F32Store $0
 			Get R6
 			I64Load ldb+56(FP)
-			I64Const $3
-			I64Shl
+			I64Const $8
+			I64Mul
 			I64Add
 			Set R6
 			Get R8
@@ -2334,14 +6215,415 @@ TEXT ·dotRowsWasm(SB), NOSPLIT, $0-80
 		End
 		Get R1
 		I64Load lda+40(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
 		I64Add
 		Set R1
 		Get R3
 		I64Load ldc+72(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
+		I64Add
+		Set R3
+		Get R0
+		I64Const $4
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	Block
+	Loop
+		Get R0
+		I64Const $1
+		I64LtS
+		BrIf $1
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R6
+			Set R2
+			Get R7
+			Set R4
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R3
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F1
+			F32Mul
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F0
+			F32Mul
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $8
+			I64Mul
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $8
+		I64Mul
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+72(FP)
+		I64Const $8
+		I64Mul
 		I64Add
 		Set R3
 		Get R0
@@ -2360,35 +6642,13 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 	MOVD c+72(FP), R3
 	MOVD bias+64(FP), R14
 	F32Load alpha+24(FP)
-	Set F8
+	Set F14
 	Block
 	Loop
 		Get R0
-		I64Const $0
-		I64LeS
+		I64Const $4
+		I64LtS
 		BrIf $1
-		Get R1
-		I64Load lda+40(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R2
-		Get R3
-		I64Load ldc+80(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R4
 		MOVD b+48(FP), R6
 		MOVD n+8(FP), R5
 		I64Const $0
@@ -2418,14 +6678,53 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 			Set F2
 			F32Const $(0.0)
 			Set F3
+			F32Const $(0.0)
+			Set F4
+			F32Const $(0.0)
+			Set F5
+			F32Const $(0.0)
+			Set F6
+			F32Const $(0.0)
+			Set F7
 			Get R1
 			Set R10
-			Get R2
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
 			Set R11
-			Get R6
+			Get R11
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
 			Set R12
-			Get R7
+			Get R12
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
 			Set R13
+			Get R6
+			Set R2
+			Get R7
+			Set R4
 			MOVD k+16(FP), R9
 			Block
 			Loop
@@ -2436,163 +6735,299 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $4
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $4
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $4
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $4
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $8
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $8
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $8
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $8
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $12
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $12
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $12
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $12
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
 				Get R10
 				I64Const $16
 				I64Add
@@ -2625,43 +7060,83 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
 				Get R10
 				I64Const $4
 				I64Add
@@ -2694,39 +7169,13 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 			Select
 			I64Add
 			Set R10
-			Get R4
-			Get R10
-			I64Add
-			I32WrapI64
-			Get F8
-			Get F3
-			F32Mul
-			Get R14
-			Get R10
-			I64Add
-			I32WrapI64
-			F32Load $0
-			F32Add
-			F32Store $0
-			Get R4
-			Get R8
-			I64Add
-			I32WrapI64
-			Get F8
-			Get F2
-			F32Mul
-			Get R14
-			Get R8
-			I64Add
-			I32WrapI64
-			F32Load $0
-			F32Add
-			F32Store $0
 			Get R3
+			Set R11
+			Get R11
 			Get R10
 			I64Add
 			I32WrapI64
-			Get F8
+			Get F14
 			Get F1
 			F32Mul
 			Get R14
@@ -2736,12 +7185,129 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 			F32Load $0
 			F32Add
 			F32Store $0
-			Get R3
+			Get R11
 			Get R8
 			I64Add
 			I32WrapI64
-			Get F8
+			Get F14
 			Get F0
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F5
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F4
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F7
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F6
 			F32Mul
 			Get R14
 			Get R8
@@ -2752,8 +7318,8 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 			F32Store $0
 			Get R6
 			I64Load ldb+56(FP)
-			I64Const $3
-			I64Shl
+			I64Const $8
+			I64Mul
 			I64Add
 			Set R6
 			Get R8
@@ -2769,14 +7335,439 @@ TEXT ·dotBiasRowsWasm(SB), NOSPLIT, $0-88
 		End
 		Get R1
 		I64Load lda+40(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
 		I64Add
 		Set R1
 		Get R3
 		I64Load ldc+80(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
+		I64Add
+		Set R3
+		Get R0
+		I64Const $4
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	Block
+	Loop
+		Get R0
+		I64Const $1
+		I64LtS
+		BrIf $1
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R6
+			Set R2
+			Get R7
+			Set R4
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R3
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F1
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F0
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $8
+			I64Mul
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $8
+		I64Mul
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+80(FP)
+		I64Const $8
+		I64Mul
 		I64Add
 		Set R3
 		Get R0
@@ -2794,35 +7785,13 @@ TEXT ·dotReLURowsWasm(SB), NOSPLIT, $0-80
 	MOVD a+32(FP), R1
 	MOVD c+64(FP), R3
 	F32Load alpha+24(FP)
-	Set F8
+	Set F14
 	Block
 	Loop
 		Get R0
-		I64Const $0
-		I64LeS
+		I64Const $4
+		I64LtS
 		BrIf $1
-		Get R1
-		I64Load lda+40(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R2
-		Get R3
-		I64Load ldc+72(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R4
 		MOVD b+48(FP), R6
 		MOVD n+8(FP), R5
 		I64Const $0
@@ -2852,14 +7821,53 @@ TEXT ·dotReLURowsWasm(SB), NOSPLIT, $0-80
 			Set F2
 			F32Const $(0.0)
 			Set F3
+			F32Const $(0.0)
+			Set F4
+			F32Const $(0.0)
+			Set F5
+			F32Const $(0.0)
+			Set F6
+			F32Const $(0.0)
+			Set F7
 			Get R1
 			Set R10
-			Get R2
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
 			Set R11
-			Get R6
+			Get R11
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
 			Set R12
-			Get R7
+			Get R12
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
 			Set R13
+			Get R6
+			Set R2
+			Get R7
+			Set R4
 			MOVD k+16(FP), R9
 			Block
 			Loop
@@ -2870,163 +7878,299 @@ TEXT ·dotReLURowsWasm(SB), NOSPLIT, $0-80
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $4
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $4
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $4
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $4
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $8
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $8
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $8
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $8
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $12
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $12
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $12
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $12
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
 				Get R10
 				I64Const $16
 				I64Add
@@ -3059,43 +8203,83 @@ TEXT ·dotReLURowsWasm(SB), NOSPLIT, $0-80
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
 				Get R10
 				I64Const $4
 				I64Add
@@ -3128,66 +8312,181 @@ TEXT ·dotReLURowsWasm(SB), NOSPLIT, $0-80
 			Select
 			I64Add
 			Set R10
-			Get R4
-			Get R10
-			I64Add
-			I32WrapI64
-			F32Const $(0.0)
-			Get F8
-			Get F3
-			F32Mul
-			Tee F9
-			Get F9
-			F32Const $(0.0)
-			F32Lt
-			Select
-			F32Store $0
-			Get R4
-			Get R8
-			I64Add
-			I32WrapI64
-			F32Const $(0.0)
-			Get F8
-			Get F2
-			F32Mul
-			Tee F9
-			Get F9
-			F32Const $(0.0)
-			F32Lt
-			Select
-			F32Store $0
 			Get R3
+			Set R11
+			Get R11
 			Get R10
 			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F8
+			Get F14
 			Get F1
 			F32Mul
-			Tee F9
-			Get F9
+			Tee F15
+			I32ReinterpretF32
+			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
-			Get R3
+			Get R11
 			Get R8
 			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F8
+			Get F14
 			Get F0
 			F32Mul
-			Tee F9
-			Get F9
+			Tee F15
+			I32ReinterpretF32
+			Get F15
 			F32Const $(0.0)
 			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
 			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F5
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F4
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F7
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F6
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R6
 			I64Load ldb+56(FP)
-			I64Const $3
-			I64Shl
+			I64Const $8
+			I64Mul
 			I64Add
 			Set R6
 			Get R8
@@ -3203,14 +8502,451 @@ TEXT ·dotReLURowsWasm(SB), NOSPLIT, $0-80
 		End
 		Get R1
 		I64Load lda+40(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
 		I64Add
 		Set R1
 		Get R3
 		I64Load ldc+72(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
+		I64Add
+		Set R3
+		Get R0
+		I64Const $4
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	Block
+	Loop
+		Get R0
+		I64Const $1
+		I64LtS
+		BrIf $1
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R6
+			Set R2
+			Get R7
+			Set R4
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R3
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F1
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F0
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $8
+			I64Mul
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $8
+		I64Mul
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+72(FP)
+		I64Const $8
+		I64Mul
 		I64Add
 		Set R3
 		Get R0
@@ -3229,35 +8965,13 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 	MOVD c+72(FP), R3
 	MOVD bias+64(FP), R14
 	F32Load alpha+24(FP)
-	Set F8
+	Set F14
 	Block
 	Loop
 		Get R0
-		I64Const $0
-		I64LeS
+		I64Const $4
+		I64LtS
 		BrIf $1
-		Get R1
-		I64Load lda+40(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R2
-		Get R3
-		I64Load ldc+80(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R4
 		MOVD b+48(FP), R6
 		MOVD n+8(FP), R5
 		I64Const $0
@@ -3287,14 +9001,53 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 			Set F2
 			F32Const $(0.0)
 			Set F3
+			F32Const $(0.0)
+			Set F4
+			F32Const $(0.0)
+			Set F5
+			F32Const $(0.0)
+			Set F6
+			F32Const $(0.0)
+			Set F7
 			Get R1
 			Set R10
-			Get R2
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
 			Set R11
-			Get R6
+			Get R11
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
 			Set R12
-			Get R7
+			Get R12
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
 			Set R13
+			Get R6
+			Set R2
+			Get R7
+			Set R4
 			MOVD k+16(FP), R9
 			Block
 			Loop
@@ -3305,163 +9058,299 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $4
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $4
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $4
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $4
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $8
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $8
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $8
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $8
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $12
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $12
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $12
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $12
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
 				Get R10
 				I64Const $16
 				I64Add
@@ -3494,43 +9383,83 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
 				Get R10
 				I64Const $4
 				I64Add
@@ -3563,52 +9492,13 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 			Select
 			I64Add
 			Set R10
-			Get R4
-			Get R10
-			I64Add
-			I32WrapI64
-			F32Const $(0.0)
-			Get F8
-			Get F3
-			F32Mul
-			Get R14
-			Get R10
-			I64Add
-			I32WrapI64
-			F32Load $0
-			F32Add
-			Tee F9
-			Get F9
-			F32Const $(0.0)
-			F32Lt
-			Select
-			F32Store $0
-			Get R4
-			Get R8
-			I64Add
-			I32WrapI64
-			F32Const $(0.0)
-			Get F8
-			Get F2
-			F32Mul
-			Get R14
-			Get R8
-			I64Add
-			I32WrapI64
-			F32Load $0
-			F32Add
-			Tee F9
-			Get F9
-			F32Const $(0.0)
-			F32Lt
-			Select
-			F32Store $0
 			Get R3
+			Set R11
+			Get R11
 			Get R10
 			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F8
+			Get F14
 			Get F1
 			F32Mul
 			Get R14
@@ -3617,18 +9507,21 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 			I32WrapI64
 			F32Load $0
 			F32Add
-			Tee F9
-			Get F9
+			Tee F15
+			I32ReinterpretF32
+			Get F15
 			F32Const $(0.0)
 			F32Lt
-			Select
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
-			Get R3
+			Get R11
 			Get R8
 			I64Add
 			I32WrapI64
-			F32Const $(0.0)
-			Get F8
+			Get F14
 			Get F0
 			F32Mul
 			Get R14
@@ -3637,16 +9530,191 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 			I32WrapI64
 			F32Load $0
 			F32Add
-			Tee F9
-			Get F9
+			Tee F15
+			I32ReinterpretF32
+			Get F15
 			F32Const $(0.0)
 			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
 			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F5
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F4
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F7
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F6
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R6
 			I64Load ldb+56(FP)
-			I64Const $3
-			I64Shl
+			I64Const $8
+			I64Mul
 			I64Add
 			Set R6
 			Get R8
@@ -3662,14 +9730,475 @@ TEXT ·dotBiasReLURowsWasm(SB), NOSPLIT, $0-88
 		End
 		Get R1
 		I64Load lda+40(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
 		I64Add
 		Set R1
 		Get R3
 		I64Load ldc+80(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
+		I64Add
+		Set R3
+		Get R0
+		I64Const $4
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	Block
+	Loop
+		Get R0
+		I64Const $1
+		I64LtS
+		BrIf $1
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R6
+			Set R2
+			Get R7
+			Set R4
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R3
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F1
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F0
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+80(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			Get R14
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			Get R14
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Add
+			Tee F15
+			I32ReinterpretF32
+			Get F15
+			F32Const $(0.0)
+			F32Lt
+			I32Const $1
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $8
+			I64Mul
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $8
+		I64Mul
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+80(FP)
+		I64Const $8
+		I64Mul
 		I64Add
 		Set R3
 		Get R0
@@ -3688,46 +10217,13 @@ TEXT ·dotMaskRowsWasm(SB), NOSPLIT, $0-96
 	MOVD c+80(FP), R3
 	MOVD y+64(FP), R14
 	F32Load alpha+24(FP)
-	Set F8
+	Set F14
 	Block
 	Loop
 		Get R0
-		I64Const $0
-		I64LeS
+		I64Const $4
+		I64LtS
 		BrIf $1
-		Get R1
-		I64Load lda+40(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R2
-		Get R3
-		I64Load ldc+88(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R4
-		Get R14
-		I64Load ldy+72(FP)
-		I64Const $2
-		I64Shl
-		I64Const $0
-		Get R0
-		I64Const $2
-		I64GeS
-		Select
-		I64Add
-		Set R15
 		MOVD b+48(FP), R6
 		MOVD n+8(FP), R5
 		I64Const $0
@@ -3757,14 +10253,53 @@ TEXT ·dotMaskRowsWasm(SB), NOSPLIT, $0-96
 			Set F2
 			F32Const $(0.0)
 			Set F3
+			F32Const $(0.0)
+			Set F4
+			F32Const $(0.0)
+			Set F5
+			F32Const $(0.0)
+			Set F6
+			F32Const $(0.0)
+			Set F7
 			Get R1
 			Set R10
-			Get R2
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
 			Set R11
-			Get R6
+			Get R11
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
 			Set R12
-			Get R7
+			Get R12
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
 			Set R13
+			Get R6
+			Set R2
+			Get R7
+			Set R4
 			MOVD k+16(FP), R9
 			Block
 			Loop
@@ -3775,163 +10310,299 @@ TEXT ·dotMaskRowsWasm(SB), NOSPLIT, $0-96
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $4
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $4
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $4
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $4
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $8
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $8
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $8
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $8
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
 				Get R10
 				I32WrapI64
 				F32Load $12
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $12
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $12
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $12
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
 				Get R10
 				I64Const $16
 				I64Add
@@ -3964,43 +10635,83 @@ TEXT ·dotMaskRowsWasm(SB), NOSPLIT, $0-96
 				Get R10
 				I32WrapI64
 				F32Load $0
-				Set F4
+				Set F8
 				Get R11
 				I32WrapI64
 				F32Load $0
-				Set F5
+				Set F9
 				Get R12
 				I32WrapI64
 				F32Load $0
-				Set F6
+				Set F10
 				Get R13
 				I32WrapI64
 				F32Load $0
-				Set F7
+				Set F11
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
 				Get F0
-				Get F4
-				Get F6
+				Get F8
+				Get F12
 				F32Mul
 				F32Add
 				Set F0
 				Get F1
-				Get F4
-				Get F7
+				Get F8
+				Get F13
 				F32Mul
 				F32Add
 				Set F1
 				Get F2
-				Get F5
-				Get F6
+				Get F9
+				Get F12
 				F32Mul
 				F32Add
 				Set F2
 				Get F3
-				Get F5
-				Get F7
+				Get F9
+				Get F13
 				F32Mul
 				F32Add
 				Set F3
+				Get F4
+				Get F10
+				Get F12
+				F32Mul
+				F32Add
+				Set F4
+				Get F5
+				Get F10
+				Get F13
+				F32Mul
+				F32Add
+				Set F5
+				Get F6
+				Get F11
+				Get F12
+				F32Mul
+				F32Add
+				Set F6
+				Get F7
+				Get F11
+				Get F13
+				F32Mul
+				F32Add
+				Set F7
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
 				Get R10
 				I64Const $4
 				I64Add
@@ -4033,78 +10744,240 @@ TEXT ·dotMaskRowsWasm(SB), NOSPLIT, $0-96
 			Select
 			I64Add
 			Set R10
-			Get R4
-			Get R10
-			I64Add
-			I32WrapI64
-			Get F8
-			Get F3
-			F32Mul
-			F32Const $(0.0)
-			Get R15
-			Get R10
-			I64Add
-			I32WrapI64
-			F32Load $0
-			F32Const $(0.0)
-			F32Gt
-			Select
-			F32Store $0
-			Get R4
-			Get R8
-			I64Add
-			I32WrapI64
-			Get F8
-			Get F2
-			F32Mul
-			F32Const $(0.0)
-			Get R15
-			Get R8
-			I64Add
-			I32WrapI64
-			F32Load $0
-			F32Const $(0.0)
-			F32Gt
-			Select
-			F32Store $0
 			Get R3
+			Set R11
+			Get R14
+			Set R12
+			Get R11
 			Get R10
 			I64Add
 			I32WrapI64
-			Get F8
+			Get F14
 			Get F1
 			F32Mul
-			F32Const $(0.0)
-			Get R14
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
 			Get R10
 			I64Add
 			I32WrapI64
 			F32Load $0
 			F32Const $(0.0)
 			F32Gt
-			Select
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
-			Get R3
+			Get R11
 			Get R8
 			I64Add
 			I32WrapI64
-			Get F8
+			Get F14
 			Get F0
 			F32Mul
-			F32Const $(0.0)
-			Get R14
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
 			Get R8
 			I64Add
 			I32WrapI64
 			F32Load $0
 			F32Const $(0.0)
 			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+88(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
 			Select
+			I64Add
+			Set R11
+			Get R12
+			I64Load ldy+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R12
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+88(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R12
+			I64Load ldy+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $3
+			I64GeS
+			Select
+			I64Add
+			Set R12
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F5
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F4
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+88(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R12
+			I64Load ldy+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $4
+			I64GeS
+			Select
+			I64Add
+			Set R12
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F7
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F6
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
 			F32Store $0
 			Get R6
 			I64Load ldb+56(FP)
-			I64Const $3
-			I64Shl
+			I64Const $8
+			I64Mul
 			I64Add
 			Set R6
 			Get R8
@@ -4120,20 +10993,488 @@ TEXT ·dotMaskRowsWasm(SB), NOSPLIT, $0-96
 		End
 		Get R1
 		I64Load lda+40(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
 		I64Add
 		Set R1
 		Get R3
 		I64Load ldc+88(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
 		I64Add
 		Set R3
 		Get R14
 		I64Load ldy+72(FP)
-		I64Const $3
-		I64Shl
+		I64Const $16
+		I64Mul
+		I64Add
+		Set R14
+		Get R0
+		I64Const $4
+		I64Sub
+		Set R0
+		Br $0
+	End
+	End
+	Block
+	Loop
+		Get R0
+		I64Const $1
+		I64LtS
+		BrIf $1
+		MOVD b+48(FP), R6
+		MOVD n+8(FP), R5
+		I64Const $0
+		Set R8
+		Block
+		Loop
+			Get R5
+			I64Const $0
+			I64LeS
+			BrIf $1
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R7
+			F32Const $(0.0)
+			Set F0
+			F32Const $(0.0)
+			Set F1
+			F32Const $(0.0)
+			Set F2
+			F32Const $(0.0)
+			Set F3
+			Get R1
+			Set R10
+			Get R10
+			I64Load lda+40(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R6
+			Set R2
+			Get R7
+			Set R4
+			MOVD k+16(FP), R9
+			Block
+			Loop
+				Get R9
+				I64Const $4
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $4
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $4
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $4
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $4
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $8
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $8
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $8
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $8
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R10
+				I32WrapI64
+				F32Load $12
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $12
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $12
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $12
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $16
+				I64Add
+				Set R2
+				Get R4
+				I64Const $16
+				I64Add
+				Set R4
+				Get R10
+				I64Const $16
+				I64Add
+				Set R10
+				Get R11
+				I64Const $16
+				I64Add
+				Set R11
+				Get R9
+				I64Const $4
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Block
+			Loop
+				Get R9
+				I64Const $1
+				I64LtU
+				BrIf $1
+				Get R10
+				I32WrapI64
+				F32Load $0
+				Set F8
+				Get R11
+				I32WrapI64
+				F32Load $0
+				Set F9
+				Get R2
+				I32WrapI64
+				F32Load $0
+				Set F12
+				Get R4
+				I32WrapI64
+				F32Load $0
+				Set F13
+				Get F0
+				Get F8
+				Get F12
+				F32Mul
+				F32Add
+				Set F0
+				Get F1
+				Get F8
+				Get F13
+				F32Mul
+				F32Add
+				Set F1
+				Get F2
+				Get F9
+				Get F12
+				F32Mul
+				F32Add
+				Set F2
+				Get F3
+				Get F9
+				Get F13
+				F32Mul
+				F32Add
+				Set F3
+				Get R2
+				I64Const $4
+				I64Add
+				Set R2
+				Get R4
+				I64Const $4
+				I64Add
+				Set R4
+				Get R10
+				I64Const $4
+				I64Add
+				Set R10
+				Get R11
+				I64Const $4
+				I64Add
+				Set R11
+				Get R9
+				I64Const $1
+				I64Sub
+				Set R9
+				Br $0
+			End
+			End
+			Get R8
+			I64Const $4
+			I64Const $0
+			Get R5
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R10
+			Get R3
+			Set R11
+			Get R14
+			Set R12
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F1
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F0
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			I64Load ldc+88(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R11
+			Get R12
+			I64Load ldy+72(FP)
+			I64Const $2
+			I64Shl
+			I64Const $0
+			Get R0
+			I64Const $2
+			I64GeS
+			Select
+			I64Add
+			Set R12
+			Get R11
+			Get R10
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F3
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R10
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R11
+			Get R8
+			I64Add
+			I32WrapI64
+			Get F14
+			Get F2
+			F32Mul
+			I32ReinterpretF32
+			I32Const $0
+			Get R12
+			Get R8
+			I64Add
+			I32WrapI64
+			F32Load $0
+			F32Const $(0.0)
+			F32Gt
+			I32Sub
+			I32And
+			F32ReinterpretI32
+			F32Store $0
+			Get R6
+			I64Load ldb+56(FP)
+			I64Const $8
+			I64Mul
+			I64Add
+			Set R6
+			Get R8
+			I64Const $8
+			I64Add
+			Set R8
+			Get R5
+			I64Const $2
+			I64Sub
+			Set R5
+			Br $0
+		End
+		End
+		Get R1
+		I64Load lda+40(FP)
+		I64Const $8
+		I64Mul
+		I64Add
+		Set R1
+		Get R3
+		I64Load ldc+88(FP)
+		I64Const $8
+		I64Mul
+		I64Add
+		Set R3
+		Get R14
+		I64Load ldy+72(FP)
+		I64Const $8
+		I64Mul
 		I64Add
 		Set R14
 		Get R0

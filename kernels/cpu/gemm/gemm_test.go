@@ -597,7 +597,7 @@ func TestDotRowsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	sizes := []int{1, 2, 3, 4, 5, 8}
 	i := 0
-	for _, m := range sizes {
+	for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 11} {
 		for _, n := range sizes {
 			for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 9, 33} {
 				i++
@@ -631,6 +631,67 @@ func TestDotRowsExact(t *testing.T) {
 									m, n, k, alpha, bias != nil, epi.relu, epi.y != nil, r, j, got, want)
 							}
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRowPassesExact checks the passes of the rows order, set2Rows with
+// every bias and epilogue and add4Rows (assembly in WebAssembly), bit for
+// bit against their sums formed one element at a time, with odd numbers of
+// rows and every tail of their column loops, and that they write nothing
+// outside the m rows of C.
+func TestRowPassesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	i := 0
+	for _, m := range []int{1, 2, 3, 4, 5, 255, 256, 257} {
+		for _, n := range []int{1, 2, 7, 8, 9, 17, 32, 33} {
+			i++
+			vi, vq := 4+i%3, 1 // coefficient q of row r at v[r*vi+q*vq]
+			if i%2 == 0 {
+				vi, vq = 1, m+i%3
+			}
+			v := specialMatrix(rng, 1, (m-1)*vi+3*vq+1, 0).data
+			b := specialMatrix(rng, 4, n, i%3)
+			y := specialMatrix(rng, m, n, i%4)
+			bias := specialMatrix(rng, 1, n, 0).data
+			for _, pass := range []struct {
+				add, bias bool
+				epi       epilogue
+			}{{}, {bias: true}, {epi: epilogue{relu: true}}, {bias: true, epi: epilogue{relu: true}}, {epi: epilogue{y: y.data, ldy: y.ld}}, {add: true}} {
+				c := newMatrix(rng, m+1, n, 1+i%2) // row m must stay as it is
+				want := append([]float32(nil), c.data...)
+				for r := 0; r < m; r++ {
+					for j := 0; j < n; j++ {
+						x := &want[r*c.ld+j]
+						if pass.add {
+							for q := range 4 {
+								*x += float32(v[r*vi+q*vq] * b.data[q*b.ld+j])
+							}
+							continue
+						}
+						s := float32(v[r*vi]*b.data[j]) + float32(v[r*vi+vq]*b.data[b.ld+j])
+						if pass.bias {
+							s += bias[j]
+						}
+						*x = pass.epi.at(r, j, s)
+					}
+				}
+				if pass.add {
+					add4Rows(m, v, vi, vq, b.data, b.ld, n, c.data, c.ld)
+				} else {
+					var e []float32
+					if pass.bias {
+						e = bias
+					}
+					set2Rows(m, v, vi, vq, b.data, b.ld, n, e, pass.epi, c.data, c.ld)
+				}
+				for j, w := range want {
+					if math.Float32bits(c.data[j]) != math.Float32bits(w) {
+						t.Fatalf("m=%d n=%d vi=%d vq=%d add=%v bias=%v relu=%v mask=%v: C(%d,%d) = %v, want %v",
+							m, n, vi, vq, pass.add, pass.bias, pass.epi.relu, pass.epi.y != nil, j/c.ld, j%c.ld, c.data[j], w)
 					}
 				}
 			}
