@@ -1,10 +1,11 @@
 #include "textflag.h"
 
 // The ReLU pair for js/wasm: WebAssembly's structured loops, which the
-// browser compiles to plain machine loops, and its select instruction
-// instead of Go's branches (each taken branch of Go code in WebAssembly is
-// a jump through the function's dispatch table). Eight elements per
-// iteration, then the rest one by one.
+// browser compiles to plain machine loops, and integer masks of the
+// elements' bits instead of branches (each taken branch of Go code in
+// WebAssembly is a jump through the function's dispatch table, and a float
+// select is compiled to a branch that random signs mispredict). Eight
+// elements per iteration, then the rest one by one.
 
 // ADVANCE(r, bytes) adds bytes to the pointer in register r.
 #define ADVANCE(r, bytes) Get r; I64Const $bytes; I64Add; Set r
@@ -14,13 +15,13 @@
 #define LOOP_WHILE(left, k) Block; Loop; Get left; I64Const $k; I64LtU; BrIf $1
 #define END_LOOP(left, k) Get left; I64Const $k; I64Sub; Set left; Br $0; End; End
 
-// RELU(off): y[off] = 0 if x[off] < 0, else x[off] (R0: y, R1: x; off in
-// bytes).
-#define RELU(off) Get R0; I32WrapI64; F32Const $(0.0); Get R1; I32WrapI64; F32Load $off; Tee F0; Get F0; F32Const $(0.0); F32Lt; Select; F32Store $off
+// RELU(off): y[off] = +0 if x[off] < 0, else x[off], as the bits of x
+// and-ed with (x < 0) - 1 (R0: y, R1: x; off in bytes).
+#define RELU(off) Get R0; I32WrapI64; Get R1; I32WrapI64; F32Load $off; Tee F0; I32ReinterpretF32; Get F0; F32Const $(0.0); F32Lt; I32Const $1; I32Sub; I32And; F32ReinterpretI32; F32Store $off
 
-// RELU_BACK(off): dx[off] = dy[off] if y[off] > 0, else 0 (R0: dx, R1: dy,
-// R2: y).
-#define RELU_BACK(off) Get R0; I32WrapI64; Get R1; I32WrapI64; F32Load $off; F32Const $(0.0); Get R2; I32WrapI64; F32Load $off; F32Const $(0.0); F32Gt; Select; F32Store $off
+// RELU_BACK(off): dx[off] = dy[off] if y[off] > 0, else +0, as the bits of
+// dy and-ed with 0 - (y > 0) (R0: dx, R1: dy, R2: y).
+#define RELU_BACK(off) Get R0; I32WrapI64; I32Const $0; Get R2; I32WrapI64; F32Load $off; F32Const $(0.0); F32Gt; I32Sub; Get R1; I32WrapI64; F32Load $off; I32ReinterpretF32; I32And; F32ReinterpretI32; F32Store $off
 
 // func reluWasm(n int, y, x *float32)
 // y[i] = 0 if x[i] < 0, else x[i] (-0 and NaN pass through), as ref.ReLU.
