@@ -34,13 +34,14 @@
 // flattened over x and y with `row` workgroups per grid row (tiles_n =
 // ceil(gn/128)); the ones past the end return at once.
 //
-// The tiling is matmul.wgsl's: a workgroup computes a 64x128 tile of C;
-// invocation (tx, ty) owns the 4x8 block at rows 4ty.., columns 8tx.. in
-// acc. K is walked in slices of 16, staged in workgroup memory as vec4s along
-// M (sa) and N (sb), each invocation gathering one vec4 of A (4 rows at
-// reduction index ak) and two of B (4 columns at reduction indices bk and
-// bk+8); then each invocation does 16 rank-1 updates of its block. The three
-// entry points differ only in their gathers and in where the outputs go.
+// The tiling is tile.wgsl's (Source puts it before this file), as in
+// matmul.wgsl: a workgroup computes a 64x128 tile of C; invocation (tx, ty)
+// owns the 4x8 block at rows 4ty.., columns 8tx.. in acc. K is walked in
+// slices of 16, staged in workgroup memory as vec4s along M (sa) and N (sb),
+// each invocation gathering one vec4 of A (4 rows at reduction index ak) and
+// two of B (4 columns at reduction indices bk and bk+8); then each
+// invocation does 16 rank-1 updates of its block. The three entry points
+// differ only in their gathers and in where the outputs go.
 
 struct Params {
   batch: u32,
@@ -71,22 +72,7 @@ struct Params {
 @group(0) @binding(4) var<storage, read> wt: array<f32>;
 @group(0) @binding(5) var<storage, read> bias: array<f32>;
 
-// The tile: TM, TN and TK are gemmTileM, gemmTileN and gemmDepth in matmul.go.
-const TM = 64u;  // tile rows
-const TN = 128u; // tile columns
-const TK = 16u;  // slice depth
-const PA = 17u;  // vec4s per k in sa: TM/4, padded against bank conflicts
-const PB = 33u;  // vec4s per k in sb: TN/4, padded
-const SA = 272u; // TK*PA
-const SB = 528u; // TK*PB
 const FAR = -1073741824; // an offset that keeps any index it is added to out of range
-
-// sa[k*PA + i/4][i%4] = A[m0+i, k0+k]; sb[k*PB + j/4][j%4] = B[k0+k, n0+j].
-var<workgroup> sa: array<vec4<f32>, SA>;
-var<workgroup> sb: array<vec4<f32>, SB>;
-
-// acc[2r+h][e] is the output at row 4ty+r, column 8tx+4h+e.
-var<private> acc: array<vec4<f32>, 8>;
 
 // Tile is where an invocation works: the first row and column of its
 // workgroup's tile of C, and its staging slots (see the header).
@@ -97,16 +83,6 @@ struct Tile {
   ak: u32, // their reduction index within the slice
   bj: u32, // first of the 4 columns of B staged
   bk: u32, // their reduction indices within the slice: bk and bk+8
-}
-
-// group_index is the linear workgroup index of a dispatch flattened by
-// grid(); the workgroups at or past tiles() have nothing to do.
-fn group_index(wg: vec3<u32>) -> u32 {
-  return wg.y * p.row + wg.x;
-}
-
-fn tiles() -> u32 {
-  return ((p.gm + TM - 1u) / TM) * p.tiles_n;
 }
 
 // tile returns the tile of invocation lid of workgroup g.
@@ -155,23 +131,6 @@ fn gather_w(idx: vec4<i32>, ok: vec4<bool>) -> vec4<f32> {
   return select(vec4<f32>(0.0), vec4<f32>(wt[i.x], wt[i.y], wt[i.z], wt[i.w]), ok);
 }
 
-// rank_updates adds the product of the staged slices to acc.
-fn rank_updates(tx: u32, ty: u32) {
-  for (var k = 0u; k < TK; k++) {
-    let av = sa[k * PA + ty];
-    let b0 = sb[k * PB + 2u * tx];
-    let b1 = sb[k * PB + 2u * tx + 1u];
-    acc[0] += av.x * b0;
-    acc[1] += av.x * b1;
-    acc[2] += av.y * b0;
-    acc[3] += av.y * b1;
-    acc[4] += av.z * b0;
-    acc[5] += av.z * b1;
-    acc[6] += av.w * b0;
-    acc[7] += av.w * b1;
-  }
-}
-
 // store_row writes row m of the invocation's block (v0: columns 8tx..8tx+3,
 // v1: the next four) plus add, to dst[m*row_step + cols] for the columns'
 // offsets cols0 and cols1 (negative for the columns past the end). The
@@ -212,7 +171,7 @@ fn store_block(t: Tile, tx: u32, ty: u32, row_step: u32, cols0: vec4<i32>, cols1
 fn conv_forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
   let g = group_index(wg);
-  if (g >= tiles()) { return; }
+  if (g >= tiles(p.gm)) { return; }
   let t = tile(g, lid);
   let hi = i32(p.h);
   let wi = i32(p.w);
@@ -243,9 +202,7 @@ fn conv_forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(r.x < p.ci);
       sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(xb + (i32(r.x) * hi + ih) * wi + iw, ok);
     }
-    workgroupBarrier();
     rank_updates(l.x, l.y);
-    workgroupBarrier();
     r0 = advance(r0, p.k, p.k);
     r1 = advance(r1, p.k, p.k);
   }
@@ -265,7 +222,7 @@ fn conv_forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
 fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
                       @builtin(local_invocation_index) lid: u32) {
   let g = group_index(wg);
-  if (g >= tiles()) { return; }
+  if (g >= tiles(p.gm)) { return; }
   let t = tile(g, lid);
   let kk = p.k * p.k;
   // The 4 staged columns j = (img, ih, iw) of B: the offset of image img in
@@ -308,9 +265,7 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
       let idx = yb + vec4<i32>((r.x * p.ho + oh) * p.wo + ow);
       sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_dy(idx, ok);
     }
-    workgroupBarrier();
     rank_updates(l.x, l.y);
-    workgroupBarrier();
     ra = advance(ra, p.k, p.k);
     r0 = advance(r0, p.k, p.k);
     r1 = advance(r1, p.k, p.k);
@@ -324,7 +279,7 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
 fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
                         @builtin(local_invocation_index) lid: u32) {
   let g = group_index(wg);
-  if (g >= tiles()) { return; }
+  if (g >= tiles(p.gm)) { return; }
   let t = tile(g, lid);
   let wi = i32(p.w);
   let howo = p.ho * p.wo;
@@ -358,9 +313,7 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(j.x < p.batch);
       sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(i32(j.x) * chw + xo + ih * wi + iw, ok);
     }
-    workgroupBarrier();
     rank_updates(l.x, l.y);
-    workgroupBarrier();
     ja = advance(ja, p.ho, p.wo);
     j0 = advance(j0, p.ho, p.wo);
     j1 = advance(j1, p.ho, p.wo);

@@ -20,17 +20,11 @@
 //   bias_grad:    one workgroup of 256 per channel; m = outer, n = channels,
 //                 k = inner, and 256 = step_o*inner + step_i.
 //
-// The tiled GEMM (conv.wgsl is built on the same structure): a workgroup
-// computes a 64x128 tile of c. Invocation (tx, ty) owns the 4x8 block at rows
-// 4ty..4ty+3 and columns 8tx..8tx+7, held in acc. K is walked in slices of
-// 16: the workgroup stages the 64x16 slice of op(a) and the 16x128 slice of
-// op(b) in workgroup memory as vec4s along M and N (zero outside the
-// matrices), then each invocation does 16 rank-1 updates of its block, each
-// from one vec4 of a and two of b. Staging assigns the elements so that
-// neighbouring invocations read neighbouring addresses whatever the
-// transposes. (vec4 accesses to workgroup memory also matter on CPU
-// implementations such as lavapipe, which pay per access rather than per
-// float.)
+// The tiled GEMM is tile.wgsl's (Source puts it before this file), with
+// A = op(a) and B = op(b): a workgroup computes a 64x128 tile of c, walking K
+// in slices of 16 staged in workgroup memory. Staging assigns the elements
+// so that neighbouring invocations read neighbouring addresses whatever the
+// transposes.
 
 struct Params {
   m: u32,
@@ -50,44 +44,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read> a: array<f32>;
 @group(0) @binding(3) var<storage, read> b: array<f32>;
 @group(0) @binding(4) var<storage, read> bias: array<f32>;
-
-// The tile: TM, TN and TK are gemmTileM, gemmTileN and gemmDepth in matmul.go.
-const TM = 64u;  // tile rows
-const TN = 128u; // tile columns
-const TK = 16u;  // slice depth
-const PA = 17u;  // vec4s per k in sa: TM/4, padded against bank conflicts
-const PB = 33u;  // vec4s per k in sb: TN/4, padded
-const SA = 272u; // TK*PA
-const SB = 528u; // TK*PB
-
-// sa[k*PA + i/4][i%4] = op(a)[m0+i, k0+k]; sb[k*PB + j/4][j%4] = op(b)[k0+k, n0+j].
-var<workgroup> sa: array<vec4<f32>, SA>;
-var<workgroup> sb: array<vec4<f32>, SB>;
-
-// acc[2r+h][e] is the output at row 4ty+r, column 8tx+4h+e.
-var<private> acc: array<vec4<f32>, 8>;
-
-// group_index is the linear workgroup index of a dispatch flattened by grid().
-fn group_index(wg: vec3<u32>) -> u32 {
-  return wg.y * p.row + wg.x;
-}
-
-// rank_updates adds the product of the staged slices to acc.
-fn rank_updates(tx: u32, ty: u32) {
-  for (var k = 0u; k < TK; k++) {
-    let av = sa[k * PA + ty];
-    let b0 = sb[k * PB + 2u * tx];
-    let b1 = sb[k * PB + 2u * tx + 1u];
-    acc[0] += av.x * b0;
-    acc[1] += av.x * b1;
-    acc[2] += av.y * b0;
-    acc[3] += av.y * b1;
-    acc[4] += av.z * b0;
-    acc[5] += av.z * b1;
-    acc[6] += av.w * b0;
-    acc[7] += av.w * b1;
-  }
-}
 
 // a_at is op(a)[m, k], zero outside; (ams, aks) are its strides.
 fn a_at(m: u32, k: u32, ams: u32, aks: u32) -> f32 {
@@ -118,7 +74,7 @@ fn store_row(m: u32, n0: u32, v0: vec4<f32>, v1: vec4<f32>) {
 fn matmul(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
           @builtin(local_invocation_index) lid: u32) {
   let t = group_index(wg);
-  if (t >= ((p.m + TM - 1u) / TM) * p.tiles_n) { return; }
+  if (t >= tiles(p.m)) { return; }
   let m0 = (t / p.tiles_n) * TM;
   let n0 = (t % p.tiles_n) * TN;
   // op(a)[m, k] = a[m*ams + k*aks]; op(b)[k, n] = b[k*bks + n*bns].
@@ -151,9 +107,7 @@ fn matmul(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l:
     let kb1 = k0 + bk1;
     sb[bk1 * PB + bj1 / 4u] = vec4<f32>(b_at(kb1, n1, bks, bns), b_at(kb1, n1 + 1u, bks, bns),
                                         b_at(kb1, n1 + 2u, bks, bns), b_at(kb1, n1 + 3u, bks, bns));
-    workgroupBarrier();
     rank_updates(l.x, l.y);
-    workgroupBarrier();
   }
   let mr = m0 + 4u * l.y;
   let nc = n0 + 8u * l.x;

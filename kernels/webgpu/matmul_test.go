@@ -10,6 +10,7 @@ import (
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/ref"
+	"github.com/deeplda/deeplda/shaders"
 )
 
 // openBackend opens the WebGPU backend for a test or benchmark: without an
@@ -362,4 +363,15 @@ func TestSpreadGrid(t *testing.T) {
 	t.Run("conv", func(t *testing.T) { testConv2D(t, b, rng, c, true, false) })
 	t.Run("conv-data", func(t *testing.T) { testConv2DBackwardData(t, b, rng, convCase{3, 130, 9, 10, 5, 3, 1, 1}, false) })
 	t.Run("conv-filter", func(t *testing.T) { testConv2DBackwardFilter(t, b, rng, convCase{2, 70, 6, 6, 67, 3, 1, 1}, true) })
+}
+
+// TestTileConstants checks that the tile of shaders/tile.wgsl is the one
+// that the dispatches of matmul.go and conv.go assume.
+func TestTileConstants(t *testing.T) {
+	src := shaders.Source("tile.wgsl")
+	for name, want := range map[string]int{"TM": gemmTileM, "TN": gemmTileN, "TK": gemmDepth} {
+		if decl := fmt.Sprintf("const %s = %du;", name, want); !strings.Contains(src, decl) {
+			t.Errorf("tile.wgsl does not declare %q", decl)
+		}
+	}
 }
