@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "wasm_macros.h"
 
 // The DNLL loss's pass over the rows for js/wasm (see loss_wasm.go), with
 // WebAssembly's structured loops and select, which the browser compiles to
@@ -25,168 +26,54 @@ TEXT ·dnllRowsWasm(SB), NOSPLIT, $0-72
 	MOVD exps+24(FP), R3
 	MOVD y+32(FP), R4
 	MOVD grad+48(FP), R5
-	Get SP
-	F32Load lambda+40(FP)
-	Set F0
-	Get SP
-	F32Load nf+44(FP)
-	Set F1
-	I64Const $0
-	Set R6
-	F32Const $(0.0)
-	Set F2
-	Get R1
-	I64Const $2
-	I64Shl
-	Set R7
-	Block
-	Loop
-		Get R0
-		I64Eqz
-		BrIf $1
-		Get R4
-		I32WrapI64
-		I64Load32S $0
-		Tee R8
-		Get R1
-		I64GeU
+	Get SP; F32Load lambda+40(FP); Set F0
+	Get SP; F32Load nf+44(FP); Set F1
+	I64Const $0; Set R6
+	F32Const $(0.0); Set F2
+	Get R1; I64Const $2; I64Shl; Set R7
+	ROWS(R0)
+		// the label; one outside [0, c) stops it with correct = -1
+		Get R4; I32WrapI64; I64Load32S $0; Tee R8
+		Get R1; I64GeU
 		If
-			I64Const $-1
-			Set R6
+			I64Const $-1; Set R6
 			Br $2
 		End
-		Get R8
-		I64Const $2
-		I64Shl
-		Set R12
-		F32Const $(0.0)
-		Set F4
-		I64Const $0
-		Set R9
-		Get R2
-		I32WrapI64
-		F32Load $0
-		Set F5
-		I64Const $0
-		Set R10
-		I64Const $0
-		Set R11
-		Block
-		Loop
-			Get R10
-			Get R1
-			I64GeU
-			BrIf $1
+		Get R8; I64Const $2; I64Shl; Set R12
+		F32Const $(0.0); Set F4
+		I64Const $0; Set R9
+		LOAD(R2, 0); Set F5
+		I64Const $0; Set R11
+		FOR(R10, R1)
 			// best, row[best] = k, v if v > row[best]
-			Get R2
-			Get R11
-			I64Add
-			I32WrapI64
-			F32Load $0
-			Set F6
-			Get R10
-			Get R9
-			Get F6
-			Get F5
-			F32Gt
-			Select
-			Set R9
-			Get F6
-			Get F5
-			Get F6
-			Get F5
-			F32Gt
-			Select
-			Set F5
+			AT(R2, R11); F32Load $0; Set F6
+			Get R10; Get R9; Get F6; Get F5; F32Gt; Select; Set R9
+			Get F6; Get F5; Get F6; Get F5; F32Gt; Select; Set F5
 			// s += e; with grad, the exp becomes (lambda*e - [k = label])/nf
-			Get R3
-			Get R11
-			I64Add
-			I32WrapI64
-			F32Load $0
-			Set F7
-			Get F4
-			Get F7
-			F32Add
-			Set F4
-			Get R5
-			I64Eqz
-			I32Eqz
+			AT(R3, R11); F32Load $0; Set F7
+			Get F4; Get F7; F32Add; Set F4
+			Get R5; I64Eqz; I32Eqz
 			If
-				Get R3
-				Get R11
-				I64Add
-				I32WrapI64
-				Get F0
-				Get F7
-				F32Mul
-				F32Const $(1.0)
-				F32Const $(0.0)
-				Get R10
-				Get R8
-				I64Eq
-				Select
+				AT(R3, R11)
+				Get F0; Get F7; F32Mul
+				F32Const $(1.0); F32Const $(0.0); Get R10; Get R8; I64Eq; Select
 				F32Sub
-				Get F1
-				F32Div
+				Get F1; F32Div
 				F32Store $0
 			End
-			Get R10
-			I64Const $1
-			I64Add
-			Set R10
-			Get R11
-			I64Const $4
-			I64Add
-			Set R11
-			Br $0
-		End
-		End
+			ADVANCE(R11, 4)
+		NEXT(R10, 1)
 		// correct += best == label
-		Get R6
-		Get R9
-		Get R8
-		I64Eq
-		I64ExtendI32U
-		I64Add
-		Set R6
+		Get R6; Get R9; Get R8; I64Eq; I64ExtendI32U; I64Add; Set R6
 		// sum += -score_label + lambda*s
 		Get F2
-		Get R2
-		Get R12
-		I64Add
-		I32WrapI64
-		F32Load $0
-		F32Neg
-		Get F0
-		Get F4
-		F32Mul
-		F32Add
-		F32Add
-		Set F2
-		Get R2
-		Get R7
-		I64Add
-		Set R2
-		Get R3
-		Get R7
-		I64Add
-		Set R3
-		Get R4
-		I64Const $4
-		I64Add
-		Set R4
-		Get R0
-		I64Const $1
-		I64Sub
-		Set R0
-		Br $0
-	End
-	End
-	Get SP
-	Get F2
-	F32Store sum+56(FP)
-	Get SP
-	Get R6
-	I64Store correct+64(FP)
+		AT(R2, R12); F32Load $0; F32Neg
+		Get F0; Get F4; F32Mul
+		F32Add; F32Add; Set F2
+		ADD(R2, R7)
+		ADD(R3, R7)
+		ADVANCE(R4, 4)
+	END_ROWS(R0)
+	Get SP; Get F2; F32Store sum+56(FP)
+	Get SP; Get R6; I64Store correct+64(FP)
 	RET

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "wasm_macros.h"
 
 // The ReLU pair for js/wasm: WebAssembly's structured loops, which the
 // browser compiles to plain machine loops, and integer masks of the
@@ -6,14 +7,6 @@
 // WebAssembly is a jump through the function's dispatch table, and a float
 // select is compiled to a branch that random signs mispredict). Eight
 // elements per iteration, then the rest one by one.
-
-// ADVANCE(r, bytes) adds bytes to the pointer in register r.
-#define ADVANCE(r, bytes) Get r; I64Const $bytes; I64Add; Set r
-
-// LOOP_WHILE(left, k) opens a loop that runs while register left holds at
-// least k elements; END_LOOP(left, k) counts k off and closes it.
-#define LOOP_WHILE(left, k) Block; Loop; Get left; I64Const $k; I64LtU; BrIf $1
-#define END_LOOP(left, k) Get left; I64Const $k; I64Sub; Set left; Br $0; End; End
 
 // RELU(off): y[off] = +0 if x[off] < 0, else x[off], as the bits of x
 // and-ed with (x < 0) - 1 (R0: y, R1: x; off in bytes).
