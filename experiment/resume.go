@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train"
@@ -24,14 +25,18 @@ const (
 	metaHistory = "deeplda.history" // report.json's history (JSON)
 )
 
-// SaveResume writes what Resume needs to continue the run to path
-// (atomically): the trainer's snapshot (train.Snapshot.File), the run's
-// kind and configuration, and the history of its epochs. Call it between
-// epochs.
-func (r *Run) SaveResume(path string) error {
+// SaveEpoch writes, from one read-back of the model, its checkpoint (the
+// model's State, PyTorch's names) to checkpoint and what Resume needs to
+// continue the run to resume: the trainer's snapshot
+// (train.Snapshot.File), the run's kind and configuration, and the history
+// of its epochs. Both writes are atomic. Call it between epochs.
+func (r *Run) SaveEpoch(checkpoint, resume string) error {
 	snap, err := r.Trainer.Snapshot()
 	if err != nil {
 		return fmt.Errorf("reading the training state: %w", err)
+	}
+	if err := safetensors.WriteFile(checkpoint, model.StateOf(snap.Model)); err != nil {
+		return fmt.Errorf("saving the checkpoint: %w", err)
 	}
 	f := snap.File()
 	config, err := json.Marshal(r.Report.Config)
@@ -43,10 +48,13 @@ func (r *Run) SaveResume(path string) error {
 		return err
 	}
 	f.Metadata[metaKind], f.Metadata[metaConfig], f.Metadata[metaHistory] = r.Report.Kind, string(config), string(history)
-	return safetensors.WriteFile(path, f)
+	if err := safetensors.WriteFile(resume, f); err != nil {
+		return fmt.Errorf("saving the state to resume from: %w", err)
+	}
+	return nil
 }
 
-// Resume continues, in r, the run whose state SaveResume wrote to path: r
+// Resume continues, in r, the run whose state SaveEpoch wrote to path: r
 // must be a fresh run of the same kind and configuration, except that it
 // may have more epochs. Its next Epoch trains the epoch after the saved
 // one, with the same weights, optimizer state, data order and generator,

@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/safetensors"
@@ -167,6 +169,20 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 		m.ResetStats()
 	}
 	return nil
+}
+
+// StateOf returns the State part of a TrainingState f: the same file
+// without Adam's moments and step and the loss statistics (sharing the
+// tensors' data), so that one read-back serves both.
+func StateOf(f *safetensors.File) *safetensors.File {
+	out := safetensors.New()
+	maps.Copy(out.Metadata, f.Metadata)
+	for name, t := range f.Tensors {
+		if !strings.HasPrefix(name, OptimM) && !strings.HasPrefix(name, OptimV) && name != OptimStep && name != TrainStats {
+			out.Tensors[name] = t
+		}
+	}
+	return out
 }
 
 // SaveCheckpoint writes the model's state to path (atomically: an existing

@@ -233,3 +233,28 @@ func TestLoadStateIncompleteOptimizer(t *testing.T) {
 		}
 	}
 }
+
+// TestStateOf checks that the State part of a TrainingState is State.
+func TestStateOf(t *testing.T) {
+	m := newMLP(t, 3)
+	full, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := model.StateOf(full)
+	if !slices.Equal(got.Names(), want.Names()) || got.Metadata["spec"] != want.Metadata["spec"] {
+		t.Fatalf("StateOf: tensors %v, want %v", got.Names(), want.Names())
+	}
+	for _, n := range want.Names() {
+		if !slices.Equal(got.Tensors[n].F32, want.Tensors[n].F32) || !slices.Equal(got.Tensors[n].I32, want.Tensors[n].I32) {
+			t.Errorf("StateOf: %s differs", n)
+		}
+	}
+	if len(full.Names()) == len(want.Names()) {
+		t.Error("the TrainingState has no more tensors than the State: the test compares nothing")
+	}
+}

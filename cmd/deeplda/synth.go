@@ -121,11 +121,8 @@ func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io
 		if trainErr = run.Epoch(ctx, bar.update); trainErr != nil {
 			break
 		}
-		if err := run.Model.SaveCheckpoint(ckpt); err != nil {
-			return fmt.Errorf("saving the checkpoint: %w", err)
-		}
-		if err := run.SaveResume(resume); err != nil {
-			return fmt.Errorf("saving the state to resume from: %w", err)
+		if err := run.SaveEpoch(ckpt, resume); err != nil {
+			return err
 		}
 	}
 	bar.finish()

@@ -169,7 +169,7 @@ func (b *Backend) Close() {}
 // parallel runs fn over [0, n) split into up to b.workers contiguous ranges,
 // each at least minChunk long.
 func (b *Backend) parallel(n, minChunk int, fn func(lo, hi int)) {
-	parts := min(b.workers, max(n/max(minChunk, 1), 1))
+	parts := b.parts(n, minChunk)
 	if parts <= 1 {
 		fn(0, n)
 		return
@@ -184,6 +184,12 @@ func (b *Backend) parallel(n, minChunk int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// parts returns how many goroutines parallel uses for n elements in chunks
+// of at least minChunk.
+func (b *Backend) parts(n, minChunk int) int {
+	return min(b.workers, max(n/max(minChunk, 1), 1))
 }
 
 // scratch returns a buffer of at least n floats from the pool.
@@ -357,8 +363,8 @@ func (b *Backend) Adam(param, grad, m, v kernels.Tensor, p kernels.AdamParams) {
 	if len(gf) != len(pf) || len(mf) != len(pf) || len(vf) != len(pf) {
 		kernels.Mismatch("Adam", "param, grad, m and v differ in size", param.Shape(), grad.Shape(), m.Shape(), v.Shape())
 	}
-	if len(pf) < 2<<15 || b.workers == 1 {
-		// One part (see parallel), without the closure's allocation.
+	if b.parts(len(pf), 1<<15) <= 1 {
+		// One part, without the closure's allocation.
 		ref.Adam(pf, gf, mf, vf, p)
 		return
 	}
