@@ -23,12 +23,20 @@ type Detection struct {
 	FPRAt95TPR float64 `json:"fpr_at_95_tpr"`
 }
 
-// Detect returns the detection figures of scores in (in-distribution
-// examples) against out (out-of-distribution ones). It returns an error
-// when either set is empty or a score is NaN.
-func Detect(in, out []float64) (Detection, error) {
+// ROCPoint is one threshold of a score: the fractions of in-distribution
+// (TPR) and out-of-distribution (FPR) examples that score at or above it.
+type ROCPoint struct {
+	FPR float64 `json:"fpr"`
+	TPR float64 `json:"tpr"`
+}
+
+// ROC returns the ROC curve of scores in (in-distribution examples, the
+// positives) against out: one point per distinct score, from the highest
+// down, after the point (0, 0). Tied scores form one threshold. It returns
+// an error when either set is empty or a score is NaN.
+func ROC(in, out []float64) ([]ROCPoint, error) {
 	if len(in) == 0 || len(out) == 0 {
-		return Detection{}, fmt.Errorf("metrics: Detect needs both sets: %d in-distribution, %d out-of-distribution scores", len(in), len(out))
+		return nil, fmt.Errorf("metrics: scoring out-of-distribution detection needs both sets: %d in-distribution, %d out-of-distribution scores", len(in), len(out))
 	}
 	type scored struct {
 		s  float64
@@ -41,19 +49,16 @@ func Detect(in, out []float64) (Detection, error) {
 	}{{in, true}, {out, false}} {
 		for _, s := range set.v {
 			if math.IsNaN(s) {
-				return Detection{}, fmt.Errorf("metrics: Detect: a score is NaN")
+				return nil, fmt.Errorf("metrics: an out-of-distribution score is NaN")
 			}
 			all = append(all, scored{s, set.in})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].s > all[j].s })
 	nIn, nOut := float64(len(in)), float64(len(out))
-	var d Detection
-	fprFound := false
-	tp, fp := 0.0, 0.0
+	curve := []ROCPoint{{}}
+	tp, fp := 0, 0
 	for i := 0; i < len(all); {
-		// One threshold per distinct score: take the whole tied group.
-		tp0, fp0 := tp, fp
 		j := i
 		for ; j < len(all) && all[j].s == all[i].s; j++ {
 			if all[j].in {
@@ -63,11 +68,31 @@ func Detect(in, out []float64) (Detection, error) {
 			}
 		}
 		i = j
-		// Trapezoid between ROC points: ties inside the group get half.
-		d.AUROC += (fp - fp0) / nOut * (tp + tp0) / 2 / nIn
-		d.AUPR += (tp - tp0) / nIn * tp / (tp + fp)
-		if !fprFound && tp/nIn >= 0.95 {
-			d.FPRAt95TPR, fprFound = fp/nOut, true
+		curve = append(curve, ROCPoint{FPR: float64(fp) / nOut, TPR: float64(tp) / nIn})
+	}
+	return curve, nil
+}
+
+// Detect returns the detection figures of scores in (in-distribution
+// examples) against out (out-of-distribution ones), from their ROC curve.
+// It returns ROC's errors.
+func Detect(in, out []float64) (Detection, error) {
+	curve, err := ROC(in, out)
+	if err != nil {
+		return Detection{}, err
+	}
+	nIn, nOut := float64(len(in)), float64(len(out))
+	var d Detection
+	fprFound := false
+	for k := 1; k < len(curve); k++ {
+		p, q := curve[k-1], curve[k]
+		// Trapezoid between thresholds: ties inside a threshold get half.
+		d.AUROC += (q.FPR - p.FPR) * (q.TPR + p.TPR) / 2
+		if q.TPR > p.TPR {
+			d.AUPR += (q.TPR - p.TPR) * q.TPR * nIn / (q.TPR*nIn + q.FPR*nOut)
+		}
+		if !fprFound && q.TPR >= 0.95 {
+			d.FPRAt95TPR, fprFound = q.FPR, true
 		}
 	}
 	return d, nil

@@ -95,3 +95,19 @@ func TestDetectAUROCPairs(t *testing.T) {
 		}
 	}
 }
+
+func TestROCTies(t *testing.T) {
+	got, err := ROC([]float64{2, 1}, []float64{1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ROCPoint{{0, 0}, {0, 0.5}, {0.5, 1}, {1, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
