@@ -64,10 +64,7 @@ type runReport struct {
 		MaxSoftmax *detection `json:"max_softmax"`
 		Density    *detection `json:"density"`
 	} `json:"ood"`
-	Commit  string `json:"commit"`
-	Version *struct {
-		Commit string `json:"commit"`
-	} `json:"version"`
+	Commit string `json:"commit"`
 }
 
 // name is the run's label in a table: its folder's name.
@@ -75,12 +72,7 @@ func (r *runReport) name() string { return filepath.Base(r.dir) }
 
 // commit returns the commit that wrote the report, or "" when it does not
 // say.
-func (r *runReport) commit() string {
-	if r.Version != nil && r.Version.Commit != "" {
-		return r.Version.Commit
-	}
-	return r.Commit
-}
+func (r *runReport) commit() string { return r.Commit }
 
 // loadRun reads DIR/report.json.
 func loadRun(dir string) (*runReport, error) {

@@ -27,7 +27,7 @@ func TestRegenerate(t *testing.T) {
 		"history":[{"epoch":1,"test_accuracy":0.8,"test_ece":0.1},{"epoch":2,"test_accuracy":0.9,"test_ece":0.03}],
 		"batchnorm":{"running_stats":{"accuracy":0.85,"ece":0.05},"recalibrated":{"accuracy":0.9,"ece":0.03}},
 		"ood":{"dataset":"mnist","max_softmax":{"auroc":0.8,"aupr":0.7,"fpr_at_95_tpr":0.6},"density":{"auroc":0.95,"aupr":0.9,"fpr_at_95_tpr":0.2}},
-		"version":{"commit":"abc"}}`)
+		"version":"v0.0.0","commit":"abc"}`)
 	sm := writeRun(t, dir, "softmax", `{"config":{"head":"softmax","loss":"ce"},"train":{"examples":100},
 		"test":{"accuracy":0.91,"ece":0.05},"seconds":10,"history":[{"epoch":1,"test_accuracy":0.82,"test_ece":0.02}],
 		"temperature_scaling":{"temperature":1.2,"test_ece_after":0.01}}`)
