@@ -93,7 +93,14 @@ func TestOutputFolderLock(t *testing.T) {
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	first.Wait()
+	// Until Wait reaps it, the killed process is a zombie, which holds no
+	// lock either.
+	defer first.Wait()
+	for start := time.Now(); running(first.Process.Pid); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the killed process still runs after 10 s")
+		}
+	}
 	leftovers := []string{"checkpoint.safetensors.tmp123456", "resume.safetensors.tmp42", ".report.json.987654", ".curves.svg.31337"}
 	kept := []string{"notes.txt", "data.tmp7"}
 	for _, name := range append(leftovers, kept...) {
