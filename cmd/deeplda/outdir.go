@@ -29,7 +29,7 @@ type outFolder struct {
 // (and its parents) when missing, takes its lock (another command writing
 // there is refused; the lock of a process that no longer runs, after a
 // kill -9, is taken over) and removes the temporary files that an
-// interrupted save left (see leftover). With fresh (a training command
+// interrupted save left (see leftoverName). With fresh (a training command
 // without -resume), a folder that holds a run that -resume can continue is
 // refused rather than overwritten. The caller must call release.
 func openOut(dir string, fresh bool) (*outFolder, error) {
@@ -52,12 +52,11 @@ func openOut(dir string, fresh bool) (*outFolder, error) {
 		o.release()
 		return nil, err
 	}
-	if resume := filepath.Join(dir, experiment.ResumeFile); fresh {
-		if _, err := os.Stat(resume); err == nil {
-			o.release()
-			return nil, usageError{fmt.Errorf("%s holds a run that -resume continues (%s): add -resume to continue it, pick another -out, or delete %s to start afresh",
-				dir, resume, resume)}
-		}
+	resume := filepath.Join(dir, experiment.ResumeFile)
+	if _, err := os.Stat(resume); fresh && err == nil {
+		o.release()
+		return nil, usageError{fmt.Errorf("%s holds a run that -resume continues (%s): add -resume to continue it, pick another -out, or delete %s to start afresh",
+			dir, resume, resume)}
 	}
 	return o, nil
 }
