@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"strings"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -86,7 +87,9 @@ func (m *Model) state(training bool) (*safetensors.File, error) {
 // (a TrainingState), Adam's moments of every parameter must be there too
 // and are loaded with the step count; without it Adam starts afresh (zero
 // moments, step 0). The loss statistics are loaded when f has them and
-// reset otherwise. Other tensors are ignored. On error the model is left
+// reset otherwise. Other tensors are ignored. A parameter, moment or
+// running estimate that holds NaN or an infinity is refused, naming the
+// tensor: such a model is broken, not trained. On error the model is left
 // unchanged.
 func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 	n := kernels.Numel(m.arena.value.Shape())
@@ -102,6 +105,17 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 		copy(dst, t.F32)
 		return nil
 	}
+	finite := func(dst []float32, name string, shape []int) error {
+		if err := into(dst, name, shape); err != nil {
+			return err
+		}
+		for i, v := range dst {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("tensor %q holds %v at index %d: a model with non-finite values cannot be used", prefix+name, v, i)
+			}
+		}
+		return nil
+	}
 	_, optim := f.Tensors[prefix+OptimStep]
 	step := 0
 	if optim {
@@ -115,23 +129,23 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 	}
 	for _, p := range m.Params {
 		end := p.offset + kernels.Numel(p.Shape)
-		if err := into(value[p.offset:end], p.Name, p.Shape); err != nil {
+		if err := finite(value[p.offset:end], p.Name, p.Shape); err != nil {
 			return err
 		}
 		if !optim {
 			continue
 		}
-		if err := into(mom[p.offset:end], OptimM+p.Name, p.Shape); err != nil {
+		if err := finite(mom[p.offset:end], OptimM+p.Name, p.Shape); err != nil {
 			return err
 		}
-		if err := into(vel[p.offset:end], OptimV+p.Name, p.Shape); err != nil {
+		if err := finite(vel[p.offset:end], OptimV+p.Name, p.Shape); err != nil {
 			return err
 		}
 	}
 	buffers := make([][]float32, len(m.Buffers))
 	for i, b := range m.Buffers {
 		buffers[i] = make([]float32, kernels.Numel(b.Shape))
-		if err := into(buffers[i], b.Name, b.Shape); err != nil {
+		if err := finite(buffers[i], b.Name, b.Shape); err != nil {
 			return err
 		}
 	}

@@ -1,8 +1,11 @@
 package model_test
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -256,5 +259,91 @@ func TestStateOf(t *testing.T) {
 	}
 	if len(full.Names()) == len(want.Names()) {
 		t.Error("the TrainingState has no more tensors than the State: the test compares nothing")
+	}
+}
+
+// TestLoadStateRefusesNonFinite poisons one value of a parameter, of an
+// Adam moment and of a BatchNorm running estimate in turn: LoadState
+// refuses each, naming the tensor, and leaves the model unchanged.
+func TestLoadStateRefusesNonFinite(t *testing.T) {
+	m, err := model.New(cpu.New(), model.Spec{Encoder: model.EncoderConvNet, Input: []int{1, 4, 4}, Classes: 3, Dim: 2,
+		Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		v    float64
+	}{
+		{"head.mu", math.NaN()},
+		{"enc.proj.weight", math.Inf(1)},
+		{model.OptimV + "enc.conv1.bias", math.Inf(-1)},
+		{"enc.bn2.running_var", math.NaN()},
+	} {
+		f, err := m.TrainingState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := slices.Clone(f.Tensors[tc.name].F32)
+		bad[1] = float32(tc.v)
+		f.Set(tc.name, safetensors.NewF32(bad, f.Tensors[tc.name].Shape...))
+		err = m.LoadState(f, "")
+		want := fmt.Sprintf("tensor %q holds %v at index 1", tc.name, float32(tc.v))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s = %v: error %v, want it to say %q", tc.name, tc.v, err, want)
+		}
+	}
+	after, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range before.Names() {
+		if !slices.Equal(before.Tensors[n].F32, after.Tensors[n].F32) {
+			t.Errorf("a refused load changed %s", n)
+		}
+	}
+}
+
+// TestSpecLimits refuses models over the size limits, before allocating
+// them: the spec of a 26 MB checkpoint whose head claims d = 20000 (whose
+// LDA head would need 9.6 GB of scratch) fails at once.
+func TestSpecLimits(t *testing.T) {
+	base := model.Spec{Encoder: model.EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9,
+		Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3}
+	for _, tc := range []struct {
+		change func(*model.Spec)
+		want   string
+	}{
+		{func(s *model.Spec) { s.Dim = 20000 }, "embedding dimension 20000 is over the limit of 1024"},
+		{func(s *model.Spec) { s.Classes = model.MaxClasses + 1 }, "10001 classes is over the limit of 10000"},
+		{func(s *model.Spec) { s.Input = []int{3, 1024, 1024} }, "input shape [3 1024 1024] is over the limit of 262144 values"},
+		{func(s *model.Spec) { s.Input = []int{1, 1 << 62, 1 << 62} }, "over the limit of 262144 values"},
+		{func(s *model.Spec) { s.Input = []int{1, 0, 28} }, "input shape [1 0 28] has a dimension < 1"},
+	} {
+		s := base
+		tc.change(&s)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m, err := model.New(cpu.New(), s)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", s, err, tc.want)
+		}
+		if m != nil {
+			m.Release()
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+			t.Errorf("%+v: refusing it allocated %d bytes", s, grew)
+		}
+	}
+	for _, s := range []model.Spec{base, {Encoder: model.EncoderNone, Input: []int{model.MaxDim}, Classes: model.MaxClasses, Dim: model.MaxDim,
+		Head: model.HeadLDA, Cov: kernels.Diagonal, Loss: kernels.CE, LR: 1e-3}} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("%+v at the limits: %v", s, err)
+		}
 	}
 }

@@ -30,19 +30,53 @@ type Spec struct {
 	Seed    uint64  // parameter initialisation
 }
 
+// Limits on the size of a model, which Validate enforces so that a corrupt
+// or hostile checkpoint is refused before memory is allocated for it. The
+// LDA head works on about 7 d×d matrices and its means are C×d, and the
+// MLP's first layer is 32×D for inputs of D values: at the limits a model
+// needs a few hundred MB.
+const (
+	MaxDim     = 1024    // embedding dimension d
+	MaxClasses = 10_000  // classes C
+	MaxInput   = 1 << 18 // values in one example (the product of Input)
+)
+
 // Validate reports the first problem with s.
 func (s Spec) Validate() error {
+	if err := s.checkInput(); err != nil {
+		return err
+	}
 	switch {
 	case s.Classes < 2:
 		return fmt.Errorf("need at least 2 classes, got %d", s.Classes)
+	case s.Classes > MaxClasses:
+		return fmt.Errorf("%d classes is over the limit of %d", s.Classes, MaxClasses)
 	case s.Dim < 1:
 		return fmt.Errorf("embedding dimension must be positive, got %d", s.Dim)
+	case s.Dim > MaxDim:
+		return fmt.Errorf("embedding dimension %d is over the limit of %d", s.Dim, MaxDim)
 	case !(s.Lambda >= 0) || math.IsInf(s.Lambda, 0):
 		return fmt.Errorf("lambda must be a finite number >= 0, got %v", s.Lambda)
 	case !(s.LR > 0) || math.IsInf(s.LR, 0):
 		return fmt.Errorf("learning rate must be a finite number > 0, got %v", s.LR)
 	case s.Head == HeadSoftmax && s.Loss != kernels.CE:
 		return fmt.Errorf("the softmax head trains with ce, not %s", s.Loss)
+	}
+	return nil
+}
+
+// checkInput checks that every dimension of Input is positive and that an
+// example holds at most MaxInput values.
+func (s Spec) checkInput() error {
+	n := 1
+	for _, v := range s.Input {
+		if v < 1 {
+			return fmt.Errorf("input shape %v has a dimension < 1", s.Input)
+		}
+		if v > MaxInput/n {
+			return fmt.Errorf("input shape %v is over the limit of %d values an example", s.Input, MaxInput)
+		}
+		n *= v
 	}
 	return nil
 }

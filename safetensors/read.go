@@ -25,28 +25,41 @@ var dtypeSizes = map[string]int{
 	"U64": 8, "I64": 8, "F64": 8,
 }
 
-// ReadFile reads and validates the safetensors file at path. Errors name the
-// file.
+// ReadFile reads and validates the safetensors file at path. A regular
+// file is read to its size and no further, in one allocation of that size;
+// anything else (a pipe, a device such as /dev/zero) is read as a stream by
+// Read. Errors name the file.
 func ReadFile(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err // *PathError already names the file
 	}
-	f, err := Decode(b)
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := int64(-1)
+	if st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	f, err := read(fh, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// Read reads a whole safetensors stream from r and validates it.
-func Read(r io.Reader) (*File, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("safetensors: reading: %w", err)
-	}
-	return Decode(b)
-}
+// Read reads one safetensors file from r and validates it. It reads the
+// length prefix, then the header, then exactly the data the header
+// announces, and fails if r goes on after that: memory grows with the bytes
+// r delivers, never with what a corrupt header claims, and an endless
+// stream is refused once it passes the end of the announced data.
+func Read(r io.Reader) (*File, error) { return read(r, -1) }
+
+// Decode parses and validates a complete safetensors file held in b. The
+// returned tensors do not alias b.
+func Decode(b []byte) (*File, error) { return read(bytes.NewReader(b), int64(len(b))) }
 
 // entry is one tensor's header record.
 type entry struct {
@@ -63,30 +76,87 @@ type rawEntry struct {
 	DataOffsets *[]int64 `json:"data_offsets"`
 }
 
-// Decode parses and validates a complete safetensors file held in b. The
-// returned tensors do not alias b.
-func Decode(b []byte) (*File, error) {
-	if len(b) < 8 {
-		return nil, fmt.Errorf("safetensors: truncated: file has %d bytes, need at least 8 for the header length", len(b))
+// read reads a safetensors file from r, whose length is size bytes, or
+// unknown when size < 0. With a known size every length in the file is
+// checked against it before anything is allocated.
+func read(r io.Reader, size int64) (*File, error) {
+	var prefix [8]byte
+	if n, err := io.ReadFull(r, prefix[:]); err != nil {
+		if isShort(err) {
+			return nil, fmt.Errorf("safetensors: truncated: file has %d bytes, need at least 8 for the header length", n)
+		}
+		return nil, fmt.Errorf("safetensors: reading: %w", err)
 	}
-	hlen := binary.LittleEndian.Uint64(b[:8])
+	hlen := binary.LittleEndian.Uint64(prefix[:])
 	if hlen > MaxHeaderLen {
 		return nil, fmt.Errorf("safetensors: header length %d is absurd (limit %d); not a safetensors file?", hlen, MaxHeaderLen)
 	}
-	if hlen > uint64(len(b)-8) {
-		return nil, fmt.Errorf("safetensors: truncated: header length is %d bytes, file has only %d bytes after the length prefix", hlen, len(b)-8)
+	truncatedHeader := func(got int64) error {
+		return fmt.Errorf("safetensors: truncated: header length is %d bytes, file has only %d bytes after the length prefix", hlen, got)
 	}
-	header := b[8 : 8+hlen]
-	data := b[8+hlen:]
-
+	if size >= 0 && (size < 8 || hlen > uint64(size-8)) {
+		return nil, truncatedHeader(max(size-8, 0))
+	}
+	header, err := readN(r, int64(hlen), size >= 0)
+	if err != nil {
+		if isShort(err) {
+			return nil, truncatedHeader(int64(len(header)))
+		}
+		return nil, fmt.Errorf("safetensors: reading: %w", err)
+	}
 	entries, meta, err := parseHeader(header)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLayout(entries, len(data)); err != nil {
-		return nil, err
+	dataLen := int64(dataEnd(entries))
+	if size >= 0 {
+		// The layout is checked against the real size before the data is
+		// read: a header that claims more (or less) data fails here.
+		dataLen = size - 8 - int64(hlen)
+		if err := checkLayout(entries, int(dataLen)); err != nil {
+			return nil, err
+		}
 	}
+	data, err := readN(r, dataLen, size >= 0)
+	if err != nil {
+		if isShort(err) {
+			return nil, fmt.Errorf("safetensors: truncated: header says %d bytes of data, file has %d", dataLen, len(data))
+		}
+		return nil, fmt.Errorf("safetensors: reading: %w", err)
+	}
+	if size < 0 {
+		if err := checkLayout(entries, len(data)); err != nil {
+			return nil, err
+		}
+		var more [1]byte
+		if n, _ := io.ReadFull(r, more[:]); n > 0 {
+			return nil, fmt.Errorf("safetensors: trailing data after the last tensor (header says %d bytes of data, the stream goes on)", dataLen)
+		}
+	}
+	return decodeData(entries, meta, data)
+}
 
+// isShort reports whether err says that a reader ended early.
+func isShort(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) }
+
+// readN reads n bytes from r: into one allocation of n bytes when sized (n
+// is known to be there), else into a buffer that grows with what r
+// delivers. On a short read it returns what came with the error.
+func readN(r io.Reader, n int64, sized bool) ([]byte, error) {
+	if sized {
+		b := make([]byte, n)
+		got, err := io.ReadFull(r, b)
+		return b[:got], err
+	}
+	var buf bytes.Buffer
+	if _, err := io.CopyN(&buf, r, n); err != nil {
+		return buf.Bytes(), err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeData converts the data section of a validated layout into tensors.
+func decodeData(entries []entry, meta map[string]string, data []byte) (*File, error) {
 	f := &File{Tensors: make(map[string]Tensor, len(entries)), Metadata: meta}
 	for _, e := range entries {
 		raw := data[e.begin:e.end]
@@ -233,13 +303,7 @@ func parseEntry(name string, raw json.RawMessage) (entry, error) {
 // without gaps or overlaps and leave no trailing bytes, as the specification
 // asks.
 func checkLayout(entries []entry, dataLen int) error {
-	maxEnd := 0
-	for _, e := range entries {
-		if e.end > maxEnd {
-			maxEnd = e.end
-		}
-	}
-	if maxEnd > dataLen {
+	if maxEnd := dataEnd(entries); maxEnd > dataLen {
 		return fmt.Errorf("safetensors: truncated: header says %d bytes of data, file has %d", maxEnd, dataLen)
 	}
 	sorted := make([]entry, len(entries))
@@ -266,6 +330,15 @@ func checkLayout(entries []entry, dataLen int) error {
 		return fmt.Errorf("safetensors: %d bytes of trailing data after the last tensor (header says %d bytes of data, file has %d)", dataLen-pos, pos, dataLen)
 	}
 	return nil
+}
+
+// dataEnd returns the end of the data section that entries describe.
+func dataEnd(entries []entry) int {
+	end := 0
+	for _, e := range entries {
+		end = max(end, e.end)
+	}
+	return end
 }
 
 func shape64(s []int64) string {

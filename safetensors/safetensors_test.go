@@ -3,7 +3,9 @@ package safetensors
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"github.com/deeplda/deeplda/internal/sharedtest"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -268,24 +270,31 @@ func corruptCases() map[string]struct {
 		"truncated data": {build(`{"a":{"dtype":"I32","shape":[3],"data_offsets":[0,12]}}`, d8), "truncated: header says 12 bytes of data, file has 8"},
 		"overlap":        {build(`{"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}}`, d8), "overlap"},
 		"gap":            {build(`{"a":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}}`, d8), "gap of 4 bytes"},
-		"trailing data":  {build(`{"a":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}}`, d8), "4 bytes of trailing data"},
+		"trailing data":  {build(`{"a":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}}`, d8), "trailing data after the last tensor"},
 		"bad metadata":   {build(`{"__metadata__":{"a":1}}`, nil), "__metadata__ must be an object of strings"},
 		"null metadata":  {build(`{"__metadata__":null}`, nil), "__metadata__ must be an object of strings"},
 	}
 }
 
+// TestCorrupt reads each corrupt file as a stream (Read, length unknown)
+// and whole (Decode, length known): both refuse it with the same reason.
 func TestCorrupt(t *testing.T) {
 	for name, c := range corruptCases() {
-		_, err := Read(bytes.NewReader(c.b))
-		if err == nil {
-			t.Errorf("%s: Read succeeded", name)
-			continue
-		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %q does not mention %q", name, err, c.want)
-		}
-		if !strings.HasPrefix(err.Error(), "safetensors: ") {
-			t.Errorf("%s: error %q lacks the package prefix", name, err)
+		for how, read := range map[string]func([]byte) (*File, error){
+			"Read":   func(b []byte) (*File, error) { return Read(bytes.NewReader(b)) },
+			"Decode": Decode,
+		} {
+			_, err := read(c.b)
+			if err == nil {
+				t.Errorf("%s: %s succeeded", name, how)
+				continue
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s error %q does not mention %q", name, how, err, c.want)
+			}
+			if !strings.HasPrefix(err.Error(), "safetensors: ") {
+				t.Errorf("%s: %s error %q lacks the package prefix", name, how, err)
+			}
 		}
 	}
 }
@@ -438,6 +447,9 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Read(bytes.NewReader(b))
+		if _, derr := Decode(b); (derr == nil) != (err == nil) {
+			t.Fatalf("Read error %v, Decode error %v", err, derr)
+		}
 		if err != nil {
 			if file != nil {
 				t.Fatal("Read returned a file and an error")
@@ -506,5 +518,56 @@ func TestReadI64AsI32(t *testing.T) {
 	_, err = Decode(build(`{"n":{"dtype":"I64","shape":[],"data_offsets":[0,8]}}`, le(1<<40)))
 	if err == nil || !strings.Contains(err.Error(), "does not fit in I32") {
 		t.Errorf("error %v for an I64 beyond int32", err)
+	}
+}
+
+// endless is a stream that goes on for limit bytes of zeros and then fails:
+// a reader that reaches its end has read far past any sane file.
+type endless struct{ read, limit int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.read >= e.limit {
+		return 0, errors.New("read too far")
+	}
+	n := min(len(p), e.limit-e.read)
+	clear(p[:n])
+	e.read += n
+	return n, nil
+}
+
+// TestReadStopsAtTheAnnouncedEnd reads a valid file followed by an endless
+// stream: Read refuses the trailing data after reading one byte of it, and
+// a stream of zeros (as /dev/zero gives) is refused at its empty header.
+func TestReadStopsAtTheAnnouncedEnd(t *testing.T) {
+	valid, err := Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := &endless{limit: 64 << 20}
+	_, err = Read(io.MultiReader(bytes.NewReader(valid), tail))
+	if err == nil || !strings.Contains(err.Error(), "trailing data after the last tensor") {
+		t.Errorf("error %v, want trailing data", err)
+	}
+	if tail.read > 1 {
+		t.Errorf("Read went %d bytes past the end of the file", tail.read)
+	}
+	zeros := &endless{limit: 64 << 20}
+	if _, err := Read(zeros); err == nil || !strings.Contains(err.Error(), "invalid JSON header") {
+		t.Errorf("a stream of zeros: error %v, want an invalid header", err)
+	}
+	if zeros.read > 8 {
+		t.Errorf("Read took %d bytes of a stream of zeros, want the 8 of the length prefix", zeros.read)
+	}
+}
+
+// TestReadFileDevice reads /dev/zero, a file with no end: ReadFile refuses
+// it at once instead of reading until memory runs out.
+func TestReadFileDevice(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skipf("SKIPPED: no /dev/zero here (%v)", err)
+	}
+	_, err := ReadFile("/dev/zero")
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero: safetensors: invalid JSON header") {
+		t.Errorf("error %v, want /dev/zero named with an invalid header", err)
 	}
 }

@@ -32,7 +32,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size of the BatchNorm recalibration")
 	fs.IntVar(&c.LimitTrain, "limit-train", 0, "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the recalibration batches (deeplda train uses its -seed)")
-	dump := fs.String("dump", "", "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file")
+	dump := fs.String("dump", "", "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)")
 	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
 	out := fs.String("out", "out/eval", "output folder for report.json and the SVG figures")
 	fs.Usage = func() {
@@ -90,9 +90,11 @@ Flags:`)
 	if err != nil {
 		return err
 	}
-	if err := prepareOut(*out); err != nil {
+	folder, err := openOut(*out, false)
+	if err != nil {
 		return err
 	}
+	defer folder.release()
 	var trainSet train.Dataset
 	if c.BNRecalibrate > 0 {
 		trainSet = data.Train.Dataset(c.LimitTrain)
@@ -135,7 +137,11 @@ func writeEval(out, dump string, res *experiment.EvalResult) error {
 		}
 	}
 	if dump != "" {
-		if err := safetensors.WriteFile(dump, res.Dump()); err != nil {
+		path, err := dumpPath(dump)
+		if err != nil {
+			return err
+		}
+		if err := safetensors.WriteFile(path, res.Dump()); err != nil {
 			return fmt.Errorf("writing the dump: %w", err)
 		}
 	}

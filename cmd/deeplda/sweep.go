@@ -86,9 +86,11 @@ Flags:`)
 		return err
 	}
 	defer be.Close()
-	if err := prepareOut(*out); err != nil {
+	folder, err := openOut(*out, false)
+	if err != nil {
 		return err
 	}
+	defer folder.release()
 	res := experiment.NewSweepResult(c, be.Info())
 	runs := c.Runs()
 	for i, rc := range runs {

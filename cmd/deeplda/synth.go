@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -48,27 +47,16 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer be.Close()
-	if err := prepareOut(o.dir); err != nil {
+	folder, err := openOut(o.dir, !o.resume)
+	if err != nil {
 		return err
 	}
+	defer folder.release()
 	run, err := experiment.NewSynth(be, c)
 	if err != nil {
 		return usageError{err}
 	}
 	return trainAndWrite(ctx, run, *o, stdout, stderr, func(w io.Writer) { printSynthSummary(w, run) })
-}
-
-// prepareOut creates the output folder and checks that it is writable.
-func prepareOut(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create the output folder: %w", err)
-	}
-	probe, err := os.CreateTemp(dir, ".write-test-*")
-	if err != nil {
-		return fmt.Errorf("the output folder %s is not writable: %w", dir, err)
-	}
-	probe.Close()
-	return os.Remove(probe.Name())
 }
 
 // output is where and how a training command writes: its -out, -quiet and

@@ -81,9 +81,11 @@ Flags:`)
 		return err
 	}
 	defer be.Close()
-	if err := prepareOut(o.dir); err != nil {
+	folder, err := openOut(o.dir, !o.resume)
+	if err != nil {
 		return err
 	}
+	defer folder.release()
 	run, err := experiment.NewImagesFrom(be, c, data)
 	if err != nil {
 		return usageError{err}

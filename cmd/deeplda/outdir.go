@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/deeplda/deeplda/experiment"
+)
+
+// lockFile is the name of the file, in an output folder, that holds the
+// process id of the command writing there.
+const lockFile = "deeplda.lock"
+
+// outFolder is an output folder that this process holds the lock of.
+type outFolder struct {
+	dir     string
+	created []string // the folders openOut created, innermost first
+}
+
+// openOut prepares dir for a command that writes there: it creates dir
+// (and its parents) when missing, takes its lock (another command writing
+// there is refused; the lock of a process that no longer runs, after a
+// kill -9, is taken over) and removes the temporary files that an
+// interrupted save left (see leftoverName). With fresh (a training command
+// without -resume), a folder that holds a run that -resume can continue is
+// refused rather than overwritten. The caller must call release.
+func openOut(dir string, fresh bool) (*outFolder, error) {
+	o := &outFolder{dir: dir}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
+			break
+		}
+		o.created = append(o.created, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		o.removeCreated()
+		return nil, fmt.Errorf("cannot create the output folder: %w", err)
+	}
+	if err := o.lock(); err != nil {
+		o.removeCreated()
+		return nil, err
+	}
+	if err := removeLeftovers(dir); err != nil {
+		o.release()
+		return nil, err
+	}
+	resume := filepath.Join(dir, experiment.ResumeFile)
+	if _, err := os.Stat(resume); fresh && err == nil {
+		o.release()
+		return nil, usageError{fmt.Errorf("%s holds a run that -resume continues (%s): add -resume to continue it, pick another -out, or delete %s to start afresh",
+			dir, resume, resume)}
+	}
+	return o, nil
+}
+
+// lock creates the lock file holding this process's id. A lock file whose
+// process no longer runs is replaced.
+func (o *outFolder) lock() error {
+	path := filepath.Join(o.dir, lockFile)
+	for range 2 {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, err = fmt.Fprintf(f, "%d\n", os.Getpid())
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				os.Remove(path)
+				return fmt.Errorf("the output folder %s is not writable: %w", o.dir, err)
+			}
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("the output folder %s is not writable: %w", o.dir, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("reading the lock of the output folder: %w", err)
+		}
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		switch {
+		case err != nil: // removed meanwhile: try again
+		case perr != nil:
+			return fmt.Errorf("the output folder %s is locked by %s, which holds no process id: delete it if no deeplda command writes there", o.dir, path)
+		case running(pid):
+			return fmt.Errorf("the output folder %s is in use by process %d (%s): wait for it to end, or pick another -out", o.dir, pid, path)
+		default:
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing the stale lock of process %d: %w", pid, err)
+			}
+		}
+	}
+	return fmt.Errorf("the output folder %s: its lock %s keeps changing; is another deeplda command starting there?", o.dir, path)
+}
+
+// running reports whether the process with id pid runs; this process's
+// own id in a lock file can only be a leftover of an earlier process.
+func running(pid int) bool {
+	if pid == os.Getpid() || pid <= 0 {
+		return false
+	}
+	// A zombie (killed, not yet reaped: in a container without an init
+	// process, for one) runs no more. Linux says so in /proc.
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	p, err := os.FindProcess(pid) // fails for a process that is gone on Windows
+	if err != nil {
+		return false
+	}
+	defer p.Release()
+	// Signal 0 checks without signalling; where signals are not supported
+	// the process found is taken as running.
+	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
+}
+
+// release removes the lock, then the folders that openOut created if they
+// hold nothing (but empty folders): a command that failed before writing
+// anything leaves nothing behind.
+func (o *outFolder) release() {
+	path := filepath.Join(o.dir, lockFile)
+	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
+		os.Remove(path)
+	}
+	o.removeCreated()
+}
+
+// removeCreated removes the folders openOut created, innermost first, as
+// long as they hold nothing but empty folders.
+func (o *outFolder) removeCreated() {
+	for _, d := range o.created {
+		if !removeEmpty(d) {
+			return
+		}
+	}
+}
+
+// removeEmpty removes dir if it holds nothing but empty folders, and
+// reports whether it did.
+func removeEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !removeEmpty(filepath.Join(dir, e.Name())) {
+			return false
+		}
+	}
+	return os.Remove(dir) == nil
+}
+
+// leftoverName matches the temporary files of an atomic save:
+// safetensors.WriteFile's NAME.tmpDIGITS and report.WriteFileAtomic's
+// .NAME.DIGITS, for the files a command writes (.safetensors, .json, .svg).
+var leftoverName = regexp.MustCompile(`^(\..+\.(safetensors|json|svg)\.[0-9]+|.+\.(safetensors|json|svg)\.tmp[0-9]+)$`)
+
+// removeLeftovers removes the temporary files that a save interrupted by a
+// kill or a crash left in dir. Only the folder's lock holder may call it:
+// another command's save in progress would lose its file.
+func removeLeftovers(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() && leftoverName.MatchString(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("removing a leftover temporary file: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// prepareOut creates a folder inside a held output folder (a sweep's run)
+// and removes the temporary files an interrupted save left there.
+func prepareOut(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create the output folder: %w", err)
+	}
+	return removeLeftovers(dir)
+}
+
+// dumpPath returns the file that eval's -dump names: path itself, or
+// dump.safetensors inside it when path is a folder (one that exists, or
+// one named with a trailing separator, created here).
+func dumpPath(path string) (string, error) {
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return "", fmt.Errorf("cannot create the dump's folder: %w", err)
+		}
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return filepath.Join(path, "dump.safetensors"), nil
+	}
+	return path, nil
+}
