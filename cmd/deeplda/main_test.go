@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deeplda/deeplda/kernels/webgpu"
 	"github.com/deeplda/deeplda/report"
 )
 
@@ -190,8 +189,8 @@ func TestBenchPrintsJSON(t *testing.T) {
 // TestAutoSkipsSoftwareAdapters checks that -backend auto prefers the CPU
 // backend over a WebGPU adapter that itself runs on the CPU (lavapipe).
 func TestAutoSkipsSoftwareAdapters(t *testing.T) {
-	gpu, err := webgpu.New()
-	if err != nil || !gpu.Software() {
+	gpu, software, err := openWebGPU()
+	if err != nil || !software {
 		if err == nil {
 			gpu.Close()
 		}
