@@ -48,7 +48,6 @@ type event struct {
 	Package     string
 	Test        string
 	Output      string
-	ImportPath  string // build-output, build-fail
 	FailedBuild string
 	Label       string // exit
 	Exit        int    // exit
