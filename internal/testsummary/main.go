@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -149,6 +150,7 @@ func (s *summary) handle(e event) {
 		case "fail":
 			p.failedPkg, p.failedBuild = true, e.FailedBuild != ""
 			s.runFail = true
+			s.flushUnfinished(e.Package)
 		}
 		return
 	}
@@ -172,6 +174,22 @@ func (s *summary) handle(e event) {
 		io.WriteString(s.w, strings.Join(s.output[key], ""))
 		s.failures = append(s.failures, finding{pkg: e.Package, test: e.Test})
 		delete(s.output, key)
+	}
+}
+
+// flushUnfinished writes the output of pkg's tests that never ended (the
+// package crashed or timed out while they ran).
+func (s *summary) flushUnfinished(pkg string) {
+	var keys [][2]string
+	for k := range s.output {
+		if k[0] == pkg {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[1], b[1]) })
+	for _, k := range keys {
+		fmt.Fprintf(s.w, "(%s %s did not finish; its output:)\n%s", k[0], k[1], strings.Join(s.output[k], ""))
+		delete(s.output, k)
 	}
 }
 

@@ -90,13 +90,26 @@ func TestRuns(t *testing.T) {
 {"Action":"fail","Package":"m/a"}
 {"Action":"exit","Exit":1}
 `, "1 passed, 1 failed, 0 skipped", false},
+		{"a test times out", `{"Action":"run","Package":"m/a","Test":"TestSlow"}
+{"Action":"output","Package":"m/a","Test":"TestSlow","Output":"    slow_test.go:9: step 3 of 10\n"}
+{"Action":"output","Package":"m/a","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"fail","Package":"m/a"}
+{"Action":"exit","Exit":1}
+`, "0 passed, 1 failed, 0 skipped", false},
 	} {
 		out, ok := run(t, tc.in)
 		if got := lastLine(t, out); got != tc.last || ok != tc.ok {
 			t.Errorf("%s: last line %q, ok %v; want %q, %v\n%s", tc.name, got, ok, tc.last, tc.ok, out)
 		}
 	}
-	out, _ := run(t, pass("m/a", "TestA")+`{"Action":"exit","Label":"native","Exit":0}`+"\n"+pass("m/a", "TestA")+`{"Action":"exit","Label":"js/wasm","Exit":0}`+"\n")
+	out, _ := run(t, `{"Action":"run","Package":"m/a","Test":"TestSlow"}
+{"Action":"output","Package":"m/a","Test":"TestSlow","Output":"    slow_test.go:9: step 3 of 10\n"}
+{"Action":"fail","Package":"m/a"}
+`)
+	if !strings.Contains(out, "m/a TestSlow did not finish; its output:)\n    slow_test.go:9: step 3 of 10\n") {
+		t.Errorf("the output of a test that never ended is lost:\n%s", out)
+	}
+	out, _ = run(t, pass("m/a", "TestA")+`{"Action":"exit","Label":"native","Exit":0}`+"\n"+pass("m/a", "TestA")+`{"Action":"exit","Label":"js/wasm","Exit":0}`+"\n")
 	if !strings.Contains(out, "native:\n  m/a ") || !strings.Contains(out, "js/wasm:\n  m/a ") {
 		t.Errorf("the runs' rows are not grouped by label:\n%s", out)
 	}
