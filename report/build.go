@@ -40,11 +40,12 @@ func ThisBuild() Build {
 	return b
 }
 
-// Provenance records in report.json which build wrote it and when.
+// Provenance records in report.json which build wrote it and when (set by
+// Stamp; a report that was never stamped has none of these keys).
 type Provenance struct {
-	Version   string `json:"version"`
+	Version   string `json:"version,omitempty"`
 	Commit    string `json:"commit,omitempty"`
-	Timestamp string `json:"timestamp"` // RFC 3339, UTC, when report.json was written
+	Timestamp string `json:"timestamp,omitempty"` // RFC 3339, UTC, when report.json was written
 }
 
 // Stamp sets r's Provenance to this build and the time now.
