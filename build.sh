@@ -6,7 +6,10 @@
 #   ./build.sh serve       build the site and serve it on http://127.0.0.1:8080/deeplda/
 #                          (ADDR=127.0.0.1:9000 ./build.sh serve for another address)
 #   ./build.sh test        run every test: gofmt, go vet (native and js/wasm),
-#                          go test ./..., then the browser tests (Chromium)
+#                          the cgo-free build, go test ./..., the WebAssembly
+#                          tests under Node.js, then the browser tests
+#                          (Chromium); ends with a summary whose last line is
+#                          "N passed, N failed, N skipped"
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -62,6 +65,26 @@ copy_data() {
 	fi
 }
 
+# gotest LABEL ARGS...: go test -json ARGS, then the line that tells
+# internal/testsummary that the run LABEL ended and with which status.
+gotest() {
+	local label=$1 status=0
+	shift
+	go test -json "$@" || status=$?
+	printf '{"Action":"exit","Label":"%s","Exit":%d}\n' "$label" "$status"
+}
+
+# test_runs: every go test run of the test target, as go test -json events.
+test_runs() {
+	gotest native -count=1 $(go list ./... | grep -v '/browsertest$')
+	# The kernels, the model and the trainer as the browser runs them
+	# (WebAssembly, with their wasm assembly), under Node.js; the 30-step
+	# PyTorch trajectory, minutes long there, is left to the native run.
+	GOOS=js GOARCH=wasm gotest js/wasm -count=1 -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -skip Trajectory ./kernels/ref ./kernels/cpu/... ./model ./train
+	# The browser tests run alone: they time the page's responsiveness.
+	DEEPLDA_SITE="$PWD/out/site" gotest browser -count=1 -timeout 20m ./browsertest
+}
+
 cmd=${1:-build}
 case "$cmd" in
 build)
@@ -88,14 +111,17 @@ test)
 	fi
 	go vet ./...
 	GOOS=js GOARCH=wasm go vet ./kernels/... ./model/... ./train/... ./metrics/... ./plot/... ./report/... ./safetensors/... ./data/... ./experiment/... ./wasm/...
-	go test -count=1 $(go list ./... | grep -v '/browsertest$')
-	# The kernels, the model and the trainer as the browser runs them
-	# (WebAssembly, with their wasm assembly), under Node.js; the 30-step
-	# PyTorch trajectory, minutes long there, is left to the native run.
-	GOOS=js GOARCH=wasm go test -count=1 -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -skip Trajectory ./kernels/ref ./kernels/cpu/... ./model ./train
-	# The browser tests run alone: they time the page's responsiveness.
+	# The command builds without cgo too (CPU backend only).
+	CGO_ENABLED=0 go build -o /dev/null ./cmd/deeplda
 	build_site out/site
-	DEEPLDA_SITE="$PWD/out/site" go test -count=1 -timeout 20m -v ./browsertest
+	# Every test run through one summary: failures and their output as they
+	# come, then the counts per package, every skip with its reason, and
+	# the closing "N passed, N failed, N skipped" line (the exit status is
+	# non-zero on any failure).
+	summary=$(mktemp -d)
+	trap 'rm -rf "$summary"' EXIT
+	go build -o "$summary/testsummary" ./internal/testsummary
+	test_runs | "$summary/testsummary"
 	;;
 *)
 	echo "usage: ./build.sh [build|site [DIR]|serve|test]" >&2

@@ -12,8 +12,9 @@ import (
 // Figures returns the SVG figures of a finished run, by file name:
 // embedding.svg (2-D embeddings of the test set, or their first two
 // principal components, with the class Gaussians' 90% ellipses, the means
-// and, in 2-D, the decision regions), curves.svg (loss and accuracies),
-// logdet.svg (log det Sigma per epoch), reliability.svg and confidence.svg.
+// and, in 2-D, the decision regions), curves.svg (the loss), accuracy.svg
+// (the accuracies above, the test ECE below, in percent), logdet.svg (log
+// det Sigma per epoch), reliability.svg and confidence.svg.
 func (r *Run) Figures() map[string][]byte {
 	figs := map[string][]byte{}
 	rep := r.Report
@@ -25,19 +26,21 @@ func (r *Run) Figures() map[string][]byte {
 	for _, h := range rep.History {
 		epochs = append(epochs, float64(h.Epoch))
 		loss = append(loss, float64(h.Loss))
-		trainAcc = append(trainAcc, float64(h.TrainAccuracy))
-		testAcc = append(testAcc, float64(h.TestAccuracy))
-		ece = append(ece, float64(h.TestECE))
+		trainAcc = append(trainAcc, 100*float64(h.TrainAccuracy))
+		testAcc = append(testAcc, 100*float64(h.TestAccuracy))
+		ece = append(ece, 100*float64(h.TestECE))
 		if h.LogDetCov != nil {
 			logdet = append(logdet, float64(*h.LogDetCov))
 		}
 	}
-	figs["curves.svg"] = plot.Lines(plot.Figure{Title: "Training loss", XLabel: "epoch", YLabel: "loss"},
+	figs["curves.svg"] = plot.Lines(plot.Figure{Title: "Training loss", XLabel: "epoch", YLabel: "loss", IntegerX: true},
 		[]plot.Series{{Name: "train loss", X: epochs, Y: loss}}, false)
-	figs["accuracy.svg"] = plot.Lines(plot.Figure{Title: "Accuracy and calibration", XLabel: "epoch", YLabel: ""},
-		[]plot.Series{{Name: "train accuracy", X: epochs, Y: trainAcc}, {Name: "test accuracy", X: epochs, Y: testAcc}, {Name: "test ECE", X: epochs, Y: ece, Dashed: true}}, false)
+	figs["accuracy.svg"] = plot.Stack(plot.Figure{Title: "Accuracy and calibration", XLabel: "epoch", IntegerX: true}, []plot.Panel{
+		{YLabel: "accuracy (%)", ZeroY: true, Weight: 3, Series: []plot.Series{{Name: "train accuracy", X: epochs, Y: trainAcc}, {Name: "test accuracy", X: epochs, Y: testAcc}}},
+		{YLabel: "test ECE (%)", ZeroY: true, Weight: 2, Series: []plot.Series{{Name: "test ECE (10 bins)", X: epochs, Y: ece, Dashed: true}}},
+	})
 	if len(logdet) == len(epochs) && len(logdet) > 0 {
-		figs["logdet.svg"] = plot.Lines(plot.Figure{Title: "log det Σ of the head", XLabel: "epoch", YLabel: "log det Σ"},
+		figs["logdet.svg"] = plot.Lines(plot.Figure{Title: "log det Σ of the head", XLabel: "epoch", YLabel: "log det Σ", IntegerX: true},
 			[]plot.Series{{Name: "log det Σ", X: epochs, Y: logdet}}, false)
 	}
 	bins := make([]plot.Bin, len(rep.Test.Reliability))

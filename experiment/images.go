@@ -8,7 +8,6 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 
 	"github.com/deeplda/deeplda/data/images"
@@ -474,13 +473,7 @@ func (r *ImageRun) MarshalJSON() ([]byte, error) {
 }
 
 // WriteReport writes report.json to dir (atomically).
-func (r *ImageRun) WriteReport(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return report.WriteFileAtomic(filepath.Join(dir, "report.json"), append(b, '\n'))
-}
+func (r *ImageRun) WriteReport(dir string) error { return report.WriteAs(dir, r.Report, r) }
 
 // Figures returns the figures of Run.Figures (the test embeddings projected
 // on their first two principal components for d > 2, with the LDA head's

@@ -235,10 +235,10 @@ func (s *SweepResult) Figures() map[string][]byte {
 	seeds := fmt.Sprintf("mean ± 2 std over %d seeds", s.Config.Seeds)
 	data := s.Config.Base.Data
 	if sr, ok := series("test accuracy (%)", func(r SweepRow) *Stat { return &r.Accuracy }, 100); ok {
-		figs["sweep_accuracy.svg"] = plot.Lines(plot.Figure{Title: "Test accuracy against λ (" + data + ")", XLabel: "λ", YLabel: "test accuracy (%)", LogX: true, Caption: seeds}, sr, false)
+		figs["sweep_accuracy.svg"] = plot.Lines(plot.Figure{Title: "Test accuracy against λ (" + data + ")", XLabel: "λ", YLabel: "test accuracy (%)", LogX: true, ZeroY: true, Caption: seeds}, sr, false)
 	}
 	if sr, ok := series("test ECE (%)", func(r SweepRow) *Stat { return &r.ECE }, 100); ok {
-		figs["sweep_ece.svg"] = plot.Lines(plot.Figure{Title: "Test ECE (10 bins) against λ (" + data + ")", XLabel: "λ", YLabel: "ECE (%)", LogX: true, Caption: seeds}, sr, false)
+		figs["sweep_ece.svg"] = plot.Lines(plot.Figure{Title: "Test ECE (10 bins) against λ (" + data + ")", XLabel: "λ", YLabel: "ECE (%)", LogX: true, ZeroY: true, Caption: seeds}, sr, false)
 	}
 	if sr, ok := series("learned σ", func(r SweepRow) *Stat { return r.Sigma }, 1); ok {
 		figs["sweep_sigma.svg"] = plot.Lines(plot.Figure{Title: "Learned σ of the spherical head against λ (" + data + ")", XLabel: "λ", YLabel: "σ", LogX: true, Caption: seeds}, sr, false)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/deeplda/deeplda/data/synth"
 	"github.com/deeplda/deeplda/kernels"
@@ -47,6 +48,10 @@ func (c SynthConfig) Validate() error {
 		return fmt.Errorf("-epochs must be at least 1, got %d", c.Epochs)
 	case c.Batch < 1:
 		return fmt.Errorf("-batch must be at least 1, got %d", c.Batch)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return fmt.Errorf("-lr must be a finite number > 0, got %v", c.LR)
+	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
+		return fmt.Errorf("-lambda must be a finite number >= 0, got %v", c.Lambda)
 	}
 	if _, err := kernels.ParseLoss(c.Loss); err != nil {
 		return fmt.Errorf("-loss: %w", err)

@@ -54,8 +54,8 @@ func drawBox(s *svg, b box, extra string) {
 
 // Reliability draws a reliability diagram: the accuracy of every non-empty
 // bin as a bar, the gap to the bin's mean confidence shaded, the diagonal of
-// perfect calibration, and the expected calibration error ece (a fraction)
-// in the legend.
+// perfect calibration, and the expected calibration error ece (a fraction,
+// shown as a percentage like everywhere else) in the legend.
 func Reliability(fig Figure, bins []Bin, ece float64) []byte {
 	w, h := fig.size(480, 460)
 	calibrationDefaults(&fig, "accuracy")
@@ -71,7 +71,7 @@ func Reliability(fig Figure, bins []Bin, ece float64) []byte {
 		{"perfect calibration", lineSwatch(mutedColor, 1.5, true, false)},
 	}
 	if finite(ece) {
-		entries = append(entries, legendEntry{label: fmt.Sprintf("ECE = %.4f", ece)})
+		entries = append(entries, legendEntry{label: "ECE = " + percent(ece)})
 	}
 	leg := newLegend(entries, h)
 	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, 0, false)
@@ -113,11 +113,17 @@ func Reliability(fig Figure, bins []Bin, ece float64) []byte {
 
 // ConfidenceHistogram draws the fraction of samples in every bin, with
 // vertical lines at the overall accuracy and the mean confidence (both
-// fractions; NaN leaves a line out).
+// fractions, labelled as percentages; NaN leaves a line out). The x axis
+// reaches a little beyond the bins, so that a line at confidence 1 is not
+// hidden under the frame.
 func ConfidenceHistogram(fig Figure, bins []Bin, accuracy, meanConfidence float64) []byte {
 	w, h := fig.size(480, 400)
 	calibrationDefaults(&fig, "fraction of samples")
 	x0, x1 := binRange(fig, bins)
+	if _, _, fixed := lim(fig.XLim, false); !fixed {
+		pad := 0.02 * (x1 - x0)
+		x0, x1 = x0-pad, x1+pad
+	}
 	total := 0
 	for _, b := range bins {
 		if b.usable() {
@@ -145,8 +151,8 @@ func ConfidenceHistogram(fig Figure, bins []Bin, accuracy, meanConfidence float6
 		dashed bool
 	}
 	lines := []vline{
-		{accuracy, fmt.Sprintf("accuracy = %.3f", accuracy), tableau10[2], false},
-		{meanConfidence, fmt.Sprintf("avg. confidence = %.3f", meanConfidence), tableau10[1], true},
+		{accuracy, "accuracy = " + percent(accuracy), tableau10[2], false},
+		{meanConfidence, "mean confidence = " + percent(meanConfidence), tableau10[1], true},
 	}
 	var entries []legendEntry
 	for _, l := range lines {
@@ -187,3 +193,7 @@ func ConfidenceHistogram(fig Figure, bins []Bin, accuracy, meanConfidence float6
 	leg.draw(s, lx, ly)
 	return a.finish(s)
 }
+
+// percent formats a fraction as a percentage with two decimals, the unit
+// in which the command line prints accuracy and ECE.
+func percent(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }

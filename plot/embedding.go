@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,15 +18,19 @@ type Points struct {
 // Region is a grid of predicted classes over [X0,X1]×[Y0,Y1], divided into
 // NX columns and NY rows of equal cells. Class is row-major starting at
 // (X0,Y0): Class[j*NX+i] is the class of the cell in column i (from X0) and
-// row j (from Y0). Negative classes are left blank. Cells are drawn as light
-// tints of the class colours, merging horizontal runs of the same class.
+// row j (from Y0). Negative classes are left blank. The regions are drawn as
+// light tints of the class colours, as polygons whose edges join the
+// boundaries found on the rows' centre lines, so that a straight boundary
+// is drawn straight rather than as a staircase of cells.
 //
 // With Classify set, Embedding fills the grid itself: it calls Classify
-// once with the centres of NX×NY cells over the plot's final axes (which
-// reach beyond the data to keep the aspect ratio and show the ellipses),
-// so the regions fill the plot; X0..Y1 then only widen the axes and Class
-// is not read. Classify returns the class of each centre (x[k], y[k]), or
-// nil to leave the regions out.
+// with the centres of NX×NY cells over the plot's final axes (which reach
+// beyond the data to keep the aspect ratio and show the ellipses), so the
+// regions fill the plot, then a few more times with points between
+// neighbouring cells of different classes, to place each boundary within
+// a small fraction of a cell; X0..Y1 then only widen the axes and Class is
+// not read. Classify returns the class of each point (x[k], y[k]), or nil
+// to leave the regions out.
 type Region struct {
 	X0, X1, Y0, Y1 float64
 	NX, NY         int
@@ -165,7 +170,7 @@ func Embedding(fig Figure, pts Points, regions *Region, ellipses []Ellipse, mean
 	s := newSVG(w, h)
 	a.drawBack(s, reg == nil)
 	if reg != nil {
-		drawRegion(s, a, reg)
+		drawRegion(s, a, regionPolygons(reg))
 	}
 	r := 3.2
 	if len(idx) > 1500 {
@@ -179,9 +184,19 @@ func Embedding(fig Figure, pts Points, regions *Region, ellipses []Ellipse, mean
 			num1(a.x.pos(pts.X[i])), num1(a.y.pos(pts.Y[i])), num(r), Color(class(i)))
 	}
 	s.end()
-	s.group("ellipses", clip()+` fill="none" stroke-width="1.8" stroke-dasharray="6 4"`)
+	// The contours on a white halo, then the means over them, each marker
+	// shorter than its contour's longest radius: a tight Gaussian's contour
+	// still shows around its mean instead of hiding under the marker.
+	size := 8.0
+	if len(means) > 20 {
+		size = 5.5
+	}
+	paths := make(map[int]string, len(ellipses))
+	radius := make(map[int]float64, len(ellipses))
+	var classes []int
 	for _, e := range ellipses {
 		var d strings.Builder
+		var px [][2]float64
 		for _, p := range e.Points {
 			if !finite(p[0]) || !finite(p[1]) {
 				continue
@@ -190,21 +205,37 @@ func Embedding(fig Figure, pts Points, regions *Region, ellipses []Ellipse, mean
 			if d.Len() == 0 {
 				cmd = "M"
 			}
-			d.WriteString(cmd + num(a.x.pos(p[0])) + " " + num(a.y.pos(p[1])))
+			x, y := a.x.pos(p[0]), a.y.pos(p[1])
+			px = append(px, [2]float64{x, y})
+			d.WriteString(cmd + num(x) + " " + num(y))
 		}
-		if d.Len() > 0 {
-			s.printf(`<path d="%sZ" stroke="%s"/>`+"\n", d.String(), Color(e.Class))
+		if d.Len() == 0 {
+			continue
 		}
+		if !slices.Contains(classes, e.Class) {
+			classes = append(classes, e.Class)
+		}
+		paths[e.Class] += d.String() + "Z"
+		radius[e.Class] = math.Max(radius[e.Class], longestRadius(px))
+	}
+	s.group("halos", clip()+` fill="none" stroke="#ffffff" stroke-width="3.6" stroke-opacity="0.85" stroke-linejoin="round"`)
+	for _, c := range classes {
+		s.printf(`<path d="%s"/>`+"\n", paths[c])
 	}
 	s.end()
-	size := 8.0
-	if len(means) > 20 {
-		size = 5.5
+	s.group("ellipses", clip()+` fill="none" stroke-width="1.8" stroke-dasharray="6 4" stroke-linejoin="round"`)
+	for _, c := range classes {
+		s.printf(`<path d="%s" stroke="%s"/>`+"\n", paths[c], Color(c))
 	}
+	s.end()
 	s.group("means", clip()+` stroke="`+inkColor+`" stroke-width="1.2"`)
 	for _, m := range means {
 		if finite(m.X) && finite(m.Y) {
-			s.printf(`<path d="%s" fill="%s"/>`+"\n", crossPath(a.x.pos(m.X), a.y.pos(m.Y), size, size*0.28), Color(m.Class))
+			l := size
+			if r, ok := radius[m.Class]; ok {
+				l = math.Max(3, math.Min(size, 0.5*r))
+			}
+			s.printf(`<path d="%s" fill="%s"/>`+"\n", crossPath(a.x.pos(m.X), a.y.pos(m.Y), l, l*0.28), Color(m.Class))
 		}
 	}
 	s.end()
@@ -232,7 +263,8 @@ func validRegion(r *Region) *Region {
 }
 
 // classifyGrid returns r's grid over [x0,x1]×[y0,y1], classified by
-// r.Classify, or nil when that fails.
+// r.Classify, or nil when that fails. The result keeps Classify, to refine
+// the boundaries (regionPolygons).
 func classifyGrid(r *Region, x0, x1, y0, y1 float64) *Region {
 	n := r.NX * r.NY
 	xs, ys := make([]float64, 0, n), make([]float64, 0, n)
@@ -246,30 +278,160 @@ func classifyGrid(r *Region, x0, x1, y0, y1 float64) *Region {
 	if len(class) != n {
 		return nil
 	}
-	return &Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: r.NX, NY: r.NY, Class: class}
+	return &Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: r.NX, NY: r.NY, Class: class, Classify: r.Classify}
 }
 
-// drawRegion draws the decision regions as light rectangles, one per
-// horizontal run of equal classes.
-func drawRegion(s *svg, a *axes, r *Region) {
-	s.group("regions", clip()+` shape-rendering="crispEdges"`)
+// polygon is one decision region's outline in data coordinates.
+type polygon struct {
+	class  int
+	points [][2]float64
+}
+
+// refineSteps is the number of bisection steps regionPolygons takes on
+// each boundary with Classify: it places the boundary within 2^-10 of the
+// distance between two cell centres.
+const refineSteps = 10
+
+// regionPolygons returns r's regions as polygons. On every row the cells
+// form runs of one class; the boundary between two runs lies between the
+// centres of their neighbouring cells, where Classify (if set) finds it by
+// bisection, else at the cells' common edge. Consecutive rows with the
+// same sequence of classes form a block, in which every run becomes one
+// polygon through the boundaries at the rows' centres, continued in a
+// straight line to the block's top and bottom edges: its edges follow the
+// true boundary instead of the cells' staircase. Cells of a negative class
+// are left out.
+func regionPolygons(r *Region) []polygon {
 	dx, dy := (r.X1-r.X0)/float64(r.NX), (r.Y1-r.Y0)/float64(r.NY)
+	type run struct {
+		class  int
+		lo, hi float64 // x of its left and right boundary
+	}
+	rows := make([][]run, r.NY)
+	// cross is a boundary to place: row j, between runs k and k+1, whose
+	// left class is class, in (lo, hi).
+	type cross struct {
+		j, k, class int
+		lo, hi      float64
+	}
+	var crosses []cross
 	for j := range r.NY {
-		ya, yb := a.y.pos(r.Y0+float64(j)*dy), a.y.pos(r.Y0+float64(j+1)*dy)
 		row := r.Class[j*r.NX : (j+1)*r.NX]
 		for i := 0; i < r.NX; {
 			k := i + 1
 			for k < r.NX && row[k] == row[i] {
 				k++
 			}
-			if c := row[i]; c >= 0 {
-				xa, xb := a.x.pos(r.X0+float64(i)*dx), a.x.pos(r.X0+float64(k)*dx)
-				s.rect(xa, math.Min(ya, yb), xb-xa, math.Abs(yb-ya), ` fill="`+tint(Color(c), 0.78)+`"`)
+			rows[j] = append(rows[j], run{class: row[i], lo: r.X0 + float64(i)*dx, hi: r.X0 + float64(k)*dx})
+			if k < r.NX {
+				crosses = append(crosses, cross{j, len(rows[j]) - 1, row[i], r.X0 + (float64(k)-0.5)*dx, r.X0 + (float64(k)+0.5)*dx})
 			}
 			i = k
 		}
 	}
+	if r.Classify != nil && len(crosses) > 0 {
+		xs, ys := make([]float64, len(crosses)), make([]float64, len(crosses))
+	refine:
+		for range refineSteps {
+			for n, c := range crosses {
+				xs[n], ys[n] = (c.lo+c.hi)/2, r.Y0+(float64(c.j)+0.5)*dy
+			}
+			class := r.Classify(xs, ys)
+			if len(class) != len(crosses) {
+				break refine
+			}
+			for n := range crosses {
+				if class[n] == crosses[n].class {
+					crosses[n].lo = xs[n]
+				} else {
+					crosses[n].hi = xs[n]
+				}
+			}
+		}
+		for _, c := range crosses {
+			x := (c.lo + c.hi) / 2
+			rows[c.j][c.k].hi, rows[c.j][c.k+1].lo = x, x
+		}
+	}
+	// extend continues the boundaries of run ru half a row away from its
+	// neighbour row's run nb (the same run; ru itself for a block of one
+	// row), within [x0, x1] and without crossing.
+	extend := func(ru, nb run, x0, x1 float64) (lo, hi float64) {
+		lo = min(max(ru.lo+(ru.lo-nb.lo)/2, x0), x1)
+		hi = min(max(ru.hi+(ru.hi-nb.hi)/2, x0), x1)
+		if lo > hi {
+			lo = (lo + hi) / 2
+			hi = lo
+		}
+		return lo, hi
+	}
+	same := func(a, b []run) bool {
+		return slices.EqualFunc(a, b, func(p, q run) bool { return p.class == q.class })
+	}
+	var out []polygon
+	for j0 := 0; j0 < r.NY; {
+		j1 := j0 + 1
+		for j1 < r.NY && same(rows[j1], rows[j0]) {
+			j1++
+		}
+		bottom, top := r.Y0+float64(j0)*dy, r.Y0+float64(j1)*dy
+		for k, ru := range rows[j0] {
+			if ru.class < 0 {
+				continue
+			}
+			// The run's ends at the block's bottom and top edges, half a row
+			// beyond the first and last centres.
+			loB, hiB := extend(rows[j0][k], rows[min(j0+1, j1-1)][k], r.X0, r.X1)
+			loT, hiT := extend(rows[j1-1][k], rows[max(j1-2, j0)][k], r.X0, r.X1)
+			pts := [][2]float64{{loB, bottom}}
+			for j := j0; j < j1; j++ {
+				pts = append(pts, [2]float64{rows[j][k].lo, r.Y0 + (float64(j)+0.5)*dy})
+			}
+			pts = append(pts, [2]float64{loT, top}, [2]float64{hiT, top})
+			for j := j1 - 1; j >= j0; j-- {
+				pts = append(pts, [2]float64{rows[j][k].hi, r.Y0 + (float64(j)+0.5)*dy})
+			}
+			pts = append(pts, [2]float64{hiB, bottom})
+			out = append(out, polygon{ru.class, pts})
+		}
+		j0 = j1
+	}
+	return out
+}
+
+// drawRegion draws the decision regions as light polygons, outlined in
+// their own tint so that no seam shows between neighbours.
+func drawRegion(s *svg, a *axes, polys []polygon) {
+	s.group("regions", clip()+` stroke-width="0.8" stroke-linejoin="round"`)
+	for _, p := range polys {
+		var d strings.Builder
+		for i, q := range p.points {
+			if i == 0 {
+				d.WriteString("M")
+			} else {
+				d.WriteString("L")
+			}
+			d.WriteString(num(a.x.pos(q[0])) + " " + num(a.y.pos(q[1])))
+		}
+		t := tint(Color(p.class), 0.78)
+		s.printf(`<path d="%sZ" fill="%s" stroke="%s"/>`+"\n", d.String(), t, t)
+	}
 	s.end()
+}
+
+// longestRadius returns the largest distance of the points from their
+// mean: an ellipse's semi-major axis.
+func longestRadius(pts [][2]float64) float64 {
+	var cx, cy float64
+	for _, p := range pts {
+		cx, cy = cx+p[0], cy+p[1]
+	}
+	cx, cy = cx/float64(len(pts)), cy/float64(len(pts))
+	r := 0.0
+	for _, p := range pts {
+		r = math.Max(r, math.Hypot(p[0]-cx, p[1]-cy))
+	}
+	return r
 }
 
 // crossPath returns the outline of an X-shaped marker centred at (x, y) with

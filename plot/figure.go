@@ -26,6 +26,18 @@ type Figure struct {
 	XLim, YLim [2]float64
 	// Caption is an optional small note printed in the bottom-right corner.
 	Caption string
+	// IntegerX puts x ticks at whole numbers only, for counts such as
+	// epochs, and gives a single x value a range one unit wide (Lines,
+	// Stack).
+	IntegerX bool
+	// ZeroY stretches the y axis to zero when the data lie on one side of
+	// it (Lines, Stack), so that small differences between large values do
+	// not look large; YLim still wins.
+	ZeroY bool
+
+	// minLeft is the least left margin in pixels (Stack aligns its panels'
+	// plot areas with it).
+	minLeft float64
 }
 
 // MaxPoints is the number of points above which Embedding (per figure) and
@@ -106,6 +118,7 @@ func newAxes(fig Figure, w, h, x0, x1, y0, y1 float64, logX, logY bool, legendW 
 		if fig.YLabel != "" {
 			a.left += labelSize + 8
 		}
+		a.left = math.Max(a.left, fig.minLeft)
 		a.right = w - 16 - legendW
 		// Leave room for half of the last x tick label.
 		if n := len(a.xt); n > 0 {
@@ -123,8 +136,8 @@ func newAxes(fig Figure, w, h, x0, x1, y0, y1 float64, logX, logY bool, legendW 
 		}
 		a.x.p0, a.x.p1 = a.left, a.right
 		a.y.p0, a.y.p1 = a.bottom, a.top
-		a.xt = axisTicks(a.x, max(3, int((a.right-a.left)/80)))
-		a.yt = axisTicks(a.y, max(3, int((a.bottom-a.top)/60)))
+		a.xt = axisTicks(a.x, max(3, int((a.right-a.left)/80)), fig.IntegerX)
+		a.yt = axisTicks(a.y, max(3, int((a.bottom-a.top)/60)), false)
 	}
 	return a
 }

@@ -31,7 +31,49 @@ type Series struct {
 // placed in the corner of the plot that hides the least data.
 func Lines(fig Figure, series []Series, logY bool) []byte {
 	w, h := fig.size(640, 420)
-	ex, ey := extent{log: fig.LogX}, extent{log: logY}
+	return newLinePlot(fig, w, h, series, logY, 0).draw()
+}
+
+// linePlot is a laid-out Lines figure.
+type linePlot struct {
+	a       *axes
+	ser     []Series
+	color0  int // series k gets Color(color0+k)
+	leg     *legend
+	outside bool // the legend is right of the plot area
+}
+
+// xExtent returns the range of the usable x values of series.
+func xExtent(series []Series, logX bool) extent {
+	ex := extent{log: logX}
+	for _, sr := range series {
+		for i := range min(len(sr.X), len(sr.Y)) {
+			ex.add(sr.X[i])
+		}
+	}
+	return ex
+}
+
+// xRange returns the x axis range of Lines for series.
+func xRange(fig Figure, series []Series) (float64, float64) {
+	if l0, l1, ok := lim(fig.XLim, fig.LogX); ok {
+		return l0, l1
+	}
+	ex := xExtent(series, fig.LogX)
+	if fig.IntegerX && !fig.LogX && ex.n > 0 && ex.hi-ex.lo < 1 {
+		// One epoch, say: a unit around it rather than ±10%.
+		return ex.lo - 0.5, ex.hi + 0.5
+	}
+	if fig.LogX {
+		return ex.padded(0.05)
+	}
+	return ex.padded(0.02)
+}
+
+// newLinePlot thins the series, finds the axes' ranges and lays out a
+// w×h Lines figure whose series k gets Color(color0+k).
+func newLinePlot(fig Figure, w, h float64, series []Series, logY bool, color0 int) *linePlot {
+	ey := extent{log: logY}
 	ser := make([]Series, len(series))
 	for k, sr := range series {
 		ser[k] = thin(sr, &fig)
@@ -41,7 +83,6 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 			if !finite(sr.X[i]) || (fig.LogX && sr.X[i] <= 0) {
 				continue
 			}
-			ex.add(sr.X[i])
 			ey.add(sr.Y[i])
 			if sr.Band != nil {
 				if i < len(sr.Band.Lo) {
@@ -53,13 +94,9 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 			}
 		}
 	}
-	padX := 0.02
-	if fig.LogX {
-		padX = 0.05
-	}
-	x0, x1 := ex.padded(padX)
-	if l0, l1, ok := lim(fig.XLim, fig.LogX); ok {
-		x0, x1 = l0, l1
+	x0, x1 := xRange(fig, ser)
+	if fig.ZeroY && !logY && ey.n > 0 {
+		ey.add(0)
 	}
 	y0, y1 := ey.padded(0.05)
 	if l0, l1, ok := lim(fig.YLim, logY); ok {
@@ -69,24 +106,29 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 	var entries []legendEntry
 	for k, sr := range ser {
 		if sr.Name != "" {
-			entries = append(entries, legendEntry{sr.Name, lineSwatch(Color(k), 2, sr.Dashed, sr.Markers)})
+			entries = append(entries, legendEntry{sr.Name, lineSwatch(Color(color0+k), 2, sr.Dashed, sr.Markers)})
 		}
 	}
-	leg := newLegend(entries, h-80)
-	outside := len(entries) > 8
+	p := &linePlot{ser: ser, color0: color0, leg: newLegend(entries, h-80), outside: len(entries) > 8}
 	legW := 0.0
-	if outside && leg != nil {
-		legW = leg.width() + 12
+	if p.outside && p.leg != nil {
+		legW = p.leg.width() + 12
 	}
-	a := newAxes(fig, w, h, x0, x1, y0, y1, fig.LogX, logY, legW, false)
+	p.a = newAxes(fig, w, h, x0, x1, y0, y1, fig.LogX, logY, legW, false)
+	return p
+}
 
+// draw draws the figure.
+func (p *linePlot) draw() []byte {
+	a, ser, leg, outside := p.a, p.ser, p.leg, p.outside
+	w, h := a.w, a.h
 	s := newSVG(w, h)
 	a.drawBack(s, true)
 	var obstacles []box
 	s.group("bands", clip()+` fill-opacity="0.18" stroke="none"`)
 	for k, sr := range ser {
 		if d := bandPath(a, sr); d != "" {
-			s.printf(`<path d="%s" fill="%s"/>`+"\n", d, Color(k))
+			s.printf(`<path d="%s" fill="%s"/>`+"\n", d, Color(p.color0+k))
 		}
 		for i := range sr.X {
 			if lo, hi, ok := bandValue(a, sr, i); ok {
@@ -121,14 +163,14 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 		if sr.Dashed {
 			extra = ` stroke-dasharray="7 4"`
 		}
-		s.printf(`<path d="%s" stroke="%s"%s/>`+"\n", d.String(), Color(k), extra)
+		s.printf(`<path d="%s" stroke="%s"%s/>`+"\n", d.String(), Color(p.color0+k), extra)
 	}
 	s.end()
 	s.group("markers", clip())
 	for k, sr := range ser {
 		if sr.Markers {
 			if d := errorBarPath(a, sr); d != "" {
-				s.printf(`<path d="%s" stroke="%s" stroke-width="1.3" fill="none"/>`+"\n", d, Color(k))
+				s.printf(`<path d="%s" stroke="%s" stroke-width="1.3" fill="none"/>`+"\n", d, Color(p.color0+k))
 			}
 		}
 		n := min(len(sr.X), len(sr.Y))
@@ -138,7 +180,7 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 			// curve, or between gaps) still gets its dot.
 			if drawn(i) && (sr.Markers || !drawn(i-1) && !drawn(i+1)) {
 				s.printf(`<circle cx="%s" cy="%s" r="3.2" fill="%s" stroke="#ffffff" stroke-width="0.8"/>`+"\n",
-					num(a.x.pos(sr.X[i])), num(a.y.pos(sr.Y[i])), Color(k))
+					num(a.x.pos(sr.X[i])), num(a.y.pos(sr.Y[i])), Color(p.color0+k))
 			}
 		}
 	}

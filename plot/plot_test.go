@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -182,9 +183,9 @@ func TestFiguresParseAndCount(t *testing.T) {
 	if got := c["g.means/path"]; got != 3 {
 		t.Errorf("embedding: %d mean markers, want 3", got)
 	}
-	// Three vertical class bands: one merged rect per row and class.
-	if got := c["g.regions/rect"]; got != 3*24 {
-		t.Errorf("embedding: %d region rects, want %d", got, 3*24)
+	// Three vertical class bands: one polygon each.
+	if got := c["g.regions/path"]; got != 3 {
+		t.Errorf("embedding: %d region polygons, want 3", got)
 	}
 	if got := c["g.legend/text"]; got != 5 {
 		t.Errorf("embedding: %d legend labels, want 5", got)
@@ -207,8 +208,8 @@ func TestFiguresParseAndCount(t *testing.T) {
 	if got := c["g.gaps/rect"]; got != 9 {
 		t.Errorf("reliability: %d gap rects, want 9", got)
 	}
-	if !bytes.Contains(figs["reliability"], []byte("ECE = 0.0423")) {
-		t.Error("reliability: ECE missing")
+	if !bytes.Contains(figs["reliability"], []byte("ECE = 4.23%")) {
+		t.Error("reliability: ECE missing, or not in percent")
 	}
 	c = parse(t, figs["histogram"])
 	if got := c["g.bars/rect"]; got != 9 {
@@ -334,10 +335,13 @@ func TestTicks(t *testing.T) {
 		{"log 0.1..10", logTicks(0.1, 10, 6), "0.1 0.2 0.5 1 2 5 10"},
 		{"log wide", logTicks(1e-6, 1e6, 5), "1e-6 0.001 1 1000 1e6"},
 		{"log narrow", logTicks(2, 9, 5), "2 3 4 5 6 7 8 9"},
-		{"linear 0..1", linearTicks(0, 1, 5), "0.0 0.2 0.4 0.6 0.8 1.0"},
-		{"linear -3..7", linearTicks(-3.2, 7.1, 5), "-2 0 2 4 6"},
-		{"linear 0..0.003", linearTicks(0, 0.003, 3), "0.000 0.001 0.002 0.003"},
-		{"linear big", linearTicks(0, 40000, 4), "0 10000 20000 30000 40000"},
+		{"linear 0..1", linearTicks(0, 1, 5, false), "0.0 0.2 0.4 0.6 0.8 1.0"},
+		{"linear -3..7", linearTicks(-3.2, 7.1, 5, false), "-2 0 2 4 6"},
+		{"linear 0..0.003", linearTicks(0, 0.003, 3, false), "0.000 0.001 0.002 0.003"},
+		{"linear big", linearTicks(0, 40000, 4, false), "0 10000 20000 30000 40000"},
+		{"integer 0.92..5.08", linearTicks(0.92, 5.08, 8, true), "1 2 3 4 5"},
+		{"integer 0.5..1.5", linearTicks(0.5, 1.5, 8, true), "1"},
+		{"integer 0..100", linearTicks(0, 100, 5, true), "0 20 40 60 80 100"},
 	}
 	for _, c := range cases {
 		if got := strings.Join(labels(c.got), " "); got != c.want {
@@ -399,15 +403,17 @@ func TestRenderFiles(t *testing.T) {
 
 // TestRegionClassify checks that a region with Classify is evaluated over
 // the whole plot (here wider than the points, to show the ellipses and keep
-// the aspect ratio), once, and that a Classify that fails leaves the
-// regions out.
+// the aspect ratio), once for the grid and refineSteps times for the
+// boundaries, and that a Classify that fails leaves the regions out.
 func TestRegionClassify(t *testing.T) {
 	pts, _, ells, means := sample()
 	calls := 0
 	var lo, hi [2]float64
 	reg := &Region{X0: 0, X1: 6, Y0: 0, Y1: 2, NX: 30, NY: 20, Classify: func(x, y []float64) []int {
+		if calls == 0 {
+			lo, hi = [2]float64{slices.Min(x), slices.Min(y)}, [2]float64{slices.Max(x), slices.Max(y)}
+		}
 		calls++
-		lo, hi = [2]float64{slices.Min(x), slices.Min(y)}, [2]float64{slices.Max(x), slices.Max(y)}
 		class := make([]int, len(x))
 		for k := range x {
 			class[k] = min(2, max(0, int((x[k]+1.5)/3)))
@@ -415,8 +421,8 @@ func TestRegionClassify(t *testing.T) {
 		return class
 	}}
 	svg := string(Embedding(Figure{Title: "t"}, pts, reg, ells, means, nil))
-	if calls != 1 {
-		t.Fatalf("Classify called %d times, want 1", calls)
+	if calls != 1+refineSteps {
+		t.Fatalf("Classify called %d times, want once for the grid and %d times for the boundaries", calls, refineSteps)
 	}
 	// The ellipses reach 1.3 left of the first mean (at x = 0) and 0.9
 	// below the lowest (at y = 0).
@@ -429,6 +435,156 @@ func TestRegionClassify(t *testing.T) {
 	reg.Classify = func(x, y []float64) []int { return nil }
 	if svg := string(Embedding(Figure{Title: "t"}, pts, reg, ells, means, nil)); strings.Contains(svg, `class="regions"`) {
 		t.Error("regions drawn although Classify failed")
+	}
+}
+
+// TestRegionEdgesStraight checks that a straight boundary across the grid
+// gives straight region edges: every polygon corner off the plot's edges
+// lies on the boundary to within a small fraction of a cell (the cells'
+// staircase would be off by up to half a cell).
+func TestRegionEdgesStraight(t *testing.T) {
+	// Class 1 above the line y = 0.4 x + 0.3, class 0 below.
+	line := func(x float64) float64 { return 0.4*x + 0.3 }
+	reg := &Region{X0: -5, X1: 5, Y0: -4, Y1: 4, NX: 40, NY: 30, Classify: func(x, y []float64) []int {
+		class := make([]int, len(x))
+		for k := range x {
+			if y[k] > line(x[k]) {
+				class[k] = 1
+			}
+		}
+		return class
+	}}
+	reg = classifyGrid(reg, reg.X0, reg.X1, reg.Y0, reg.Y1)
+	polys := regionPolygons(reg)
+	cell := (reg.X1 - reg.X0) / float64(reg.NX)
+	classes := map[int]int{}
+	for _, p := range polys {
+		classes[p.class]++
+		for _, q := range p.points {
+			onEdge := q[0] == reg.X0 || q[0] == reg.X1 || q[1] == reg.Y0 || q[1] == reg.Y1
+			// Distance along x from the boundary, at the corner's height.
+			if d := math.Abs(q[0] - (q[1]-0.3)/0.4); !onEdge && d > 0.01*cell {
+				t.Errorf("class %d: corner (%.3f, %.3f) is %.3f cells off the boundary", p.class, q[0], q[1], d/cell)
+			}
+		}
+	}
+	// The boundary leaves the grid at both sides: rows of class 0 only, of
+	// 1 then 0, and of 1 only make three blocks.
+	if classes[0] != 2 || classes[1] != 2 {
+		t.Errorf("polygons per class %v, want two each", classes)
+	}
+	// Without Classify the boundary crosses the rows' centres on the cells'
+	// edges.
+	reg.Classify = nil
+	dy := (reg.Y1 - reg.Y0) / float64(reg.NY)
+	for _, p := range regionPolygons(reg) {
+		for _, q := range p.points {
+			j, i := (q[1]-reg.Y0)/dy-0.5, (q[0]-reg.X0)/cell
+			if math.Abs(j-math.Round(j)) < 1e-9 && math.Abs(i-math.Round(i)) > 1e-9 {
+				t.Fatalf("without Classify, corner (%.4f, %.4f) on a row's centre is not on a cell edge", q[0], q[1])
+			}
+		}
+	}
+}
+
+// TestContourAroundMean checks that a Gaussian contour smaller than the
+// mean marker stays visible: the marker, drawn over it, shrinks to half
+// the contour's radius.
+func TestContourAroundMean(t *testing.T) {
+	var e Ellipse
+	for k := range 48 {
+		a := 2 * math.Pi * float64(k) / 48
+		e.Points = append(e.Points, [2]float64{5 + 0.2*math.Cos(a), 5 + 0.2*math.Sin(a)})
+	}
+	pts := Points{X: []float64{0, 10}, Y: []float64{0, 10}, Class: []int{0, 0}}
+	doc := string(Embedding(Figure{Width: 500, Height: 500}, pts, nil, []Ellipse{e}, []Mean{{0, 5, 5}}, nil))
+	means, ells := strings.Index(doc, `class="means"`), strings.Index(doc, `class="ellipses"`)
+	if means < 0 || ells < 0 {
+		t.Fatal("no means or no ellipses")
+	}
+	// The contour's radius is 0.2 of 10 data units across about 400
+	// pixels: 8 pixels; the usual marker (arms of 8) is 14.5 pixels wide.
+	marker := doc[means:]
+	i := strings.Index(marker, `d="M`)
+	var xs []float64
+	for _, pair := range strings.Split(marker[i+4:i+strings.Index(marker[i:], "Z")], "L") {
+		var x, y float64
+		fmt.Sscanf(pair, "%g %g", &x, &y)
+		xs = append(xs, x)
+	}
+	if span := slices.Max(xs) - slices.Min(xs); span > 8 {
+		t.Errorf("the mean marker is %.1f pixels wide inside a contour 16 pixels across", span)
+	}
+}
+
+// TestAxesDoNotExaggerate checks the axis ranges of Lines: ZeroY keeps
+// zero on the axis (a flat sweep at 37.9-38.0 must not fill the plot), and
+// IntegerX gives epochs whole-number ticks and one epoch a unit-wide axis.
+func TestAxesDoNotExaggerate(t *testing.T) {
+	flat := Series{Name: "accuracy", X: []float64{0.001, 0.01, 0.1, 1}, Y: []float64{37.95, 37.9, 38, 37.93}}
+	p := newLinePlot(Figure{LogX: true, ZeroY: true}, 640, 420, []Series{flat}, false, 0)
+	if p.a.y.lo > 0 || p.a.y.hi < 38 || p.a.y.hi > 45 {
+		t.Errorf("ZeroY: y axis [%g, %g], want from zero to just above 38", p.a.y.lo, p.a.y.hi)
+	}
+	p = newLinePlot(Figure{LogX: true}, 640, 420, []Series{flat}, false, 0)
+	if p.a.y.lo < 37 {
+		t.Errorf("without ZeroY the axis follows the data; got [%g, %g]", p.a.y.lo, p.a.y.hi)
+	}
+	epochs := func(n int) Series {
+		s := Series{Name: "loss"}
+		for e := 1; e <= n; e++ {
+			s.X, s.Y = append(s.X, float64(e)), append(s.Y, 1/float64(e))
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		epochs int
+		ticks  string
+		lo, hi float64
+	}{
+		{1, "1", 0.5, 1.5},
+		{2, "1 2", 0.9, 2.1},
+		{5, "1 2 3 4 5", 0.9, 5.1},
+	} {
+		p := newLinePlot(Figure{IntegerX: true}, 640, 420, []Series{epochs(tc.epochs)}, false, 0)
+		if got := strings.Join(labels(p.a.xt), " "); got != tc.ticks {
+			t.Errorf("%d epochs: x ticks %q, want %q", tc.epochs, got, tc.ticks)
+		}
+		if p.a.x.lo < tc.lo-1e-9 || p.a.x.hi > tc.hi+1e-9 {
+			t.Errorf("%d epochs: x axis [%g, %g], want within [%g, %g]", tc.epochs, p.a.x.lo, p.a.x.hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestStack checks that Stack draws each panel with its own y axis and
+// clip path, one x label at the bottom, aligned plot areas, and colours in
+// order across the panels.
+func TestStack(t *testing.T) {
+	acc := []Series{{Name: "train accuracy (%)", X: []float64{1, 2, 3}, Y: []float64{50, 90, 99}}, {Name: "test accuracy (%)", X: []float64{1, 2, 3}, Y: []float64{52, 91, 98}}}
+	ece := []Series{{Name: "test ECE (%)", X: []float64{1, 2, 3}, Y: []float64{12, 3, 0.5}, Dashed: true}}
+	doc := Stack(Figure{Title: "Accuracy and calibration", XLabel: "epoch", IntegerX: true},
+		[]Panel{{YLabel: "accuracy (%)", ZeroY: true, Weight: 3, Series: acc}, {YLabel: "test ECE (%)", ZeroY: true, Weight: 2, Series: ece}})
+	c := parse(t, doc)
+	if c["svg"] != 3 || c["clipPath"] != 2 {
+		t.Errorf("%d svg elements and %d clip paths, want 3 (the document and two panels) and 2", c["svg"], c["clipPath"])
+	}
+	s := string(doc)
+	for _, want := range []string{">accuracy (%)<", ">test ECE (%)<", ">Accuracy and calibration<", `stroke="` + Color(2) + `"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("stack lacks %s", want)
+		}
+	}
+	if n := strings.Count(s, ">epoch<"); n != 1 {
+		t.Errorf("%d x labels, want 1 under the bottom panel", n)
+	}
+	// Both clip rectangles start at the same x: the plot areas line up.
+	var xs []string
+	for _, part := range strings.Split(s, "<clipPath")[1:] {
+		i := strings.Index(part, `x="`)
+		xs = append(xs, part[i:i+strings.Index(part[i+3:], `"`)+4])
+	}
+	if len(xs) != 2 || xs[0] != xs[1] {
+		t.Errorf("the panels' plot areas start at %v", xs)
 	}
 }
 

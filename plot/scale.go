@@ -116,12 +116,15 @@ func niceStep(span float64, n int) float64 {
 }
 
 // linearTicks returns about target labelled ticks at round numbers in
-// [lo, hi].
-func linearTicks(lo, hi float64, target int) []tick {
+// [lo, hi]; with integer, at whole numbers only.
+func linearTicks(lo, hi float64, target int, integer bool) []tick {
 	if !(hi > lo) || !finite(lo) || !finite(hi) {
 		return nil
 	}
 	step := niceStep(hi-lo, target)
+	if integer {
+		step = math.Max(step, 1)
+	}
 	first := math.Ceil(lo/step - 1e-9)
 	var ticks []tick
 	for i := first; i*step <= hi+step*1e-9 && len(ticks) < 100; i++ {
@@ -203,7 +206,7 @@ func logTicks(lo, hi float64, target int) []tick {
 			}
 		}
 		if n < 3 {
-			return linearTicks(lo, hi, target)
+			return linearTicks(lo, hi, target, false)
 		}
 		fallthrough
 	case decades <= 2.5:
@@ -227,12 +230,13 @@ func logTicks(lo, hi float64, target int) []tick {
 	return ticks
 }
 
-// axisTicks returns the ticks for s with about target labels.
-func axisTicks(s scale, target int) []tick {
+// axisTicks returns the ticks for s with about target labels; with
+// integer, a linear axis has them at whole numbers only.
+func axisTicks(s scale, target int, integer bool) []tick {
 	if s.log {
 		return logTicks(s.lo, s.hi, target)
 	}
-	return linearTicks(s.lo, s.hi, target)
+	return linearTicks(s.lo, s.hi, target, integer)
 }
 
 // compactExp shortens exponents such as "1.2e+07" to "1.2e7".

@@ -5,10 +5,15 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/deeplda/deeplda/kernels"
 )
@@ -126,6 +131,8 @@ type Report struct {
 	// BackendMoves lists the moves of the run to another backend (the
 	// page goes on on the CPU when WebGPU fails); none for most runs.
 	BackendMoves []BackendMove `json:"backend_moves,omitempty"`
+	// Provenance ("version", "commit", "timestamp") is set by WriteAs.
+	Provenance
 }
 
 // BackendMove is a move of a run to another backend in the middle of
@@ -141,19 +148,32 @@ type BackendMove struct {
 	KeptEpochs int    `json:"kept_epochs"`
 }
 
-// Write writes r as indented JSON to dir/report.json (atomically).
-func (r *Report) Write(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+// Write writes r to dir/report.json (see WriteAs).
+func (r *Report) Write(dir string) error { return WriteAs(dir, r, r) }
+
+// WriteAs stamps r with this build and the time (Stamp), then writes v, r
+// itself or a value whose JSON holds r's keys and more, as indented JSON to
+// dir/report.json (atomically).
+func WriteAs(dir string, r *Report, v any) error {
+	r.Stamp(time.Now())
+	return WriteJSON(filepath.Join(dir, "report.json"), v)
+}
+
+// WriteJSON writes v as indented JSON with a final newline to path
+// (atomically, see WriteFileAtomic).
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, "report.json"), append(b, '\n'))
+	return WriteFileAtomic(path, append(b, '\n'))
 }
 
 // WriteFileAtomic writes data to a temporary file beside path and renames it
-// over path, so a failed write leaves any previous file intact.
+// over path, so a failed write leaves any previous file intact. The file
+// gets mode 0644 less the umask, as os.WriteFile would give it.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -171,4 +191,17 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// createTemp creates a new file beside path named "."+base(path)+".<random>"
+// with mode 0644 less the umask (os.CreateTemp would make it 0600).
+func createTemp(path string) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".")
+	for range 100 {
+		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("cannot create a temporary file beside %s", path)
 }

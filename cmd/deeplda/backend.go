@@ -8,8 +8,11 @@ import (
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
-	"github.com/deeplda/deeplda/kernels/webgpu"
 )
+
+// errNoWebGPU is openWebGPU's error in a build without cgo, which cannot
+// link wgpu-native.
+var errNoWebGPU = errors.New("this deeplda was built without cgo (CGO_ENABLED=0), so it has no WebGPU backend; build it with cgo and a C compiler to use WebGPU")
 
 // openBackend returns the backend a -backend flag names: cpu, webgpu, or
 // auto (WebGPU on a hardware adapter, else the CPU with a notice on
@@ -24,25 +27,25 @@ func openBackendNote(name string, stderr io.Writer) (kernels.Backend, error) {
 	case "cpu":
 		return cpu.New(), nil
 	case "webgpu":
-		b, err := webgpu.New()
+		b, _, err := openWebGPU()
 		if err != nil {
 			return nil, fmt.Errorf("-backend webgpu: %w", err)
 		}
 		return b, nil
 	case "auto":
-		b, err := webgpu.New()
-		if err == nil && !b.Software() {
+		b, software, err := openWebGPU()
+		switch {
+		case err == nil && !software:
 			return b, nil
-		}
-		if err == nil {
+		case err == nil:
 			fmt.Fprintf(stderr, "note: the WebGPU adapter is a CPU implementation (%s); using the faster CPU backend (-backend webgpu forces it)\n", b.Info().Adapter)
 			b.Close()
-			return cpu.New(), nil
-		}
-		if !errors.Is(err, webgpu.ErrNoAdapter) {
-			fmt.Fprintf(stderr, "note: WebGPU failed (%v); using the CPU backend\n", err)
-		} else {
+		case errors.Is(err, errNoWebGPU):
+			fmt.Fprintln(stderr, "note: this deeplda has no WebGPU (built without cgo); using the CPU backend")
+		case errors.Is(err, errNoAdapter):
 			fmt.Fprintln(stderr, "note: no WebGPU adapter; using the CPU backend")
+		default:
+			fmt.Fprintf(stderr, "note: WebGPU failed (%v); using the CPU backend\n", err)
 		}
 		return cpu.New(), nil
 	}

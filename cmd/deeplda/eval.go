@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -124,11 +123,7 @@ Flags:`)
 
 // writeEval writes report.json, the figures and the optional dump.
 func writeEval(out, dump string, res *experiment.EvalResult) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := report.WriteFileAtomic(filepath.Join(out, "report.json"), append(b, '\n')); err != nil {
+	if err := report.WriteAs(out, res.Report, res); err != nil {
 		return err
 	}
 	for name, svg := range res.Figures() {

@@ -7,6 +7,8 @@
 //	deeplda sweep [flags]   the lambda sweep of the image experiment over seeds
 //	deeplda eval [flags]    evaluate a checkpoint (this project's or PyTorch's) on images
 //	deeplda bench [flags]   speed of a backend on the paper's models and on matmul
+//	deeplda version         the version, the commit and the Go version of this build
+//	deeplda help            an overview of the commands
 //
 // Run "deeplda <command> -h" for the flags of a command.
 package main
@@ -19,11 +21,29 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 )
 
-// usageError is a mistake in the command line: it is reported with a hint
-// to -h, and exit status 2.
+// usageError is a mistake in the command line: it is reported in one line
+// with a hint to -h, and exit status 2.
 type usageError struct{ error }
+
+// command is one deeplda command: its name, what it does in one line, and
+// the function that runs it with the arguments after its name.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists the commands in the order the overview shows them.
+var commands = []command{
+	{"synth", "the paper's toy experiments: classical and deep LDA on 3-class 2-D data", synthCmd},
+	{"train", "the paper's image experiments: the ConvNet with an LDA or softmax head", trainCmd},
+	{"sweep", "the lambda sweep of the image experiment over seeds", sweepCmd},
+	{"eval", "evaluate a checkpoint (this project's or PyTorch's) on an image test set", evalCmd},
+	{"bench", "time a backend on the paper's models and on a matrix product", benchCmd},
+	{"version", "print the version, the commit and the Go version of this build", versionCmd},
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -31,28 +51,33 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes one command and returns the exit status.
+// run executes one command line and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	commands := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"synth": synthCmd,
-		"train": trainCmd,
-		"sweep": sweepCmd,
-		"eval":  evalCmd,
-		"bench": benchCmd,
-	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "help" {
-		fmt.Fprintln(stderr, "usage: deeplda synth|train|sweep|eval|bench [flags]   (deeplda <command> -h for the flags)")
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "deeplda: unknown command %q (want synth, train, sweep, eval or bench)\n", args[0])
+	if len(args) == 0 {
+		overview(stderr)
 		return 2
 	}
-	err := cmd(ctx, args[1:], stdout, stderr)
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help":
+		overview(stdout)
+		return 0
+	case "help":
+		if len(rest) == 0 {
+			overview(stdout)
+			return 0
+		}
+		// "deeplda help synth" is "deeplda synth -h".
+		name, rest = rest[0], []string{"-h"}
+	case "-version", "--version":
+		name = "version"
+	}
+	cmd, ok := lookupCommand(name)
+	if !ok {
+		fmt.Fprintf(stderr, "deeplda: unknown command %q (run 'deeplda help' for the commands)\n", name)
+		return 2
+	}
+	err := cmd.run(ctx, rest, stdout, stderr)
 	var ue usageError
 	switch {
 	case err == nil:
@@ -60,25 +85,70 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "deeplda %s: %v\n(run 'deeplda %s -h' for the flags)\n", args[0], ue.error, args[0])
+		fmt.Fprintf(stderr, "deeplda %s: %v (run 'deeplda %s -h' for the flags)\n", name, ue.error, name)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "deeplda %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "deeplda %s: %v\n", name, err)
 		return 1
 	}
 }
 
-// parse parses flags, turning errors into usage errors; it rejects
-// positional arguments.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// lookupCommand returns the command called name.
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
 		}
-		return usageError{err}
 	}
-	if fs.NArg() > 0 {
+	return command{}, false
+}
+
+// overview writes the top-level help: what deeplda does and each command
+// in one line.
+func overview(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(`deeplda trains Deep LDA with the DNLL loss ("Deep Linear Discriminant
+Analysis Revisited") on the CPU or through WebGPU, and writes report.json,
+SVG figures and checkpoints.
+
+Usage:
+
+	deeplda <command> [flags]
+
+Commands:
+
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "\t%-8s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`	help     this overview; "deeplda help <command>" is "deeplda <command> -h"
+
+Run "deeplda <command> -h" for the flags of a command, for example
+"deeplda synth -h". A first run: deeplda synth -out out/synth
+`)
+	io.WriteString(w, b.String())
+}
+
+// parse parses flags. A mistake becomes a usageError of one line (the
+// flag package's own message, without the list of flags that it would
+// print); -h, -help and --help print the command's usage and return
+// flag.ErrHelp. It rejects positional arguments.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	// The flag package prints the error and calls Usage on any mistake:
+	// both are held back while it parses.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return usageError{err}
+	case fs.NArg() > 0:
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -164,11 +163,7 @@ func sweepRun(ctx context.Context, run *experiment.ImageRun, dir string, quiet b
 
 // writeSweep writes sweep.json and the sweep figures.
 func writeSweep(dir string, res *experiment.SweepResult) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := report.WriteFileAtomic(filepath.Join(dir, "sweep.json"), append(b, '\n')); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "sweep.json"), res); err != nil {
 		return err
 	}
 	for name, svg := range res.Figures() {

@@ -54,8 +54,12 @@ type Backend struct {
 func New() (*Backend, error) {
 	b := &Backend{pipelines: map[string]*pipeline{}, bindGroups: map[string]*wgpu.BindGroup{}, staging: map[uint64]*wgpu.Buffer{}}
 	wgpu.SetLogLevel(wgpu.LogLevelError)
-	b.instance = wgpu.CreateInstance(nil)
-	adapter, err := b.instance.RequestAdapter(&wgpu.RequestAdapterOptions{PowerPreference: wgpu.PowerPreferenceHighPerformance})
+	var adapter *wgpu.Adapter
+	var err error
+	probeEnv(func() {
+		b.instance = wgpu.CreateInstance(nil)
+		adapter, err = b.instance.RequestAdapter(&wgpu.RequestAdapterOptions{PowerPreference: wgpu.PowerPreferenceHighPerformance})
+	})
 	if err != nil || adapter == nil {
 		b.instance.Release()
 		if err == nil {

@@ -37,6 +37,10 @@ func adapterName(*wgpu.Adapter) string {
 	return strings.Join(parts, " ")
 }
 
+// probeEnv runs probe: the browser needs nothing around the adapter's
+// creation (see platform_native.go).
+func probeEnv(probe func()) { probe() }
+
 // ErrDeviceLost is the error (wrapped) of the operations after the
 // browser lost the backend's device (destroyed it, a driver reset, ...):
 // the data on the GPU is gone with it.

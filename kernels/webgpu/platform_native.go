@@ -4,7 +4,10 @@ package webgpu
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -66,3 +69,39 @@ func mapRead(b *Backend, staging *wgpu.Buffer, n uint64) ([]byte, error) {
 // software reports whether the adapter runs on the CPU (Mesa's lavapipe,
 // SwiftShader): correct, but slower than the CPU backend.
 func software(a *wgpu.Adapter) bool { return a.GetInfo().AdapterType == wgpu.AdapterTypeCPU }
+
+// envMu serialises probeEnv's changes to the environment.
+var envMu sync.Mutex
+
+// probeEnv runs probe, the creation of the instance and the adapter, with
+// XDG_RUNTIME_DIR set to a new private folder when it is not set to an
+// absolute path, and restores the environment after. While the OpenGL
+// (EGL) and Vulkan loaders look for displays, the Wayland client library
+// prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment."
+// to standard error without one (on servers, in containers, under sudo),
+// although computing needs no display; in an empty folder it finds no
+// display and says nothing.
+func probeEnv(probe func()) {
+	envMu.Lock()
+	defer envMu.Unlock()
+	old, set := os.LookupEnv("XDG_RUNTIME_DIR")
+	if filepath.IsAbs(old) {
+		probe()
+		return
+	}
+	dir, err := os.MkdirTemp("", "deeplda-runtime-")
+	if err != nil {
+		probe()
+		return
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_RUNTIME_DIR", dir)
+	defer func() {
+		if set {
+			os.Setenv("XDG_RUNTIME_DIR", old)
+		} else {
+			os.Unsetenv("XDG_RUNTIME_DIR")
+		}
+	}()
+	probe()
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestMain runs the command itself when the test binary is started by
+// command (the WebGPU libraries write to the process's standard error,
+// which only another process can read).
+func TestMain(m *testing.M) {
+	if os.Getenv("DEEPLDA_TEST_AS_COMMAND") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// runProcess runs exe (the test binary as deeplda, or a built deeplda)
+// with args, in the environment without XDG_RUNTIME_DIR plus env, and
+// returns its exit status and output.
+func runProcess(t *testing.T, exe string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// errorLine matches a line that looks like an error.
+var errorLine = regexp.MustCompile(`(?im)^.*\berror\b.*$`)
+
+// TestNoErrorLines checks that a normal run, which probes WebGPU with
+// -backend auto, prints no line that looks like an error, even without
+// XDG_RUNTIME_DIR (the Wayland client library complains about it while
+// the Vulkan and OpenGL loaders look for displays); and that a failure
+// still says so.
+func TestNoErrorLines(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"DEEPLDA_TEST_AS_COMMAND=1"}
+	for _, args := range [][]string{
+		{"bench", "-model", "matmul", "-size", "8", "-steps", "1"},
+		{"synth", "-epochs", "1", "-train", "200", "-test", "50", "-quiet", "-out", t.TempDir()},
+	} {
+		code, _, stderr := runProcess(t, exe, env, args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+		if l := errorLine.FindString(stderr); l != "" {
+			t.Errorf("%v: a normal run printed %q; stderr:\n%s", args, l, stderr)
+		}
+	}
+	code, _, stderr := runProcess(t, exe, env, "eval", "-checkpoint", filepath.Join(t.TempDir(), "missing.safetensors"), "-backend", "cpu")
+	if code != 1 || !strings.Contains(stderr, "missing.safetensors") {
+		t.Errorf("a failing run: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestCgoFreeBuild builds the command with CGO_ENABLED=0 and checks that
+// it runs on the CPU backend and says that it has no WebGPU.
+func TestCgoFreeBuild(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no go command to build with: %v", err)
+		}
+		t.Skipf("SKIPPED: no go command to build with: %v", err)
+	}
+	exe := filepath.Join(t.TempDir(), "deeplda")
+	build := exec.Command(gobin, "build", "-o", exe, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	code, _, stderr := runProcess(t, exe, nil, "bench", "-backend", "webgpu", "-model", "matmul", "-size", "8", "-steps", "1")
+	if code != 1 || !strings.Contains(stderr, "built without cgo") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("-backend webgpu: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := runProcess(t, exe, nil, "bench", "-backend", "auto", "-model", "matmul", "-size", "8", "-steps", "1")
+	if code != 0 || !strings.Contains(stdout, `"name":"cpu"`) || !strings.Contains(stderr, "has no WebGPU (built without cgo)") {
+		t.Errorf("-backend auto: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
