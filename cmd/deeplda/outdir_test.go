@@ -15,17 +15,6 @@ import (
 	"github.com/deeplda/deeplda/experiment"
 )
 
-// mainEnv, set in a subprocess's environment, makes the test binary run
-// the command (main) instead of the tests.
-const mainEnv = "DEEPLDA_TEST_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) == "1" {
-		main()
-	}
-	os.Exit(m.Run())
-}
-
 // startMain starts the command with args in a subprocess (this test binary
 // running main); its stdout and stderr go to out.
 func startMain(t *testing.T, out *bytes.Buffer, args ...string) *exec.Cmd {

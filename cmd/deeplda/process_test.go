@@ -10,11 +10,14 @@ import (
 	"testing"
 )
 
-// TestMain runs the command itself when the test binary is started by
-// command (the WebGPU libraries write to the process's standard error,
-// which only another process can read).
+// mainEnv, set to 1 in a subprocess's environment, makes the test binary
+// run the command itself: for what only another process can see (the
+// WebGPU libraries' writes to standard error, exit codes, signals, locks).
+const mainEnv = "DEEPLDA_TEST_MAIN"
+
+// TestMain runs the command instead of the tests when mainEnv is set.
 func TestMain(m *testing.M) {
-	if os.Getenv("DEEPLDA_TEST_AS_COMMAND") == "1" {
+	if os.Getenv(mainEnv) == "1" {
 		main()
 	}
 	os.Exit(m.Run())
@@ -54,7 +57,7 @@ func TestNoErrorLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"DEEPLDA_TEST_AS_COMMAND=1"}
+	env := []string{mainEnv + "=1"}
 	for _, args := range [][]string{
 		{"bench", "-model", "matmul", "-size", "8", "-steps", "1"},
 		{"synth", "-epochs", "1", "-train", "200", "-test", "50", "-quiet", "-out", t.TempDir()},
