@@ -89,7 +89,7 @@ cmd=${1:-build}
 case "$cmd" in
 build)
 	mkdir -p bin
-	go build -o bin/deeplda ./cmd/deeplda
+	go build -buildvcs=auto -o bin/deeplda ./cmd/deeplda
 	echo "built bin/deeplda"
 	;;
 site)
