@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Trains the PyTorch twin of `deeplda train`: the paper's ConvNet with an
+LDA or softmax head on Fashion-MNIST, MNIST, CIFAR-10 or CIFAR-100, with the
+same flags, defaults, data files and splits, and writes checkpoint.safetensors
+(reference parameter names: `deeplda eval` and the page open it) and
+report.json to -out.
+
+One process per device, with torchrun (DistributedDataParallel: NCCL on
+GPUs, gloo on CPUs):
+
+  python3 -m torch.distributed.run --nproc_per_node N pytorch/train.py [flags]
+
+or in one process: python3 pytorch/train.py [flags].
+
+-batch is the global batch, as in deeplda: each of the N processes takes
+batch/N examples of it (DistributedSampler, reshuffled every epoch from
+-seed), and DistributedDataParallel averages the gradients, so N processes
+take the same steps as one process with the same -batch. BatchNorm is plain
+BatchNorm2d, not SyncBatchNorm: each process normalises with the statistics
+of its own batch/N examples and the running statistics are those of process
+0 (broadcast at every step); SyncBatchNorm would add an all-reduce per layer
+and step and needs CUDA in PyTorch 1.13.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data.distributed import DistributedSampler
+
+from deeplda_twin import checkpoint, data, metrics, model as twin
+
+
+class UsageError(Exception):
+    """An invalid flag value."""
+
+
+def flags(argv):
+    p = argparse.ArgumentParser(prog="pytorch/train.py", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+
+    def flag(name, **kw):
+        p.add_argument("-" + name, "--" + name, dest=name.replace("-", "_"), **kw)
+
+    flag("data", default="fashion-mnist", help="data set: " + ", ".join(sorted(data.SPECS)))
+    flag("datadir", default="", help="folder with the data set's published files (default datasets/<data>)")
+    flag("head", default="lda", help="head: lda or softmax")
+    flag("cov", default="spherical", help="covariance of the LDA head: spherical, diag or full")
+    flag("loss", default="", help="loss: dnll, ce or nll (default dnll for lda, ce for softmax)")
+    flag("lambda", type=float, default=0.01, help="DNLL penalty weight lambda (>= 0)")
+    flag("epochs", type=int, default=100, help="training epochs")
+    flag("batch", type=int, default=256, help="global batch size (a multiple of the number of processes)")
+    flag("lr", type=float, default=1e-3, help="Adam learning rate")
+    flag("seed", type=int, default=1, help="seed of the initialisation, the shuffling and the augmentation")
+    flag("limit-train", type=int, default=0, help="train on the first N training images in file order (0: all but the -val held-out ones)")
+    flag("limit-test", type=int, default=0, help="evaluate on the first N test images (0: all)")
+    flag("val", type=int, default=5000, help="training images held out from the end of the training file to fit temperature scaling (0: none)")
+    flag("augment", default="auto", help="augmentation: auto (crop+flip for CIFAR, none for the MNISTs), none, crop, flip or crop+flip")
+    flag("eval-batch", type=int, default=1024, help="evaluation batch size")
+    flag("backend", default="auto", help="cpu (gloo), cuda (NCCL) or auto (cuda when a GPU is visible)")
+    flag("out", default="out/train", help="output folder for checkpoint.safetensors and report.json")
+    flag("dump-first-step", default="", help="also write DIR/init.safetensors: the initial weights, and each process's first batch (first_step/indices) and its loss (first_step/loss)")
+    return resolve(p.parse_args(argv))
+
+
+def resolve(c):
+    """Fills the automatic choices and checks c, in the words of the flags."""
+    c.datadir = c.datadir or os.path.join("datasets", c.data)
+    c.loss = c.loss or ("ce" if c.head == "softmax" else "dnll")
+    if c.loss != "dnll":
+        c.lambda_ = 0.0
+    else:
+        c.lambda_ = getattr(c, "lambda")
+    if c.augment in ("auto", ""):
+        c.augment = "crop+flip" if c.data.startswith("cifar") else "none"
+    checks = [
+        (c.data in data.SPECS, f"-data: unknown data set {c.data!r} (known: {', '.join(sorted(data.SPECS))})"),
+        (c.head in twin.HEADS, f"-head must be lda or softmax, got {c.head!r}"),
+        (c.cov in twin.COVS, f"-cov: unknown covariance {c.cov!r} (spherical, diag or full)"),
+        (c.loss in twin.LOSSES, f"-loss: unknown loss {c.loss!r} (dnll, ce or nll)"),
+        (c.head != "softmax" or c.loss == "ce", f"the softmax head trains with -loss ce, not {c.loss}"),
+        (c.epochs >= 1, f"-epochs must be at least 1, got {c.epochs}"),
+        (c.batch >= 1, f"-batch must be at least 1, got {c.batch}"),
+        (c.eval_batch >= 1, f"-eval-batch must be at least 1, got {c.eval_batch}"),
+        (c.limit_train >= 0 and c.limit_test >= 0, "-limit-train and -limit-test must be >= 0 (0 means all)"),
+        (c.val >= 0, f"-val must be >= 0, got {c.val}"),
+        (c.lr > 0 and math.isfinite(c.lr), f"-lr must be a finite number > 0, got {c.lr}"),
+        (c.lambda_ >= 0 and math.isfinite(c.lambda_), f"-lambda must be a finite number >= 0, got {c.lambda_}"),
+        (c.augment in ("none", "crop", "flip", "crop+flip"), f"-augment must be auto, none, crop, flip or crop+flip, got {c.augment!r}"),
+        (c.backend in ("auto", "cpu", "cuda"), f"-backend must be cpu, cuda or auto, got {c.backend!r}"),
+    ]
+    for ok, msg in checks:
+        if not ok:
+            raise UsageError(msg)
+    return c
+
+
+class Dist:
+    """The process group: rank, world size and device of this process, and
+    collectives that do nothing in a single process."""
+
+    def __init__(self, backend):
+        cuda = backend == "cuda" or (backend == "auto" and torch.cuda.is_available())
+        if cuda and not torch.cuda.is_available():
+            raise UsageError("-backend cuda: no GPU is visible to PyTorch")
+        self.on = "RANK" in os.environ
+        local = int(os.environ.get("LOCAL_RANK", 0))
+        self.device = torch.device("cuda", local) if cuda else torch.device("cpu")
+        if cuda:
+            torch.cuda.set_device(self.device)
+        self.backend = "nccl" if cuda else "gloo"
+        if self.on:
+            dist.init_process_group(self.backend)
+        self.rank = dist.get_rank() if self.on else 0
+        self.world = dist.get_world_size() if self.on else 1
+
+    def sum(self, t):
+        if self.on:
+            dist.all_reduce(t)
+        return t
+
+    def gather(self, t):
+        """Concatenates t (same shape on every process) over the processes, in rank order."""
+        if not self.on:
+            return t
+        parts = [torch.empty_like(t) for _ in range(self.world)]
+        dist.all_gather(parts, t)
+        return torch.cat(parts)
+
+    def broadcast_buffers(self, module):
+        """Gives every process the BatchNorm statistics of process 0."""
+        if self.on:
+            for b in module.buffers():
+                dist.broadcast(b, 0)
+
+
+def splits(c, train_x, train_y, test_x, test_y):
+    """The training, held-out and test images of c, as deeplda splits them:
+    -val images from the end of the training file, -limit-train from its
+    start, -limit-test from the start of the test file."""
+    n = len(train_y)
+    if c.val >= n:
+        raise UsageError(f"-val {c.val} leaves no training image of the {n}")
+    avail = n - c.val
+    if c.limit_train > avail:
+        raise UsageError(f"-limit-train {c.limit_train} with -val {c.val} needs {c.limit_train + c.val} training images; {c.data} has {n}")
+    limit = c.limit_train or avail
+    nt = c.limit_test or len(test_y)
+    return (train_x[:limit], train_y[:limit]), (train_x[avail:], train_y[avail:]), (test_x[:nt], test_y[:nt])
+
+
+@torch.no_grad()
+def scores(module, pg, c, images):
+    """The evaluation-mode scores [N, C] of uint8 images, each process
+    evaluating one contiguous share."""
+    module.eval()
+    n = len(images)
+    share = -(-n // pg.world)
+    lo, hi = min(n, pg.rank * share), min(n, (pg.rank + 1) * share)
+    outs = [module(data.normalise(images[i:min(i + c.eval_batch, hi)].to(pg.device), c.data))
+            for i in range(lo, hi, c.eval_batch)]
+    classes = data.SPECS[c.data]["classes"]
+    mine = torch.cat(outs) if outs else torch.empty(0, classes, device=pg.device)
+    padded = torch.zeros(share, classes, device=pg.device)
+    padded[:len(mine)] = mine
+    return pg.gather(padded)[:n].cpu()
+
+
+def head_report(head):
+    if isinstance(head, twin.SoftmaxHead):
+        return {"kind": "softmax"}
+    pi, mu, sigma = head.gaussian()
+    r = {"kind": "lda", "cov_kind": head.cov, "pi": pi.tolist(), "mu": mu.tolist(), "cov": sigma.tolist(),
+         "logdet_cov": float(torch.logdet(sigma))}
+    if head.cov == "spherical":
+        r["sigma"] = math.sqrt(sigma[0, 0])
+    return r
+
+
+def finite(v):
+    """v with non-finite floats as None (JSON null, as deeplda writes them)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: finite(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [finite(x) for x in v]
+    return v
+
+
+def write_json(path, v):
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(finite(v), f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def train(c, pg, log):
+    spec = data.SPECS[c.data]
+    if c.batch % pg.world:
+        raise UsageError(f"-batch {c.batch} is not a multiple of the {pg.world} processes")
+    per = c.batch // pg.world
+    (xtr, ytr), (xval, yval), (xte, yte) = splits(c, *data.load(c.data, c.datadir))
+    torch.manual_seed(c.seed)
+    module = twin.image_model(spec["shape"][0], spec["classes"], c.head, c.cov).to(pg.device)
+    net = DistributedDataParallel(module, device_ids=[pg.device] if pg.device.type == "cuda" else None) if pg.on else module
+    opt = torch.optim.Adam(module.parameters(), lr=c.lr)
+    loss_of = twin.loss_fn(c.loss, c.lambda_)
+    sampler = DistributedSampler(range(len(ytr)), num_replicas=pg.world, rank=pg.rank, shuffle=True, seed=c.seed)
+    gen = torch.Generator().manual_seed(c.seed * 65536 + pg.rank)
+    crop, flip = "crop" in c.augment, "flip" in c.augment
+    config = {k: v for k, v in vars(c).items() if k not in ("lambda", "lambda_", "dump_first_step")}
+    config.update({"lambda": c.lambda_, "processes": pg.world, "process_batch": per,
+                   "process_group": pg.backend if pg.on else None, "sync_batchnorm": False})
+    rep = {"kind": "train", "config": config,
+           "backend": {"name": "pytorch", "adapter": f"torch {torch.__version__}, {pg.world} x {pg.device.type}"},
+           "history": [], "status": "training"}
+    if pg.rank == 0:
+        os.makedirs(c.out, exist_ok=True)
+        log(f"{c.data}: {len(ytr)} training, {len(yval)} held-out, {len(yte)} test images; {c.head} head ({c.loss}), "
+            f"{c.epochs} epochs of {-(-len(sampler) // per)} steps, {pg.world} processes of batch {per} ({pg.backend})")
+    if c.dump_first_step and pg.rank == 0:
+        os.makedirs(c.dump_first_step, exist_ok=True)
+        init = checkpoint.state(module)
+    train_s, status = 0.0, "done"
+    for epoch in range(1, c.epochs + 1):
+        sampler.set_epoch(epoch - 1)
+        order = torch.tensor(list(sampler))
+        net.train()
+        sums = torch.zeros(3, dtype=torch.float64, device=pg.device)  # loss * examples, correct, examples
+        t0 = time.perf_counter()
+        for s in range(0, len(order), per):
+            idx = order[s:s + per]
+            images = xtr[idx]
+            if crop or flip:
+                images = data.augment(images, crop, flip, gen)
+            x, y = data.normalise(images.to(pg.device), c.data), ytr[idx].to(pg.device)
+            out = net(x)
+            loss = loss_of(out, y)
+            if c.dump_first_step and epoch == 1 and s == 0:
+                first_idx = pg.gather(idx.to(pg.device))
+                first_loss = pg.gather(loss.detach().reshape(1))
+                if pg.rank == 0:
+                    init["first_step/indices"] = first_idx.reshape(pg.world, -1)
+                    init["first_step/loss"] = first_loss
+                    checkpoint.save(os.path.join(c.dump_first_step, "init.safetensors"), init,
+                                    {"config": json.dumps(config), "note": "weights before the first step; first_step/indices[r] are the training images (file order) of process r's first batch, first_step/loss[r] its loss in training mode"})
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sums += torch.stack([loss.detach().double() * len(idx), (out.argmax(1) == y).sum().double(),
+                                 torch.tensor(float(len(idx)), dtype=torch.float64, device=pg.device)])
+        if pg.device.type == "cuda":
+            torch.cuda.synchronize()
+        train_s += time.perf_counter() - t0
+        pg.sum(sums)
+        epoch_loss = float(sums[0] / sums[2])
+        if not math.isfinite(epoch_loss):
+            status = f"stopped: the training loss became {epoch_loss} in epoch {epoch}; checkpoint.safetensors is the last good one"
+            break
+        pg.broadcast_buffers(module)
+        test = metrics.evaluate(scores(module, pg, c, xte), yte)
+        row = {"epoch": epoch, "loss": epoch_loss, "train_accuracy": float(sums[1] / sums[2]),
+               "test_accuracy": test["accuracy"], "test_ece": test["ece"], "seconds": train_s}
+        if c.head == "lda":
+            h = head_report(module.head)
+            row["logdet_cov"] = h["logdet_cov"]
+            if "sigma" in h:
+                row["sigma"] = h["sigma"]
+        rep["history"].append(row)
+        if pg.rank == 0:
+            checkpoint.save(os.path.join(c.out, "checkpoint.safetensors"), checkpoint.state(module),
+                            {"format": "pt", "writer": "pytorch/train.py", "config": json.dumps(config)})
+            log(f"epoch {epoch}: loss {epoch_loss:.4f}, train accuracy {100 * row['train_accuracy']:.2f}%, "
+                f"test accuracy {100 * test['accuracy']:.2f}%, test ECE {100 * test['ece']:.2f}% ({train_s:.1f} s)")
+    rep["status"], rep["seconds"] = status, train_s
+    if rep["history"]:
+        rep["train"] = metrics.evaluate(scores(module, pg, c, xtr), ytr)
+        test_scores = scores(module, pg, c, xte)
+        rep["test"] = metrics.evaluate(test_scores, yte)
+        rep["head"] = head_report(module.head)
+        if len(yval):
+            fit = metrics.fit_temperature(scores(module, pg, c, xval), yval)
+            after = metrics.evaluate(test_scores / fit["temperature"], yte)
+            rep["temperature_scaling"] = dict(fit, val_examples=len(yval), test_ece_before=rep["test"]["ece"],
+                                              test_ece_after=after["ece"], test_nll_before=rep["test"]["nll"],
+                                              test_nll_after=after["nll"], test_after=after)
+    if pg.rank == 0:
+        write_json(os.path.join(c.out, "report.json"), rep)
+        if "test" in rep:
+            print(f"train accuracy {100 * rep['train']['accuracy']:.2f}%, test accuracy {100 * rep['test']['accuracy']:.2f}%, "
+                  f"test ECE {100 * rep['test']['ece']:.2f}%, {train_s:.1f} s training ({c.epochs * len(ytr) / max(train_s, 1e-9):.0f} images/s) "
+                  f"on {pg.world} x {pg.device.type}")
+        print(f"wrote {os.path.join(c.out, 'report.json')}")
+    return status == "done"
+
+
+def main(argv):
+    rank0 = os.environ.get("RANK", "0") == "0"
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    try:
+        c = flags(argv)
+        pg = Dist(c.backend)
+        try:
+            ok = train(c, pg, log)
+        finally:
+            if pg.on:
+                dist.destroy_process_group()
+    except UsageError as e:
+        if rank0:
+            log(f"error: {e}")
+        return 2
+    except (data.DataError, OSError) as e:
+        if rank0:
+            log(f"error: {e}")
+        return 1
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
