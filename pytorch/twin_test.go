@@ -11,6 +11,7 @@ package twin_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -23,6 +24,7 @@ import (
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
 )
 
 // firstLossRTol is the relative tolerance of the first losses: float32 sums
@@ -132,58 +134,96 @@ func TestTwin(t *testing.T) {
 	})
 
 	t.Run("first loss", func(t *testing.T) {
-		f, err := safetensors.ReadFile(filepath.Join(first, "init.safetensors"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		idx, err := f.GetI32("first_step/indices", 2, 32)
-		if err != nil {
-			t.Fatal(err)
-		}
-		losses, err := f.GetF32("first_step/loss", 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		trainSet, _, err := images.Load("fashion-mnist", data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds := trainSet.Dataset(512)
-		be := cpu.New()
-		spec := model.Spec{Encoder: model.EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9,
-			Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3}
-		for r, want := range losses {
-			m, err := model.New(be, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.LoadState(f, ""); err != nil {
-				t.Fatal(err)
-			}
-			rows := idx[r*32 : (r+1)*32]
-			size := ds.Size()
-			xs, ys := make([]float32, 0, len(rows)*size), make([]int32, 0, len(rows))
-			for _, i := range rows {
-				xs = append(xs, ds.X[int(i)*size:(int(i)+1)*size]...)
-				ys = append(ys, ds.Y[i])
-			}
-			x := be.Alloc(kernels.Float32, len(rows), 1, 28, 28)
-			be.Write(x, xs)
-			y := be.Alloc(kernels.Int32, len(rows))
-			be.WriteInt(y, ys)
-			_, scores := m.Forward(x, true)
-			m.AddLoss(scores, y)
-			st, err := m.ReadStats()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("process %d: first loss %.7g, PyTorch %.7g", r, st.Loss, want)
-			if d := math.Abs(st.Loss - float64(want)); !(d <= firstLossRTol*math.Abs(float64(want))) {
-				t.Errorf("process %d: first loss %.7g, PyTorch %.7g (relative difference %.2g, want <= %g)", r, st.Loss, want, d/math.Abs(float64(want)), firstLossRTol)
-			}
-			be.Free(x)
-			be.Free(y)
-			m.Release()
-		}
+		checkFirstLosses(t, first, fashionMNIST(t, data), model.Spec{Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01}, 2, 32)
 	})
+}
+
+// TestTwinHeads checks the first loss of the other heads and losses, each
+// trained by the twin in one process (no torchrun) for two steps.
+func TestTwinHeads(t *testing.T) {
+	py := python(t)
+	data := filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
+	ds := fashionMNIST(t, data)
+	for _, spec := range []model.Spec{
+		{Head: model.HeadLDA, Cov: kernels.Diagonal, Loss: kernels.DNLL, Lambda: 0.5},
+		{Head: model.HeadLDA, Cov: kernels.Full, Loss: kernels.NLL},
+		{Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.CE},
+		{Head: model.HeadSoftmax, Loss: kernels.CE},
+	} {
+		head := fmt.Sprint(spec.Head)
+		t.Run(head+"-"+spec.Cov.String()+"-"+spec.Loss.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			run(t, py, "train.py", "-data", "fashion-mnist", "-datadir", data, "-head", head, "-cov", spec.Cov.String(),
+				"-loss", spec.Loss.String(), "-lambda", fmt.Sprint(spec.Lambda), "-limit-train", "64", "-limit-test", "32", "-val", "0",
+				"-epochs", "1", "-batch", "32", "-out", filepath.Join(dir, "out"), "-dump-first-step", dir)
+			checkFirstLosses(t, dir, ds, spec, 1, 32)
+		})
+	}
+}
+
+// fashionMNIST returns the first 512 training images of Fashion-MNIST.
+func fashionMNIST(t *testing.T, dir string) train.Dataset {
+	t.Helper()
+	set, _, err := images.Load("fashion-mnist", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set.Dataset(512)
+}
+
+// checkFirstLosses reads dir/init.safetensors, written by the twin's
+// -dump-first-step with procs processes of batch examples each, and
+// checks the loss of each process's first batch against the model
+// package's on the same weights and images of ds. head gives the head,
+// covariance, loss and lambda; the rest is the ConvNet on Fashion-MNIST.
+func checkFirstLosses(t *testing.T, dir string, ds train.Dataset, head model.Spec, procs, batch int) {
+	t.Helper()
+	f, err := safetensors.ReadFile(filepath.Join(dir, "init.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := f.GetI32("first_step/indices", procs, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	losses, err := f.GetF32("first_step/loss", procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := head
+	spec.Encoder, spec.Input, spec.Classes, spec.Dim, spec.LR = model.EncoderConvNet, ds.Shape, ds.Classes, ds.Classes-1, 1e-3
+	be := cpu.New()
+	size := ds.Size()
+	for r, want := range losses {
+		m, err := model.New(be, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.LoadState(f, ""); err != nil {
+			t.Fatal(err)
+		}
+		rows := idx[r*batch : (r+1)*batch]
+		xs, ys := make([]float32, 0, len(rows)*size), make([]int32, 0, len(rows))
+		for _, i := range rows {
+			xs = append(xs, ds.X[int(i)*size:(int(i)+1)*size]...)
+			ys = append(ys, ds.Y[i])
+		}
+		x := be.Alloc(kernels.Float32, append([]int{len(rows)}, ds.Shape...)...)
+		be.Write(x, xs)
+		y := be.Alloc(kernels.Int32, len(rows))
+		be.WriteInt(y, ys)
+		_, scores := m.Forward(x, true)
+		m.AddLoss(scores, y)
+		st, err := m.ReadStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("process %d: first loss %.7g, PyTorch %.7g", r, st.Loss, want)
+		if d := math.Abs(st.Loss - float64(want)); !(d <= firstLossRTol*math.Abs(float64(want))) {
+			t.Errorf("process %d: first loss %.7g, PyTorch %.7g (relative difference %.2g, want <= %g)", r, st.Loss, want, d/math.Abs(float64(want)), firstLossRTol)
+		}
+		be.Free(x)
+		be.Free(y)
+		m.Release()
+	}
 }
