@@ -35,7 +35,7 @@ def _find(paths):
     for p in paths:
         if os.path.isfile(p):
             return p
-    raise DataError(f"not found (tried {', '.join(paths)}); `deeplda train -fetch` downloads the published files")
+    raise DataError(f"not found (tried {', '.join(paths)}); the -fetch flag of deeplda train or eval downloads the published files")
 
 
 def _read_idx(path, magic):
