@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,9 +103,17 @@ func TestTwin(t *testing.T) {
 	data := filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
 	dir := t.TempDir()
 	out, first := filepath.Join(dir, "torch"), filepath.Join(dir, "first")
+	// A rendezvous on a free port (--standalone always takes 29400), and
 	// --redirects 1 --tee 1: Debian's torchrun 1.13 fails on Python 3.11
-	// with its default of 0 (see README).
-	run(t, py, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+	// with their default of 0 (see README).
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := l.Addr().String()
+	l.Close()
+	run(t, py, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
+		"--rdzv_backend", "c10d", "--rdzv_endpoint", endpoint, "--rdzv_id", "twin-test",
 		"--redirects", "1", "--tee", "1", "--log_dir", filepath.Join(dir, "logs"),
 		"train.py", "-data", "fashion-mnist", "-datadir", data, "-limit-train", "512", "-limit-test", "256",
 		"-val", "256", "-epochs", "1", "-batch", "64", "-out", out, "-dump-first-step", first)
