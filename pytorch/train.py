@@ -262,7 +262,8 @@ def train(c, pg, log):
         pg.sum(sums)
         epoch_loss = float(sums[0] / sums[2])
         if not math.isfinite(epoch_loss):
-            status = f"stopped: the training loss became {epoch_loss} in epoch {epoch}; checkpoint.safetensors is the last good one"
+            kept = f"checkpoint.safetensors holds epoch {epoch - 1}" if epoch > 1 else "no checkpoint was written"
+            status = f"stopped: the training loss became {epoch_loss} in epoch {epoch}; {kept}"
             break
         pg.broadcast_buffers(module)
         test = metrics.evaluate(scores(module, pg, c, xte), yte)
@@ -280,7 +281,7 @@ def train(c, pg, log):
             log(f"epoch {epoch}: loss {epoch_loss:.4f}, train accuracy {100 * row['train_accuracy']:.2f}%, "
                 f"test accuracy {100 * test['accuracy']:.2f}%, test ECE {100 * test['ece']:.2f}% ({train_s:.1f} s)")
     rep["status"], rep["seconds"] = status, train_s
-    if rep["history"]:
+    if status == "done":
         rep["train"] = metrics.evaluate(scores(module, pg, c, xtr), ytr)
         test_scores = scores(module, pg, c, xte)
         rep["test"] = metrics.evaluate(test_scores, yte)
@@ -293,7 +294,9 @@ def train(c, pg, log):
                                               test_nll_after=after["nll"], test_after=after)
     if pg.rank == 0:
         write_json(os.path.join(c.out, "report.json"), rep)
-        if "test" in rep:
+        if status != "done":
+            log(f"error: {status}")
+        else:
             print(f"train accuracy {100 * rep['train']['accuracy']:.2f}%, test accuracy {100 * rep['test']['accuracy']:.2f}%, "
                   f"test ECE {100 * rep['test']['ece']:.2f}%, {train_s:.1f} s training ({c.epochs * len(ytr) / max(train_s, 1e-9):.0f} images/s) "
                   f"on {pg.world} x {pg.device.type}")

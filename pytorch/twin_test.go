@@ -11,12 +11,14 @@ package twin_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/data/images"
@@ -234,5 +236,40 @@ func checkFirstLosses(t *testing.T, dir string, ds train.Dataset, head model.Spe
 		be.Free(x)
 		be.Free(y)
 		m.Release()
+	}
+}
+
+// TestTwinStopsOnNaN checks that a diverging run stops with one error line,
+// exit status 1 and the reason in report.json, and writes no checkpoint of
+// the diverged weights.
+func TestTwinStopsOnNaN(t *testing.T) {
+	py := python(t)
+	data := filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
+	out := t.TempDir()
+	cmd := exec.Command(py, "train.py", "-data", "fashion-mnist", "-datadir", data, "-limit-train", "64", "-limit-test", "32",
+		"-val", "0", "-epochs", "2", "-batch", "32", "-lr", "1e30", "-out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1; stderr:\n%s", err, stderr.String())
+	}
+	want := "error: stopped: the training loss became nan in epoch 1; no checkpoint was written"
+	if !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "Traceback") {
+		t.Errorf("stderr %q, want the line %q and no traceback", stderr.String(), want)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || !strings.HasPrefix(r.Status, "stopped: the training loss became nan in epoch 1") {
+		t.Errorf("report.json status %q (%v)", r.Status, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "checkpoint.safetensors")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("checkpoint.safetensors of a diverged epoch: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ def save(path, tensors, metadata=None):
 
 
 def state(model):
-    """The model's parameters and buffers with the reference names
+    """A copy of the model's parameters and buffers with the reference names
     (enc.conv1.weight, enc.bn1.running_var, head.mu, ...): its state_dict,
     unwrapped from DistributedDataParallel."""
-    return dict(getattr(model, "module", model).state_dict())
+    return {k: v.detach().clone() for k, v in getattr(model, "module", model).state_dict().items()}
