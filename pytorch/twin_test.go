@@ -201,6 +201,19 @@ func checkFirstLosses(t *testing.T, dir string, ds train.Dataset, head model.Spe
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The weights before the first step: BatchNorm's running statistics
+	// as initialised, before the first forward updated them.
+	for _, name := range []string{"enc.bn1.running_var", "enc.bn6.running_var"} {
+		v, err := f.GetF32(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range v {
+			if x != 1 {
+				t.Fatalf("%s[%d] = %v in init.safetensors, want the initial 1", name, i, x)
+			}
+		}
+	}
 	spec := head
 	spec.Encoder, spec.Input, spec.Classes, spec.Dim, spec.LR = model.EncoderConvNet, ds.Shape, ds.Classes, ds.Classes-1, 1e-3
 	be := cpu.New()
