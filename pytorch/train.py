@@ -154,23 +154,6 @@ def splits(c, train_x, train_y, test_x, test_y):
     return (train_x[:limit], train_y[:limit]), (train_x[avail:], train_y[avail:]), (test_x[:nt], test_y[:nt])
 
 
-@torch.no_grad()
-def scores(module, pg, c, images):
-    """The evaluation-mode scores [N, C] of uint8 images, each process
-    evaluating one contiguous share."""
-    module.eval()
-    n = len(images)
-    share = -(-n // pg.world)
-    lo, hi = min(n, pg.rank * share), min(n, (pg.rank + 1) * share)
-    outs = [module(data.normalise(images[i:min(i + c.eval_batch, hi)].to(pg.device), c.data))
-            for i in range(lo, hi, c.eval_batch)]
-    classes = data.SPECS[c.data]["classes"]
-    mine = torch.cat(outs) if outs else torch.empty(0, classes, device=pg.device)
-    padded = torch.zeros(share, classes, device=pg.device)
-    padded[:len(mine)] = mine
-    return pg.gather(padded)[:n].cpu()
-
-
 def head_report(head):
     if isinstance(head, twin.SoftmaxHead):
         return {"kind": "softmax"}
@@ -201,107 +184,159 @@ def write_json(path, v):
     os.replace(tmp, path)
 
 
-def train(c, pg, log):
-    spec = data.SPECS[c.data]
-    if c.batch % pg.world:
-        raise UsageError(f"-batch {c.batch} is not a multiple of the {pg.world} processes")
-    per = c.batch // pg.world
-    (xtr, ytr), (xval, yval), (xte, yte) = splits(c, *data.load(c.data, c.datadir))
-    torch.manual_seed(c.seed)
-    module = twin.image_model(spec["shape"][0], spec["classes"], c.head, c.cov).to(pg.device)
-    net = DistributedDataParallel(module, device_ids=[pg.device] if pg.device.type == "cuda" else None) if pg.on else module
-    opt = torch.optim.Adam(module.parameters(), lr=c.lr)
-    loss_of = twin.loss_fn(c.loss, c.lambda_)
-    sampler = DistributedSampler(range(len(ytr)), num_replicas=pg.world, rank=pg.rank, shuffle=True, seed=c.seed)
-    gen = torch.Generator().manual_seed(c.seed * 65536 + pg.rank)
-    crop, flip = "crop" in c.augment, "flip" in c.augment
-    config = {k: v for k, v in vars(c).items() if k not in ("lambda", "lambda_", "dump_first_step")}
-    config.update({"lambda": c.lambda_, "processes": pg.world, "process_batch": per,
-                   "process_group": pg.backend if pg.on else None, "sync_batchnorm": False})
-    rep = {"kind": "train", "config": config,
-           "backend": {"name": "pytorch", "adapter": f"torch {torch.__version__}, {pg.world} x {pg.device.type}"},
-           "history": [], "status": "training"}
-    if pg.rank == 0:
-        os.makedirs(c.out, exist_ok=True)
-        log(f"{c.data}: {len(ytr)} training, {len(yval)} held-out, {len(yte)} test images; {c.head} head ({c.loss}), "
-            f"{c.epochs} epochs of {-(-len(sampler) // per)} steps, {pg.world} processes of batch {per} ({pg.backend})")
-    if c.dump_first_step and pg.rank == 0:
-        os.makedirs(c.dump_first_step, exist_ok=True)
-        init = checkpoint.state(module)
-    train_s, status = 0.0, "done"
-    for epoch in range(1, c.epochs + 1):
-        sampler.set_epoch(epoch - 1)
-        order = torch.tensor(list(sampler))
-        net.train()
+class Run:
+    """A training run of c on the processes of pg: the data splits, the model
+    (wrapped in DistributedDataParallel under torchrun), Adam and report.json."""
+
+    def __init__(self, c, pg, log):
+        spec = data.SPECS[c.data]
+        if c.batch % pg.world:
+            raise UsageError(f"-batch {c.batch} is not a multiple of the {pg.world} processes")
+        self.c, self.pg, self.log, self.per = c, pg, log, c.batch // pg.world
+        self.train, self.val, self.test = splits(c, *data.load(c.data, c.datadir))
+        torch.manual_seed(c.seed)
+        self.module = twin.image_model(spec["shape"][0], spec["classes"], c.head, c.cov).to(pg.device)
+        cuda = pg.device.type == "cuda"
+        self.net = DistributedDataParallel(self.module, device_ids=[pg.device] if cuda else None) if pg.on else self.module
+        self.opt = torch.optim.Adam(self.module.parameters(), lr=c.lr)
+        self.loss_of = twin.loss_fn(c.loss, c.lambda_)
+        self.sampler = DistributedSampler(range(len(self.train[1])), num_replicas=pg.world, rank=pg.rank, shuffle=True, seed=c.seed)
+        self.gen = torch.Generator().manual_seed(c.seed * 65536 + pg.rank)
+        self.config = {k: v for k, v in vars(c).items() if k not in ("lambda", "lambda_", "dump_first_step")}
+        self.config.update({"lambda": c.lambda_, "processes": pg.world, "process_batch": self.per,
+                            "process_group": pg.backend if pg.on else None, "sync_batchnorm": False})
+        self.report = {"kind": "train", "config": self.config,
+                       "backend": {"name": "pytorch", "adapter": f"torch {torch.__version__}, {pg.world} x {pg.device.type}"},
+                       "history": [], "status": "training", "seconds": 0.0}
+
+    def batches(self, epoch):
+        """This process's batches of the epoch: indices into the training
+        images, and the inputs and labels on the device."""
+        c, (x, y) = self.c, self.train
+        crop, flip = "crop" in c.augment, "flip" in c.augment
+        self.sampler.set_epoch(epoch - 1)
+        order = torch.tensor(list(self.sampler))
+        for s in range(0, len(order), self.per):
+            idx = order[s:s + self.per]
+            images = x[idx]
+            if crop or flip:
+                images = data.augment(images, crop, flip, self.gen)
+            yield idx, data.normalise(images.to(self.pg.device), c.data), y[idx].to(self.pg.device)
+
+    def epoch(self, epoch, init=None):
+        """Trains one epoch and returns its mean loss and accuracy over all
+        processes. With init (the initial weights), process 0 writes them
+        with each process's first batch and its loss to
+        -dump-first-step/init.safetensors."""
+        pg = self.pg
+        self.net.train()
         sums = torch.zeros(3, dtype=torch.float64, device=pg.device)  # loss * examples, correct, examples
         t0 = time.perf_counter()
-        for s in range(0, len(order), per):
-            idx = order[s:s + per]
-            images = xtr[idx]
-            if crop or flip:
-                images = data.augment(images, crop, flip, gen)
-            x, y = data.normalise(images.to(pg.device), c.data), ytr[idx].to(pg.device)
-            out = net(x)
-            loss = loss_of(out, y)
-            if c.dump_first_step and epoch == 1 and s == 0:
-                first_idx = pg.gather(idx.to(pg.device))
-                first_loss = pg.gather(loss.detach().reshape(1))
-                if pg.rank == 0:
-                    init["first_step/indices"] = first_idx.reshape(pg.world, -1)
-                    init["first_step/loss"] = first_loss
-                    checkpoint.save(os.path.join(c.dump_first_step, "init.safetensors"), init,
-                                    {"config": json.dumps(config), "note": "weights before the first step; first_step/indices[r] are the training images (file order) of process r's first batch, first_step/loss[r] its loss in training mode"})
-            opt.zero_grad()
+        for idx, x, y in self.batches(epoch):
+            out = self.net(x)
+            loss = self.loss_of(out, y)
+            if init is not None:
+                self.dump_first_step(init, pg.gather(idx.to(pg.device)), pg.gather(loss.detach().reshape(1)))
+                init = None
+            self.opt.zero_grad()
             loss.backward()
-            opt.step()
+            self.opt.step()
             sums += torch.stack([loss.detach().double() * len(idx), (out.argmax(1) == y).sum().double(),
                                  torch.tensor(float(len(idx)), dtype=torch.float64, device=pg.device)])
         if pg.device.type == "cuda":
             torch.cuda.synchronize()
-        train_s += time.perf_counter() - t0
+        self.report["seconds"] += time.perf_counter() - t0
         pg.sum(sums)
-        epoch_loss = float(sums[0] / sums[2])
-        if not math.isfinite(epoch_loss):
-            kept = f"checkpoint.safetensors holds epoch {epoch - 1}" if epoch > 1 else "no checkpoint was written"
-            status = f"stopped: the training loss became {epoch_loss} in epoch {epoch}; {kept}"
-            break
-        pg.broadcast_buffers(module)
-        test = metrics.evaluate(scores(module, pg, c, xte), yte)
-        row = {"epoch": epoch, "loss": epoch_loss, "train_accuracy": float(sums[1] / sums[2]),
-               "test_accuracy": test["accuracy"], "test_ece": test["ece"], "seconds": train_s}
-        if c.head == "lda":
-            h = head_report(module.head)
-            row["logdet_cov"] = h["logdet_cov"]
-            if "sigma" in h:
-                row["sigma"] = h["sigma"]
-        rep["history"].append(row)
+        return float(sums[0] / sums[2]), float(sums[1] / sums[2])
+
+    def dump_first_step(self, init, indices, losses):
+        if self.pg.rank == 0:
+            init["first_step/indices"] = indices.reshape(self.pg.world, -1)
+            init["first_step/loss"] = losses
+            checkpoint.save(os.path.join(self.c.dump_first_step, "init.safetensors"), init,
+                            {"config": json.dumps(self.config),
+                             "note": "weights before the first step; first_step/indices[r] are the training images (file order) "
+                                     "of process r's first batch, first_step/loss[r] its loss in training mode"})
+
+    @torch.no_grad()
+    def scores(self, images):
+        """The evaluation-mode scores [N, C] of uint8 images, each process
+        evaluating one contiguous share."""
+        c, pg = self.c, self.pg
+        self.module.eval()
+        n = len(images)
+        share = -(-n // pg.world)
+        lo, hi = min(n, pg.rank * share), min(n, (pg.rank + 1) * share)
+        outs = [self.module(data.normalise(images[i:min(i + c.eval_batch, hi)].to(pg.device), c.data))
+                for i in range(lo, hi, c.eval_batch)]
+        classes = data.SPECS[c.data]["classes"]
+        padded = torch.zeros(share, classes, device=pg.device)
+        if outs:
+            padded[:hi - lo] = torch.cat(outs)
+        return pg.gather(padded)[:n].cpu()
+
+    def run(self):
+        """Trains -epochs epochs (process 0 writing the checkpoint after
+        each), evaluates, and writes report.json. Returns whether the run
+        completed."""
+        c, pg, rep = self.c, self.pg, self.report
         if pg.rank == 0:
-            checkpoint.save(os.path.join(c.out, "checkpoint.safetensors"), checkpoint.state(module),
-                            {"format": "pt", "writer": "pytorch/train.py", "config": json.dumps(config)})
-            log(f"epoch {epoch}: loss {epoch_loss:.4f}, train accuracy {100 * row['train_accuracy']:.2f}%, "
-                f"test accuracy {100 * test['accuracy']:.2f}%, test ECE {100 * test['ece']:.2f}% ({train_s:.1f} s)")
-    rep["status"], rep["seconds"] = status, train_s
-    if status == "done":
-        rep["train"] = metrics.evaluate(scores(module, pg, c, xtr), ytr)
-        test_scores = scores(module, pg, c, xte)
-        rep["test"] = metrics.evaluate(test_scores, yte)
-        rep["head"] = head_report(module.head)
-        if len(yval):
-            fit = metrics.fit_temperature(scores(module, pg, c, xval), yval)
-            after = metrics.evaluate(test_scores / fit["temperature"], yte)
-            rep["temperature_scaling"] = dict(fit, val_examples=len(yval), test_ece_before=rep["test"]["ece"],
+            os.makedirs(c.out, exist_ok=True)
+            self.log(f"{c.data}: {len(self.train[1])} training, {len(self.val[1])} held-out, {len(self.test[1])} test images; "
+                     f"{c.head} head ({c.loss}), {c.epochs} epochs of {-(-len(self.sampler) // self.per)} steps, "
+                     f"{pg.world} processes of batch {self.per} ({pg.backend})")
+        init = None
+        if c.dump_first_step:
+            os.makedirs(c.dump_first_step, exist_ok=True)
+            init = checkpoint.state(self.module)
+        status = "done"
+        for epoch in range(1, c.epochs + 1):
+            loss, acc = self.epoch(epoch, init if epoch == 1 else None)
+            if not math.isfinite(loss):
+                kept = f"checkpoint.safetensors holds epoch {epoch - 1}" if epoch > 1 else "no checkpoint was written"
+                status = f"stopped: the training loss became {loss} in epoch {epoch}; {kept}"
+                break
+            pg.broadcast_buffers(self.module)
+            test = metrics.evaluate(self.scores(self.test[0]), self.test[1])
+            row = {"epoch": epoch, "loss": loss, "train_accuracy": acc, "test_accuracy": test["accuracy"],
+                   "test_ece": test["ece"], "seconds": rep["seconds"]}
+            if c.head == "lda":
+                h = head_report(self.module.head)
+                row.update({k: h[k] for k in ("logdet_cov", "sigma") if k in h})
+            rep["history"].append(row)
+            if pg.rank == 0:
+                checkpoint.save(os.path.join(c.out, "checkpoint.safetensors"), checkpoint.state(self.module),
+                                {"format": "pt", "writer": "pytorch/train.py", "config": json.dumps(self.config)})
+                self.log(f"epoch {epoch}: loss {loss:.4f}, train accuracy {100 * acc:.2f}%, test accuracy {100 * test['accuracy']:.2f}%, "
+                         f"test ECE {100 * test['ece']:.2f}% ({rep['seconds']:.1f} s)")
+        rep["status"] = status
+        if status == "done":
+            self.evaluate()
+        if pg.rank == 0:
+            write_json(os.path.join(c.out, "report.json"), rep)
+            if status != "done":
+                self.log(f"error: {status}")
+            else:
+                print(f"train accuracy {100 * rep['train']['accuracy']:.2f}%, test accuracy {100 * rep['test']['accuracy']:.2f}%, "
+                      f"test ECE {100 * rep['test']['ece']:.2f}%, {rep['seconds']:.1f} s training "
+                      f"({c.epochs * len(self.train[1]) / max(rep['seconds'], 1e-9):.0f} images/s) on {pg.world} x {pg.device.type}")
+            print(f"wrote {os.path.join(c.out, 'report.json')}")
+        return status == "done"
+
+    def evaluate(self):
+        """Fills the report's train, test, head and, with held-out images,
+        temperature_scaling."""
+        rep = self.report
+        rep["train"] = metrics.evaluate(self.scores(self.train[0]), self.train[1])
+        test_scores = self.scores(self.test[0])
+        rep["test"] = metrics.evaluate(test_scores, self.test[1])
+        rep["head"] = head_report(self.module.head)
+        if len(self.val[1]):
+            fit = metrics.fit_temperature(self.scores(self.val[0]), self.val[1])
+            after = metrics.evaluate(test_scores / fit["temperature"], self.test[1])
+            rep["temperature_scaling"] = dict(fit, val_examples=len(self.val[1]), test_ece_before=rep["test"]["ece"],
                                               test_ece_after=after["ece"], test_nll_before=rep["test"]["nll"],
                                               test_nll_after=after["nll"], test_after=after)
-    if pg.rank == 0:
-        write_json(os.path.join(c.out, "report.json"), rep)
-        if status != "done":
-            log(f"error: {status}")
-        else:
-            print(f"train accuracy {100 * rep['train']['accuracy']:.2f}%, test accuracy {100 * rep['test']['accuracy']:.2f}%, "
-                  f"test ECE {100 * rep['test']['ece']:.2f}%, {train_s:.1f} s training ({c.epochs * len(ytr) / max(train_s, 1e-9):.0f} images/s) "
-                  f"on {pg.world} x {pg.device.type}")
-        print(f"wrote {os.path.join(c.out, 'report.json')}")
-    return status == "done"
 
 
 def main(argv):
@@ -314,7 +349,7 @@ def main(argv):
         c = flags(argv)
         pg = Dist(c.backend)
         try:
-            ok = train(c, pg, log)
+            ok = Run(c, pg, log).run()
         finally:
             if pg.on:
                 dist.destroy_process_group()
