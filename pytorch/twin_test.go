@@ -47,7 +47,7 @@ func python(t *testing.T) string {
 		}
 	}
 	if out, err := exec.Command(py, "-c", "import torch").CombinedOutput(); err != nil {
-		msg := py + " cannot import torch (apt-get install -y python3-torch, or set DEEPLDA_PYTHON): " + string(out)
+		msg := fmt.Sprintf("%s cannot import torch (apt-get install -y python3-torch, or set DEEPLDA_PYTHON): %v %s", py, err, strings.TrimSpace(string(out)))
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
 		}
