@@ -82,6 +82,10 @@ type evalReport struct {
 	BatchNorm struct {
 		Running summary `json:"running_stats"`
 	} `json:"batchnorm"`
+	Head struct {
+		Sigma     float64 `json:"sigma"`
+		LogDetCov float64 `json:"logdet_cov"`
+	} `json:"head"`
 }
 
 func readReport(t *testing.T, path string) evalReport {
@@ -127,15 +131,19 @@ func TestTwin(t *testing.T) {
 		run(t, bin, "eval", "-backend", "cpu", "-checkpoint", filepath.Join(out, "checkpoint.safetensors"),
 			"-data", "fashion-mnist", "-datadir", data, "-limit-test", "256", "-out", evalOut,
 			"-bn-recalibrate", "8", "-batch", "64", "-limit-train", "512")
-		ev, want := readReport(t, filepath.Join(evalOut, "report.json")), readReport(t, filepath.Join(out, "report.json")).Test
-		got := ev.BatchNorm.Running
-		t.Logf("checkpoint's BatchNorm statistics: test accuracy %.4f (PyTorch %.4f), NLL %.5f (PyTorch %.5f); recomputed: accuracy %.4f",
-			got.Accuracy, want.Accuracy, got.NLL, want.NLL, ev.Test.Accuracy)
+		ev, torch := readReport(t, filepath.Join(evalOut, "report.json")), readReport(t, filepath.Join(out, "report.json"))
+		got, want := ev.BatchNorm.Running, torch.Test
+		t.Logf("checkpoint's BatchNorm statistics: test accuracy %.4f (PyTorch %.4f), NLL %.5f (PyTorch %.5f); recomputed: accuracy %.4f; sigma %.7g (PyTorch %.7g)",
+			got.Accuracy, want.Accuracy, got.NLL, want.NLL, ev.Test.Accuracy, ev.Head.Sigma, torch.Head.Sigma)
 		// The same weights, statistics and images in evaluation mode: the
 		// predictions may differ only where two scores tie within float32
 		// rounding.
 		if math.Abs(got.Accuracy-want.Accuracy) > 2.0/256 || math.Abs(got.NLL-want.NLL) > 1e-3*math.Abs(want.NLL) {
 			t.Errorf("deeplda eval: %+v; PyTorch's report: %+v", got, want)
+		}
+		// The learned sigma (log_var has moved from 0) and log det Sigma.
+		if math.Abs(ev.Head.Sigma-torch.Head.Sigma) > 1e-6*torch.Head.Sigma || math.Abs(ev.Head.LogDetCov-torch.Head.LogDetCov) > 1e-5 || torch.Head.Sigma == 1 {
+			t.Errorf("deeplda eval: head %+v; PyTorch's report: %+v", ev.Head, torch.Head)
 		}
 		// After 8 steps the running statistics (momentum 0.1) still trail
 		// the weights; with recomputed ones the model is well above chance.

@@ -87,16 +87,16 @@ class LDAHead(nn.Module):
 
     @torch.no_grad()
     def gaussian(self):
-        """Returns pi [C], mu [C, d] and Sigma [d, d] in float64."""
+        """Returns pi [C], mu [C, d] and Sigma [d, d] in float64 on the CPU."""
         d = self.mu.shape[1]
         if self.cov == "spherical":
-            sigma = torch.exp(self.log_var.double()) * torch.eye(d, dtype=torch.float64)
+            sigma = torch.exp(self.log_var.double().cpu()) * torch.eye(d, dtype=torch.float64)
         elif self.cov == "diag":
-            sigma = torch.diag(torch.exp(self.log_var.double()))
+            sigma = torch.diag(torch.exp(self.log_var.double().cpu()))
         else:
-            L = cholesky_from_raw(self.raw_tril).double()
+            L = cholesky_from_raw(self.raw_tril).double().cpu()
             sigma = L @ L.T
-        return torch.softmax(self.prior_logits.double(), 0), self.mu.double(), sigma
+        return torch.softmax(self.prior_logits.double().cpu(), 0), self.mu.double().cpu(), sigma
 
 
 class SoftmaxHead(nn.Module):
