@@ -11,51 +11,15 @@ Run with Debian's PyTorch: apt-get install -y python3-torch, then
 Prints one JSON line per measurement.
 """
 import json
-import math
+import os
 import sys
 import time
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-
-def lda_delta(z, prior_logits, mu, L):
-    diff = z[:, None, :] - mu[None, :, :]
-    N, C, D = diff.shape
-    sol = torch.linalg.solve_triangular(L, diff.reshape(N * C, D).T, upper=False)
-    m2 = (sol * sol).sum(0).reshape(N, C)
-    return F.log_softmax(prior_logits, 0)[None, :] - 0.5 * (m2 + 2 * torch.log(torch.diagonal(L)).sum())
-
-
-class FullHead(nn.Module):
-    def __init__(self, C, D):
-        super().__init__()
-        self.prior_logits = nn.Parameter(torch.zeros(C))
-        self.mu = nn.Parameter(torch.randn(C, D) * 6 / math.sqrt(2 * D))
-        self.raw_tril = nn.Parameter(torch.zeros(D, D))
-
-    def forward(self, z):
-        raw = torch.tril(self.raw_tril)
-        d = torch.diagonal(raw)
-        L = raw - torch.diag(d) + torch.diag(F.softplus(d) + 1e-4)
-        return lda_delta(z, self.prior_logits, self.mu, L)
-
-
-class SphericalHead(nn.Module):
-    def __init__(self, C, D):
-        super().__init__()
-        self.prior_logits = nn.Parameter(torch.zeros(C))
-        self.mu = nn.Parameter(torch.randn(C, D) * 6 / math.sqrt(2 * D))
-        self.log_var = nn.Parameter(torch.zeros(()))
-
-    def forward(self, z):
-        m2 = ((z[:, None, :] - self.mu[None]) ** 2).sum(-1) / torch.exp(self.log_var)
-        return F.log_softmax(self.prior_logits, 0)[None] - 0.5 * (m2 + z.shape[1] * self.log_var)
-
-
-def dnll(delta, y, lam=0.01):
-    return (-delta.gather(1, y[:, None]).squeeze(1) + lam * delta.exp().sum(1)).mean()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))
+from deeplda_twin.model import ConvNet, LDAHead, dnll  # noqa: E402 (the PyTorch twin, pytorch/)
 
 
 def toy():
@@ -66,14 +30,14 @@ def toy():
     y = torch.randint(0, 3, (20000,))
     x = means[y] + torch.randn(20000, 2) @ L.T
     enc = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 2))
-    head = FullHead(3, 2)
+    head = LDAHead(3, 2, "full")
     opt = torch.optim.Adam(list(enc.parameters()) + list(head.parameters()), lr=1e-3)
     t0 = time.perf_counter()
     for _ in range(100):
         perm = torch.randperm(20000)
         for i in range(0, 20000, 256):
             idx = perm[i:i + 256]
-            loss = dnll(head(enc(x[idx])), y[idx])
+            loss = dnll(head(enc(x[idx])), y[idx], 0.01)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -83,27 +47,17 @@ def toy():
     print(json.dumps({"bench": "toy_dnll_100_epochs", "threads": 1, "seconds": round(sec, 3), "train_accuracy": acc}))
 
 
-def convnet_encoder(cin, D):
-    layers, chans = [], [(cin, 64), (64, 64), (64, 128), (128, 128), (128, 256), (256, 256)]
-    for i, (a, b) in enumerate(chans, 1):
-        layers += [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU()]
-        if i in (2, 4):
-            layers.append(nn.MaxPool2d(2))
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(256, D)]
-    return nn.Sequential(*layers)
-
-
 def convnet():
     torch.set_num_threads(2)
     torch.manual_seed(0)
-    enc, head = convnet_encoder(1, 9), SphericalHead(10, 9)
+    enc, head = ConvNet(1, 9), LDAHead(10, 9, "spherical")
     opt = torch.optim.Adam(list(enc.parameters()) + list(head.parameters()), lr=1e-3)
     for batch in (64, 256):
         x, y = torch.randn(batch, 1, 28, 28), torch.randint(0, 10, (batch,))
         for i in range(8):
             if i == 2:
                 t0 = time.perf_counter()
-            loss = dnll(head(enc(x)), y)
+            loss = dnll(head(enc(x)), y, 0.01)
             opt.zero_grad()
             loss.backward()
             opt.step()

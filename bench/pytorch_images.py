@@ -19,6 +19,8 @@ evaluation after recomputing the BatchNorm statistics over the first K
 batches of a seeded permutation of the training images (reset, then
 cumulative average as momentum=None; what `deeplda train -bn-recalibrate K`
 does). images/s counts training only (forward, backward and Adam).
+The model, the loss, the data files and the metrics are those of the
+PyTorch twin (pytorch/deeplda_twin).
 
 Run with Debian's PyTorch (the plain python3 cannot see it):
 
@@ -28,110 +30,26 @@ Run with Debian's PyTorch (the plain python3 cannot see it):
 Prints one JSON line per run.
 """
 import argparse
-import gzip
 import json
-import math
 import os
-import struct
+import sys
 import time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load_idx(path, magic, n=None):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    got = struct.unpack(">I", data[:4])[0]
-    assert got == magic, f"{path}: magic {got:#x}, want {magic:#x}"
-    if magic == 2051:
-        count, rows, cols = struct.unpack(">III", data[4:16])
-        n = count if n is None else min(n, count)
-        return np.frombuffer(data[16:16 + n * rows * cols], dtype=np.uint8).reshape(n, 1, rows, cols)
-    count = struct.unpack(">I", data[4:8])[0]
-    n = count if n is None else min(n, count)
-    return np.frombuffer(data[8:8 + n], dtype=np.uint8).astype(np.int64)
-
-
-def normalise(x):
-    return (torch.tensor(x, dtype=torch.float32) / 255.0 - 0.2860) / 0.3530
-
-
-class ConvNet(nn.Module):
-    def __init__(self, cin, D):
-        super().__init__()
-        chans = [(cin, 64), (64, 64), (64, 128), (128, 128), (128, 256), (256, 256)]
-        for i, (a, b) in enumerate(chans, 1):
-            setattr(self, f"conv{i}", nn.Conv2d(a, b, 3, padding=1))
-            setattr(self, f"bn{i}", nn.BatchNorm2d(b))
-        self.proj = nn.Linear(256, D)
-
-    def forward(self, x):
-        for i in range(1, 7):
-            x = F.relu(getattr(self, f"bn{i}")(getattr(self, f"conv{i}")(x)))
-            if i in (2, 4):
-                x = F.max_pool2d(x, 2)
-        return self.proj(F.adaptive_avg_pool2d(x, 1).flatten(1))
-
-
-class SphericalHead(nn.Module):
-    def __init__(self, C, D):
-        super().__init__()
-        self.prior_logits = nn.Parameter(torch.zeros(C))
-        self.mu = nn.Parameter(torch.randn(C, D) * 6.0 / math.sqrt(2 * D))
-        self.log_var = nn.Parameter(torch.zeros(()))
-
-    def forward(self, z):
-        m2 = ((z[:, None, :] - self.mu[None]) ** 2).sum(-1) / torch.exp(self.log_var)
-        return F.log_softmax(self.prior_logits, 0)[None] - 0.5 * (m2 + z.shape[1] * self.log_var)
-
-
-class SoftmaxHead(nn.Module):
-    def __init__(self, D, C):
-        super().__init__()
-        self.linear = nn.Linear(D, C)
-
-    def forward(self, z):
-        return self.linear(z)
-
-
-class Model(nn.Module):
-    def __init__(self, head):
-        super().__init__()
-        self.enc = ConvNet(1, 9)
-        self.head = SphericalHead(10, 9) if head == "lda" else SoftmaxHead(9, 10)
-
-    def forward(self, x):
-        return self.head(self.enc(x))
-
-
-def dnll(delta, y, lam):
-    return (-delta.gather(1, y[:, None]).squeeze(1) + lam * delta.exp().sum(1)).mean()
-
-
-def ece(conf, correct, bins=10):
-    e, n = 0.0, len(conf)
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        m = (conf > lo) & (conf <= hi)
-        if m.any():
-            e += m.sum() / n * abs(correct[m].mean() - conf[m].mean())
-    return float(e)
+sys.path.insert(0, os.path.join(HERE, "..", "pytorch"))
+from deeplda_twin import data, metrics, model as twin  # noqa: E402 (the PyTorch twin, pytorch/)
 
 
 @torch.no_grad()
 def evaluate(model, x, y, batch=1024):
     model.eval()
     scores = torch.cat([model(x[i:i + batch]) for i in range(0, len(x), batch)])
-    logp = F.log_softmax(scores.double(), 1)
-    conf, pred = logp.exp().max(1)
-    correct = (pred == y).numpy().astype(np.float64)
-    return {"accuracy": float(correct.mean()), "ece": ece(conf.numpy(), correct, 10),
-            "nll": float(-logp.gather(1, y[:, None]).mean())}
+    ev = metrics.evaluate(scores, y)
+    return {k: ev[k] for k in ("accuracy", "ece", "nll")}
 
 
 @torch.no_grad()
@@ -158,7 +76,7 @@ def recalibrate(model, x, batches, batch, seed):
 def run(head, seed, args, data):
     x, y, xt, yt = data
     torch.manual_seed(seed)
-    model = Model(head)
+    model = twin.image_model(1, 10, head)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     g = torch.Generator().manual_seed(seed)
     n, seen, train_s = len(x), 0, 0.0
@@ -169,7 +87,7 @@ def run(head, seed, args, data):
         for i in range(0, n, args.batch):
             idx = perm[i:i + args.batch]
             out = model(x[idx])
-            loss = dnll(out, y[idx], args.lam) if head == "lda" else F.cross_entropy(out, y[idx])
+            loss = twin.dnll(out, y[idx], args.lam) if head == "lda" else F.cross_entropy(out, y[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -205,12 +123,9 @@ def main():
     p.add_argument("-datadir", default=os.path.join(HERE, "..", "..", "shared", "datasets", "fashion-mnist"))
     args = p.parse_args()
     torch.set_num_threads(args.threads)
-    d = args.datadir
-    ntr, nte = args.limit_train or None, args.limit_test or None
-    x = normalise(load_idx(os.path.join(d, "train-images-idx3-ubyte.gz"), 2051, ntr))
-    y = torch.tensor(load_idx(os.path.join(d, "train-labels-idx1-ubyte.gz"), 2049, ntr))
-    xt = normalise(load_idx(os.path.join(d, "t10k-images-idx3-ubyte.gz"), 2051, nte))
-    yt = torch.tensor(load_idx(os.path.join(d, "t10k-labels-idx1-ubyte.gz"), 2049, nte))
+    x, y, xt, yt = data.load("fashion-mnist", args.datadir)
+    x, y = data.normalise(x[:args.limit_train or None], "fashion-mnist"), y[:args.limit_train or None]
+    xt, yt = data.normalise(xt[:args.limit_test or None], "fashion-mnist"), yt[:args.limit_test or None]
     for head in args.heads.split(","):
         for seed in [int(s) for s in args.seeds.split(",")]:
             print(json.dumps(run(head, seed, args, (x, y, xt, yt))), flush=True)
