@@ -82,7 +82,7 @@ type ImageConfig struct {
 // augmentation and BatchNorm recalibration.
 func DefaultImages() ImageConfig {
 	return ImageConfig{
-		Data: "fashion-mnist", DataDir: "data/fashion-mnist", Head: model.HeadLDA, Cov: "spherical",
+		Data: "fashion-mnist", DataDir: "data/fashion-mnist", Head: model.HeadLDA.String(), Cov: kernels.Spherical.String(),
 		Lambda: 0.01, Epochs: 100, Batch: 256, LR: 1e-3, Val: 5000, Seed: 1,
 		Augment: AugmentAuto, BNRecalibrate: BNAuto, EvalBatch: 1024,
 	}
@@ -97,12 +97,12 @@ func isCIFAR(name string) bool { return strings.HasPrefix(name, "cifar") }
 // BatchNorm rule depends on the data size and is resolved by NewImages.
 func (c ImageConfig) Resolved() ImageConfig {
 	if c.Loss == "" {
-		c.Loss = "dnll"
-		if c.Head == model.HeadSoftmax {
-			c.Loss = "ce"
+		c.Loss = kernels.DNLL.String()
+		if c.Head == model.HeadSoftmax.String() {
+			c.Loss = kernels.CE.String()
 		}
 	}
-	if c.Loss != "dnll" {
+	if c.Loss != kernels.DNLL.String() {
 		c.Lambda = 0 // only DNLL has a lambda
 	}
 	if c.Augment == AugmentAuto || c.Augment == "" {
@@ -120,9 +120,11 @@ func (c ImageConfig) Validate() error {
 	if _, err := images.Lookup(c.Data); err != nil {
 		return fmt.Errorf("-data: %w", err)
 	}
-	switch {
-	case c.Head != model.HeadLDA && c.Head != model.HeadSoftmax:
+	head, err := model.ParseHead(c.Head)
+	if err != nil {
 		return fmt.Errorf("-head must be lda or softmax, got %q", c.Head)
+	}
+	switch {
 	case c.Epochs < 1:
 		return fmt.Errorf("-epochs must be at least 1, got %d", c.Epochs)
 	case c.Batch < 1:
@@ -145,27 +147,44 @@ func (c ImageConfig) Validate() error {
 	default:
 		return fmt.Errorf("-augment must be auto, none, crop, flip or crop+flip, got %q", c.Augment)
 	}
-	loss, err := kernels.ParseLoss(c.Loss)
+	loss, _, err := lossCov(c.Loss, c.Cov)
 	if err != nil {
-		return fmt.Errorf("-loss: %w", err)
+		return err
 	}
-	if c.Head == model.HeadSoftmax && loss != kernels.CE {
+	if head == model.HeadSoftmax && loss != kernels.CE {
 		return fmt.Errorf("the softmax head trains with -loss ce, not %s", c.Loss)
-	}
-	if _, err := kernels.ParseCov(c.Cov); err != nil {
-		return fmt.Errorf("-cov: %w", err)
 	}
 	return nil
 }
 
+// lossCov parses the -loss and -cov settings.
+func lossCov(loss, cov string) (kernels.LossKind, kernels.CovKind, error) {
+	l, err := kernels.ParseLoss(loss)
+	if err != nil {
+		return 0, 0, fmt.Errorf("-loss: %w", err)
+	}
+	c, err := kernels.ParseCov(cov)
+	if err != nil {
+		return 0, 0, fmt.Errorf("-cov: %w", err)
+	}
+	return l, c, nil
+}
+
 // ImageSpec returns the model of c for images of shape [C,H,W] in classes
-// classes: the paper's ConvNet with d = classes-1 and the head of c.
-func ImageSpec(c ImageConfig, shape [3]int, classes int) model.Spec {
+// classes: the paper's ConvNet with d = classes-1 and the head of c. It
+// fails when c's head, loss or covariance is unknown.
+func ImageSpec(c ImageConfig, shape [3]int, classes int) (model.Spec, error) {
 	c = c.Resolved()
-	loss, _ := kernels.ParseLoss(c.Loss)
-	cov, _ := kernels.ParseCov(c.Cov)
+	head, err := model.ParseHead(c.Head)
+	if err != nil {
+		return model.Spec{}, fmt.Errorf("-head: %w", err)
+	}
+	loss, cov, err := lossCov(c.Loss, c.Cov)
+	if err != nil {
+		return model.Spec{}, err
+	}
 	return model.Spec{
 		Encoder: model.EncoderConvNet, Input: shape[:], Classes: classes, Dim: classes - 1,
-		Head: c.Head, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
-	}
+		Head: head, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
+	}, nil
 }

@@ -57,7 +57,7 @@ func warmUpRun(y *yielder, be kernels.Backend, encoder string) (err error) {
 	y.now()
 	warmUpDrawing(y, figs["embedding.svg"])
 	consistencyFigure(run)
-	marshal(run)
+	reportJSON(run)
 	st, err := run.Model.State()
 	if err != nil {
 		return err

@@ -137,27 +137,8 @@ Flags:`)
 // run is reported (its status says so) and the sweep goes on.
 func sweepRun(ctx context.Context, run *experiment.ImageRun, dir string, quiet bool, stderr io.Writer) error {
 	bar := newProgressBar(stderr, quiet)
-	var err error
-	for !run.Done() {
-		if err = run.Epoch(ctx, bar.update); err != nil {
-			break
-		}
-	}
-	bar.finish()
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
-	if err != nil {
-		run.Report.Status = err.Error()
-		if werr := run.WriteReport(dir); werr != nil {
-			return werr
-		}
-		return err
-	}
-	if err := run.Finish(); err != nil {
-		return err
-	}
-	return run.WriteReport(dir)
+	defer bar.finish()
+	return experiment.Driver{Dir: dir, Progress: bar.update}.Drive(ctx, run)
 }
 
 // writeSweep writes sweep.json and the sweep figures.
