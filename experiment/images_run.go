@@ -55,7 +55,10 @@ func NewImagesFrom(be kernels.Backend, c ImageConfig, data ImageData) (*ImageRun
 	if data.Train == nil || data.Test == nil {
 		return nil, errors.New("no data loaded")
 	}
-	ds, _ := images.Lookup(c.Data)
+	ds, err := images.Lookup(c.Data)
+	if err != nil {
+		return nil, fmt.Errorf("-data: %w", err)
+	}
 	for _, s := range []*images.Set{data.Train, data.Test} {
 		if s.Shape != ds.Shape || s.Classes != ds.Classes {
 			return nil, fmt.Errorf("%s has %v images in %d classes; %s has %v in %d", s.Name, s.Shape, s.Classes, c.Data, ds.Shape, ds.Classes)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/report"
 )
 
@@ -44,7 +45,7 @@ func (l *floatList) Set(v string) error {
 // figures after every run, and each run's report.json under runs/.
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.SweepConfig{Base: experiment.DefaultImages(), Lambdas: experiment.DefaultLambdas(), Seeds: 3}
-	c.Base.DataDir, c.Base.Loss = "", "dnll"
+	c.Base.DataDir, c.Base.Loss = "", kernels.DNLL.String()
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fetch := imageFlags(fs, &c.Base)
 	lambdas := floatList(c.Lambdas)
