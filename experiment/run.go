@@ -18,7 +18,8 @@ import (
 	"github.com/deeplda/deeplda/train"
 )
 
-// Run is one training run in progress: call Epoch until Done, then Finish.
+// Run is one training run in progress: Epoch until Done, then Finish (as
+// Driver.Drive does).
 type Run struct {
 	Model    *model.Model
 	Trainer  *train.Trainer

@@ -141,15 +141,6 @@ type BackendMove struct {
 	KeptEpochs int    `json:"kept_epochs"`
 }
 
-// Write writes r as indented JSON to dir/report.json (atomically).
-func (r *Report) Write(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return WriteFileAtomic(filepath.Join(dir, "report.json"), append(b, '\n'))
-}
-
 // WriteFileAtomic writes data to a temporary file beside path and renames it
 // over path, so a failed write leaves any previous file intact.
 func WriteFileAtomic(path string, data []byte) error {
