@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// interruptArgs is a toy run of epochs of about a second (60,000 steps)
+// interruptArgs is a toy run of long epochs (60,000 steps of one point)
 // whose final evaluation and figures take a while (20,000 test points).
 var interruptArgs = []string{"synth", "-backend", "cpu", "-train", "60000", "-test", "20000", "-batch", "1", "-epochs", "3", "-quiet"}
 
