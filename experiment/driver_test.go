@@ -139,3 +139,29 @@ func TestDriverAfterEpochError(t *testing.T) {
 		t.Errorf("Drive: %v after %d epochs, want boom after 1", err, r.Trainer.Epoch())
 	}
 }
+
+// TestDriverStopInFirstEpoch: cancelled before any epoch was saved, a run
+// goes back to its initial weights, and its report says it trained none.
+func TestDriverStopInFirstEpoch(t *testing.T) {
+	r := newDriverRun(t)
+	before, err := r.Model.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := Driver{Dir: t.TempDir(), Save: true, Progress: cancelAt(cancel, 1, 5)}
+	if err := d.Drive(ctx, r); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Drive: %v, want context.Canceled", err)
+	}
+	after, err := r.Model.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := safetensors.Encode(before)
+	b, _ := safetensors.Encode(after)
+	if !bytes.Equal(a, b) || r.Trainer.Seen() != 0 || r.Report.Status != "stopped" || len(r.Report.History) != 0 {
+		t.Errorf("initial weights back: %v; %d examples seen, status %q, %d epochs of history; want 0, stopped, 0",
+			bytes.Equal(a, b), r.Trainer.Seen(), r.Report.Status, len(r.Report.History))
+	}
+}
