@@ -32,7 +32,7 @@ func (c SweepConfig) Validate() error {
 	}
 	b := c.Base.Resolved()
 	switch {
-	case b.Head != model.HeadLDA || b.Loss != "dnll":
+	case b.Head != model.HeadLDA.String() || b.Loss != kernels.DNLL.String():
 		return fmt.Errorf("the lambda sweep trains the LDA head with DNLL, not the %s head with %s", b.Head, b.Loss)
 	case len(c.Lambdas) == 0:
 		return errors.New("-lambdas is empty")

@@ -32,16 +32,17 @@ type SynthConfig struct {
 // and 4,000 test points.
 func DefaultSynth() SynthConfig {
 	return SynthConfig{
-		Encoder: model.EncoderMLP, Loss: "dnll", Lambda: 0.01, Cov: "full",
+		Encoder: model.EncoderMLP.String(), Loss: kernels.DNLL.String(), Lambda: 0.01, Cov: kernels.Full.String(),
 		Epochs: 100, Batch: 256, LR: 1e-3, Seed: 1, DataSeed: 0, Train: 20000, Test: 4000,
 	}
 }
 
 // Validate reports the first invalid setting in the words of the flags.
 func (c SynthConfig) Validate() error {
-	switch {
-	case c.Encoder != model.EncoderMLP && c.Encoder != model.EncoderNone:
+	if enc, err := model.ParseEncoder(c.Encoder); err != nil || enc == model.EncoderConvNet {
 		return fmt.Errorf("-encoder must be mlp or none, got %q", c.Encoder)
+	}
+	switch {
 	case c.Train < 2 || c.Test < 1:
 		return fmt.Errorf("need at least 2 training and 1 test points, got %d and %d", c.Train, c.Test)
 	case c.Epochs < 1:
@@ -53,13 +54,28 @@ func (c SynthConfig) Validate() error {
 	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
 		return fmt.Errorf("-lambda must be a finite number >= 0, got %v", c.Lambda)
 	}
-	if _, err := kernels.ParseLoss(c.Loss); err != nil {
-		return fmt.Errorf("-loss: %w", err)
+	_, _, err := lossCov(c.Loss, c.Cov)
+	return err
+}
+
+// SynthSpec returns the model of c (an LDA head on the toy data), checking
+// c first (Validate).
+func SynthSpec(c SynthConfig) (model.Spec, error) {
+	if err := c.Validate(); err != nil {
+		return model.Spec{}, err
 	}
-	if _, err := kernels.ParseCov(c.Cov); err != nil {
-		return fmt.Errorf("-cov: %w", err)
+	enc, err := model.ParseEncoder(c.Encoder)
+	if err != nil {
+		return model.Spec{}, err
 	}
-	return nil
+	loss, cov, err := lossCov(c.Loss, c.Cov)
+	if err != nil {
+		return model.Spec{}, err
+	}
+	return model.Spec{
+		Encoder: enc, Input: []int{synth.Dim}, Classes: synth.Classes, Dim: synth.Dim,
+		Head: model.HeadLDA, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
+	}, nil
 }
 
 // SynthData returns the training and test sets of c.
@@ -73,14 +89,9 @@ func SynthData(c SynthConfig) (trainSet, testSet train.Dataset) {
 
 // NewSynth prepares a toy run on be.
 func NewSynth(be kernels.Backend, c SynthConfig) (*Run, error) {
-	if err := c.Validate(); err != nil {
+	spec, err := SynthSpec(c)
+	if err != nil {
 		return nil, err
-	}
-	loss, _ := kernels.ParseLoss(c.Loss)
-	cov, _ := kernels.ParseCov(c.Cov)
-	spec := model.Spec{
-		Encoder: c.Encoder, Input: []int{synth.Dim}, Classes: synth.Classes, Dim: synth.Dim,
-		Head: model.HeadLDA, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
 	}
 	trainSet, testSet := SynthData(c)
 	return newRun(be, "synth", c, spec, trainSet, testSet, train.Config{Epochs: c.Epochs, Batch: c.Batch, Seed: c.Seed})

@@ -148,9 +148,6 @@ type BackendMove struct {
 	KeptEpochs int    `json:"kept_epochs"`
 }
 
-// Write writes r to dir/report.json (see WriteAs).
-func (r *Report) Write(dir string) error { return WriteAs(dir, r, r) }
-
 // WriteAs stamps r with this build and the time (Stamp), then writes v, r
 // itself or a value whose JSON holds r's keys and more, as indented JSON to
 // dir/report.json (atomically).

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 )
 
@@ -46,9 +45,7 @@ var commands = []command{
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(interruptible(os.Stderr), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes one command line and returns the exit status.

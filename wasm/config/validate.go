@@ -6,10 +6,7 @@ import (
 	"strings"
 
 	"github.com/deeplda/deeplda/data/images"
-	"github.com/deeplda/deeplda/data/synth"
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/model"
 )
 
 // MaxPoints is the largest training or test set the page accepts (a tab
@@ -29,11 +26,9 @@ func check(c experiment.SynthConfig) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	loss, _ := kernels.ParseLoss(c.Loss)
-	cov, _ := kernels.ParseCov(c.Cov)
-	spec := model.Spec{
-		Encoder: c.Encoder, Input: []int{synth.Dim}, Classes: synth.Classes, Dim: synth.Dim,
-		Head: model.HeadLDA, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
+	spec, err := experiment.SynthSpec(c)
+	if err != nil {
+		return err
 	}
 	return spec.Validate()
 }
@@ -196,7 +191,11 @@ func checkImage(c experiment.ImageConfig) error {
 		return err
 	}
 	ds, _ := images.Lookup(c.Data)
-	return experiment.ImageSpec(c, ds.Shape, ds.Classes).Validate()
+	spec, err := experiment.ImageSpec(c, ds.Shape, ds.Classes)
+	if err != nil {
+		return err
+	}
+	return spec.Validate()
 }
 
 // checkOneImage validates one changed image setting against the image

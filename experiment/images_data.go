@@ -1,0 +1,77 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/deeplda/deeplda/data/images"
+	"github.com/deeplda/deeplda/train"
+)
+
+// ImageData is a loaded image data set: both splits as uint8 pixels.
+type ImageData struct {
+	Train, Test *images.Set
+}
+
+// LoadImageData reads the data set c.Data from c.DataDir (verifying the
+// files, see images.Load). With fetch, missing files are first downloaded
+// from the official locations (images.Fetch). A missing file gives an error
+// that says how to fetch it.
+func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, error) {
+	if _, err := images.Lookup(c.Data); err != nil {
+		return ImageData{}, fmt.Errorf("-data: %w", err)
+	}
+	if fetch {
+		if err := images.Fetch(ctx, c.Data, c.DataDir, nil); err != nil {
+			return ImageData{}, fmt.Errorf("downloading %s into %s: %w", c.Data, c.DataDir, err)
+		}
+	}
+	tr, te, err := images.Load(c.Data, c.DataDir)
+	if err != nil {
+		if strings.Contains(err.Error(), "not found") {
+			return ImageData{}, fmt.Errorf("%w\n(-datadir %s lacks the published files of %s: add -fetch to download them, or call images.Fetch)", err, c.DataDir, c.Data)
+		}
+		return ImageData{}, err
+	}
+	return ImageData{Train: tr, Test: te}, nil
+}
+
+// splits returns the training, held-out and test sets of c.
+func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Dataset, err error) {
+	n := d.Train.Len()
+	if c.Val >= n {
+		return trainSet, valSet, testSet, fmt.Errorf("-val %d leaves no training image of the %d", c.Val, n)
+	}
+	avail := n - c.Val
+	if c.LimitTrain > avail {
+		return trainSet, valSet, testSet, fmt.Errorf("-limit-train %d with -val %d needs %d training images; %s has %d", c.LimitTrain, c.Val, c.LimitTrain+c.Val, c.Data, n)
+	}
+	limit := c.LimitTrain
+	if limit == 0 {
+		limit = avail
+	}
+	trainSet = d.Train.Dataset(limit)
+	if c.Val > 0 {
+		full := d.Train.Dataset(0)
+		size := full.Size()
+		valSet = train.Dataset{X: full.X[avail*size:], Y: full.Y[avail:], Shape: full.Shape, Classes: full.Classes}
+	}
+	testSet = d.Test.Dataset(c.LimitTest)
+	return trainSet, valSet, testSet, nil
+}
+
+// ClassNames returns the names of the classes of a data set for the
+// figures' legends (nil when they are not listed here: CIFAR-100's 100
+// classes do not fit a legend).
+func ClassNames(data string) []string {
+	switch data {
+	case "fashion-mnist":
+		return []string{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"}
+	case "mnist":
+		return []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+	case "cifar10":
+		return []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"}
+	}
+	return nil
+}
