@@ -3,8 +3,9 @@
 // GEMM of package gemm (stride-1 convolutions as GEMMs over groups of
 // unfolded images, see frame; others as im2col per image), ReLU, max
 // pooling and the BatchNorm passes use AVX routines on amd64 with the same
-// results as package ref, and the remaining operations use the plain loops
-// of package ref.
+// results as package ref, the LDA head and the DNLL loss have their own
+// loops (in WebAssembly, assembly) with ref's results bit for bit, and the
+// remaining operations use the plain loops of package ref.
 //
 // It runs natively and in WebAssembly, and is the fallback wherever WebGPU is
 // missing.
@@ -316,7 +317,7 @@ func (b *Backend) BatchNormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, invSt
 	})
 }
 
-// LDA computes the discriminants of the head (package ref's loops; in
+// LDA computes the discriminants of the head (lda: column loops; in
 // WebAssembly, assembly).
 func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
 	n, c, d := ldaDims("LDA", z, mu, cov, kind)
@@ -326,8 +327,8 @@ func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovK
 	lda(F32(delta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
 }
 
-// LDABackward computes the gradients of the head (package ref's loops; in
-// WebAssembly, assembly).
+// LDABackward computes the gradients of the head (ldaBackward: column
+// loops; in WebAssembly, assembly).
 func (b *Backend) LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
 	n, c, d := ldaDims("LDABackward", z, mu, cov, kind)
 	ldaBackward(F32(dz), F32(dprior), F32(dmu), F32(dcov), F32(ddelta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
