@@ -189,6 +189,7 @@ func Test(t *testing.T, b kernels.Backend, tol Tolerance) {
 		{"Loss", testLoss},
 		{"Adam", testAdam},
 		{"Views", testViews},
+		{"Shapes", testShapes},
 	} {
 		t.Run(op.name, func(t *testing.T) { op.fn(t, b, tol) })
 	}

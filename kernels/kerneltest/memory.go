@@ -2,6 +2,7 @@ package kerneltest
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -13,14 +14,14 @@ func testAlloc(t *testing.T, b kernels.Backend, _ Tolerance) {
 	for _, shape := range [][]int{{}, {1}, {7}, {3, 5}, {2, 3, 4, 5}, {70001}} {
 		t.Run(shapeName(shape), func(t *testing.T) {
 			x := b.Alloc(kernels.Float32, shape...)
-			if x.DType() != kernels.Float32 || !sameShape(x.Shape(), shape) {
+			if x.DType() != kernels.Float32 || !slices.Equal(x.Shape(), shape) {
 				t.Errorf("Alloc(Float32, %v) = %v tensor of shape %v", shape, x.DType(), x.Shape())
 			}
 			if msg := exactMismatch(shape, Download(t, b, x), make([]float32, kernels.Numel(shape))); msg != "" {
 				t.Errorf("Alloc(Float32, %v) is not zeroed: %s", shape, msg)
 			}
 			xi := b.Alloc(kernels.Int32, shape...)
-			if xi.DType() != kernels.Int32 || !sameShape(xi.Shape(), shape) {
+			if xi.DType() != kernels.Int32 || !slices.Equal(xi.Shape(), shape) {
 				t.Errorf("Alloc(Int32, %v) = %v tensor of shape %v", shape, xi.DType(), xi.Shape())
 			}
 			for i, v := range DownloadInt(t, b, xi) {
@@ -33,18 +34,6 @@ func testAlloc(t *testing.T, b kernels.Backend, _ Tolerance) {
 			b.Free(xi)
 		})
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // testWriteRead checks that Write then Read returns the same bits, for
@@ -197,7 +186,7 @@ func testView(t *testing.T, b kernels.Backend, _ Tolerance) {
 			pdata := e.normal(np, 0, 1)
 			parent := Upload(b, c.parent, pdata)
 			v := b.View(parent, c.offset, c.shape...)
-			if v.DType() != kernels.Float32 || !sameShape(v.Shape(), c.shape) {
+			if v.DType() != kernels.Float32 || !slices.Equal(v.Shape(), c.shape) {
 				t.Errorf("View = %v tensor of shape %v, want Float32 %v", v.DType(), v.Shape(), c.shape)
 			}
 			if msg := exactMismatch(c.shape, Download(t, b, v), pdata[c.offset:c.offset+nv]); msg != "" {

@@ -36,9 +36,7 @@ func same(a, c kernels.Tensor) bool {
 
 // ReLU computes y = max(x, 0), in place when y is x.
 func (b *Backend) ReLU(y, x kernels.Tensor) {
-	if kernels.Len(y) != kernels.Len(x) {
-		kernels.Mismatch("ReLU", "y and x differ in size", y.Shape(), x.Shape())
-	}
+	kernels.SameSizeDims("ReLU", y, x)
 	if same(y, x) {
 		b.flat("ReLU", elementwise.reluInplace, kernels.Len(y), 0, y)
 		return
@@ -48,9 +46,7 @@ func (b *Backend) ReLU(y, x kernels.Tensor) {
 
 // ReLUBackward computes dx = dy where y > 0, in place when dx is dy.
 func (b *Backend) ReLUBackward(dx, dy, y kernels.Tensor) {
-	if kernels.Len(dx) != kernels.Len(y) || kernels.Len(dy) != kernels.Len(y) {
-		kernels.Mismatch("ReLUBackward", "sizes differ", dx.Shape(), dy.Shape(), y.Shape())
-	}
+	kernels.SameSizeDims("ReLUBackward", dx, dy, y)
 	if same(dx, dy) {
 		b.flat("ReLUBackward", elementwise.reluBackwardInplace, kernels.Len(y), 0, dx, y)
 		return

@@ -406,35 +406,6 @@ func TestHeadAdam(t *testing.T) {
 	}
 }
 
-// TestHeadShapes checks that mismatched operands panic with a "kernels:"
-// message.
-func TestHeadShapes(t *testing.T) {
-	b := openHeadBackend(t)
-	f := func(shape ...int) kernels.Tensor { return b.Alloc(kernels.Float32, shape...) }
-	for name, fn := range map[string]func(){
-		"LDA cov":   func() { b.LDA(f(2, 3), f(2, 4), f(3), f(3, 4), f(3), kernels.Diagonal) },
-		"LDA prior": func() { b.LDA(f(2, 3), f(2, 4), f(2), f(3, 4), f(), kernels.Spherical) },
-		"LDA delta": func() { b.LDA(f(2, 2), f(2, 4), f(3), f(3, 4), f(4, 4), kernels.Full) },
-		"LDABackward dmu": func() {
-			b.LDABackward(f(2, 4), f(3), f(3, 3), f(4), f(2, 3), f(2, 4), f(3), f(3, 4), f(4), kernels.Diagonal)
-		},
-		"Loss y":       func() { b.Loss(nil, f(4), f(2, 3), b.Alloc(kernels.Int32, 3), kernels.CE, 0, 1) },
-		"Loss y type":  func() { b.Loss(nil, f(4), f(2, 3), f(2), kernels.CE, 0, 1) },
-		"Loss dscores": func() { b.Loss(f(3, 3), f(4), f(2, 3), b.Alloc(kernels.Int32, 2), kernels.CE, 0, 1) },
-		"Adam":         func() { b.Adam(f(5), f(5), f(5), f(4), kernels.AdamParams{Step: 1}) },
-	} {
-		func() {
-			defer func() {
-				r := recover()
-				if s, ok := r.(string); !ok || len(s) < 8 || s[:8] != "kernels:" {
-					t.Errorf("%s: recovered %v, want a kernels: panic", name, r)
-				}
-			}()
-			fn()
-		}()
-	}
-}
-
 // BenchmarkHeadStep times the head's share of a training step at CIFAR-100
 // size (N=1024, C=100, D=99): LDA, Loss with its gradient, LDABackward and
 // a Read of the statistics.

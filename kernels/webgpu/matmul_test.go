@@ -277,16 +277,13 @@ func expectMismatch(t *testing.T, op string, f func()) {
 	f()
 }
 
-func TestMatMulMismatch(t *testing.T) {
+// TestMatMulOverlap checks that an output overlapping an input panics
+// (wgpu binds no buffer both writable and read-only); the shape checks
+// shared by every backend are kerneltest's.
+func TestMatMulOverlap(t *testing.T) {
 	b := openBackend(t)
-	a, bm := b.Alloc(kernels.Float32, 3, 4), b.Alloc(kernels.Float32, 4, 5)
-	expectMismatch(t, "MatMul", func() { b.MatMul(b.Alloc(kernels.Float32, 3, 4), a, bm, nil, false, false) })
-	expectMismatch(t, "MatMul", func() { b.MatMul(b.Alloc(kernels.Float32, 3, 5), a, bm, nil, true, false) })
-	expectMismatch(t, "MatMul", func() { b.MatMul(b.Alloc(kernels.Float32, 3, 5), a, bm, b.Alloc(kernels.Float32, 4), false, false) })
-	expectMismatch(t, "MatMul", func() { b.MatMul(b.Alloc(kernels.Float32, 15), a, bm, nil, false, false) })
+	a := b.Alloc(kernels.Float32, 3, 4)
 	expectMismatch(t, "MatMul", func() { b.MatMul(a, a, b.Alloc(kernels.Float32, 4, 4), nil, false, false) })
-	expectMismatch(t, "BiasGrad", func() { b.BiasGrad(b.Alloc(kernels.Float32, 3), b.Alloc(kernels.Float32, 2, 4, 5)) })
-	expectMismatch(t, "BiasGrad", func() { b.BiasGrad(b.Alloc(kernels.Float32, 3), b.Alloc(kernels.Float32, 3)) })
 	if err := b.Sync(); err != nil {
 		t.Fatal(err)
 	}

@@ -147,20 +147,3 @@ func TestGlobalAvgPool(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-// TestPoolMismatch checks that bad shapes panic with a kernels: message.
-func TestPoolMismatch(t *testing.T) {
-	h := newNPHarness(t)
-	x := h.b.Alloc(kernels.Float32, 2, 3, 5, 5)
-	npPanics(t, "MaxPool2 y rounded up", func() { h.b.MaxPool2(h.b.Alloc(kernels.Float32, 2, 3, 3, 3), x) })
-	npPanics(t, "MaxPool2 rank-3 x", func() { h.b.MaxPool2(h.b.Alloc(kernels.Float32, 3, 2, 2), h.b.Alloc(kernels.Float32, 3, 5, 5)) })
-	npPanics(t, "MaxPool2Backward dx too small", func() {
-		h.b.MaxPool2Backward(h.b.Alloc(kernels.Float32, 2, 3, 4, 4), h.b.Alloc(kernels.Float32, 2, 3, 2, 2), x)
-	})
-	npPanics(t, "MaxPool2Backward dy too large", func() {
-		h.b.MaxPool2Backward(h.b.Alloc(kernels.Float32, 2, 3, 5, 5), h.b.Alloc(kernels.Float32, 2, 3, 3, 3), x)
-	})
-	npPanics(t, "GlobalAvgPool y [N]", func() { h.b.GlobalAvgPool(h.b.Alloc(kernels.Float32, 2), x) })
-	npPanics(t, "GlobalAvgPoolBackward dy [C]", func() { h.b.GlobalAvgPoolBackward(x, h.b.Alloc(kernels.Float32, 3)) })
-	npPanics(t, "GlobalAvgPool Int32 y", func() { h.b.GlobalAvgPool(h.b.Alloc(kernels.Int32, 2, 3), x) })
-}
