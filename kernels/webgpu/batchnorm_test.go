@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -34,18 +33,10 @@ type npGuard struct {
 // npSentinel fills the parts of output arenas that no view covers.
 const npSentinel = -12345.5
 
-// newNPHarness opens the WebGPU backend: when there is none the test fails
-// under CI and is skipped (loudly) elsewhere.
+// newNPHarness opens the WebGPU backend (openBackend) for a test.
 func newNPHarness(t *testing.T) *npHarness {
 	t.Helper()
-	b, err := New()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no WebGPU backend under CI: %v", err)
-		}
-		t.Skipf("!!! SKIPPING: no WebGPU backend here (%v); these WebGPU kernels are NOT tested !!!", err)
-	}
-	t.Cleanup(b.Close)
+	b := openBackend(t)
 	h := fnv.New64a()
 	h.Write([]byte(t.Name()))
 	return &npHarness{t: t, b: b, rng: rand.New(rand.NewPCG(0x6e70, h.Sum64()))}

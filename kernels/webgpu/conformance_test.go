@@ -1,33 +1,19 @@
 package webgpu_test
 
 import (
-	"errors"
-	"os"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/kernels/webgpu"
+	"github.com/deeplda/deeplda/kernels/webgpu/webgputest"
 	"github.com/deeplda/deeplda/model/modeltest"
 )
 
 var _ kernels.Backend = (*webgpu.Backend)(nil)
 
-// open returns a WebGPU backend. Without an adapter the test fails under CI
-// (which installs Mesa's lavapipe) and is skipped loudly elsewhere.
-func open(t *testing.T) *webgpu.Backend {
-	t.Helper()
-	b, err := webgpu.New()
-	if err != nil {
-		if os.Getenv("CI") != "" || !errors.Is(err, webgpu.ErrNoAdapter) {
-			t.Fatalf("no WebGPU backend: %v", err)
-		}
-		t.Skipf("SKIPPED: no WebGPU adapter on this machine (%v); install mesa-vulkan-drivers for lavapipe", err)
-	}
-	t.Cleanup(b.Close)
-	t.Logf("adapter: %s", b.Info().Adapter)
-	return b
-}
+// open opens the WebGPU backend (webgputest.Open).
+func open(t *testing.T) *webgpu.Backend { return webgputest.Open(t, webgpu.New, webgpu.ErrNoAdapter) }
 
 // gpuTol is the float32 GPU tolerance against the float64 reference: rtol
 // 1e-3 as the issue asks, with an absolute floor of 1e-4 of the tensor's

@@ -4,27 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
-
-// openHeadBackend opens the WebGPU backend, failing under CI and skipping
-// loudly elsewhere when there is no adapter.
-func openHeadBackend(t *testing.T) *Backend {
-	t.Helper()
-	b, err := New()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no WebGPU backend under CI: %v", err)
-		}
-		t.Skipf("SKIPPED: no WebGPU backend (%v); the WebGPU head tests did not run", err)
-	}
-	t.Cleanup(b.Close)
-	return b
-}
 
 // headTol is the closeness test of these tests: |got-want| <= 1e-3*|want| +
 // 1e-4*max|want|.
@@ -190,7 +174,7 @@ func newHeadOperands(b *Backend, rng *rand.Rand, n, c, d int, kind kernels.CovKi
 }
 
 func TestHeadLDA(t *testing.T) {
-	b := openHeadBackend(t)
+	b := openBackend(t)
 	for _, views := range []bool{false, true} {
 		for _, kind := range headKinds {
 			for _, sz := range headSizes {
@@ -250,7 +234,7 @@ func TestHeadLDA(t *testing.T) {
 // last dispatch writes dprior and dcov, adjacent views of one gradient
 // arena (and Adam's writes m and v, adjacent views of one buffer, below).
 func TestHeadWritableViewsOfOneBuffer(t *testing.T) {
-	b := openHeadBackend(t)
+	b := openBackend(t)
 	n, c, d := 5, 3, 2
 	for _, kind := range headKinds {
 		rng := rand.New(rand.NewPCG(1, uint64(kind)))
@@ -283,7 +267,7 @@ func headLabels(rng *rand.Rand, n, c int) []int32 {
 }
 
 func TestHeadLoss(t *testing.T) {
-	b := openHeadBackend(t)
+	b := openBackend(t)
 	for _, kind := range []kernels.LossKind{kernels.NLL, kernels.CE, kernels.DNLL} {
 		for _, lambda := range []float32{0.01, 0.5} {
 			for _, sz := range [][2]int{{1, 2}, {7, 4}, {65, 10}, {33, 100}, {300, 100}, {1030, 10}} {
@@ -340,7 +324,7 @@ func TestHeadLoss(t *testing.T) {
 // TestHeadLossBadStep checks the non-finite rule: the first step whose loss
 // sum is not finite is recorded, and later ones are not.
 func TestHeadLossBadStep(t *testing.T) {
-	b := openHeadBackend(t)
+	b := openBackend(t)
 	n, c := 300, 5
 	rng := rand.New(rand.NewPCG(5, 5))
 	scores := headNormal(rng, n*c, 0, 1)
@@ -376,7 +360,7 @@ func TestHeadLossBadStep(t *testing.T) {
 }
 
 func TestHeadAdam(t *testing.T) {
-	b := openHeadBackend(t)
+	b := openBackend(t)
 	const n = 4133 // not a multiple of 64
 	rng := rand.New(rand.NewPCG(7, 7))
 	param := headNormal(rng, n, 0, 1)

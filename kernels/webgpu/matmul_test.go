@@ -4,30 +4,18 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/ref"
+	"github.com/deeplda/deeplda/kernels/webgpu/webgputest"
 	"github.com/deeplda/deeplda/shaders"
 )
 
-// openBackend opens the WebGPU backend for a test or benchmark: without an
-// adapter it fails under CI (where lavapipe is installed) and skips loudly
-// elsewhere.
-func openBackend(tb testing.TB) *Backend {
-	tb.Helper()
-	b, err := New()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("no WebGPU backend under CI: %v", err)
-		}
-		tb.Skipf("SKIPPING: NO WEBGPU BACKEND (%v); install Mesa lavapipe to run the WebGPU tests", err)
-	}
-	tb.Cleanup(b.Close)
-	return b
-}
+// openBackend opens the WebGPU backend for a test or benchmark
+// (webgputest.Open).
+func openBackend(tb testing.TB) *Backend { return webgputest.Open(tb, New, ErrNoAdapter) }
 
 // randData returns n values uniform in [-1, 1) from a seeded generator.
 func randData(rng *rand.Rand, n int) []float32 {
