@@ -52,13 +52,13 @@ func testConv2D(t *testing.T, b kernels.Backend, tol Tolerance) {
 				var biasw []float64
 				if withBias {
 					bd := e.normal(g.Co, 0, 1)
-					bias, biasw = e.in("bias", bd, g.Co), f64(bd)
+					bias, biasw = e.in("bias", bd, g.Co), F64(bd)
 				}
 				y := e.out(ys...)
 				e.desc = fmt.Sprintf("Conv2D(x %v, w %v, bias %v, %+v)", xs, ws, withBias, p)
 				b.Conv2D(y, x, w, bias, p)
 				want := make([]float64, kernels.Numel(ys))
-				ref.Conv2D(want, f64(xd), f64(wd), biasw, g)
+				ref.Conv2D(want, F64(xd), F64(wd), biasw, g)
 				e.check("y", y, want)
 				e.unchanged()
 			})
@@ -80,7 +80,7 @@ func testConv2DBackwardData(t *testing.T, b kernels.Backend, tol Tolerance) {
 			e.desc = fmt.Sprintf("Conv2DBackwardData(dy %v, w %v, %+v)", ys, ws, p)
 			b.Conv2DBackwardData(dx, dy, w, p)
 			want := make([]float64, kernels.Numel(xs))
-			ref.Conv2DBackwardData(want, f64(dyd), f64(wd), g)
+			ref.Conv2DBackwardData(want, F64(dyd), F64(wd), g)
 			e.check("dx", dx, want)
 			e.unchanged()
 		})
@@ -102,7 +102,7 @@ func testConv2DBackwardFilter(t *testing.T, b kernels.Backend, tol Tolerance) {
 			e.desc = fmt.Sprintf("Conv2DBackwardFilter(dy %v, x %v, %+v)", ys, xs, p)
 			b.Conv2DBackwardFilter(dw, dy, x, p)
 			want := make([]float64, kernels.Numel(ws))
-			ref.Conv2DBackwardFilter(want, f64(dyd), f64(xd), g)
+			ref.Conv2DBackwardFilter(want, F64(dyd), F64(xd), g)
 			e.check("dw", dw, want)
 			e.unchanged()
 		})

@@ -71,7 +71,7 @@ func testLoss(t *testing.T, b kernels.Backend, tol Tolerance) {
 						if withGrad {
 							wantDS = want
 						}
-						s, k := ref.Loss(wantDS, f64(sd), yd, n, c, lk.kind, float64(lk.lambda))
+						s, k := ref.Loss(wantDS, F64(sd), yd, n, c, lk.kind, float64(lk.lambda))
 						sum, correct, count = sum+s, correct+k, count+n
 						if withGrad {
 							e.check("dscores", ds, want)
@@ -141,7 +141,7 @@ func checkBadStep(e *env, kind kernels.LossKind, lambda float32) {
 			e.t.Errorf("%s: stats[StatCount] = %g, want %g", desc, st[kernels.StatCount], want)
 		}
 		if !bad && call == 0 {
-			s, _ := ref.Loss(nil, f64(sd), yd, n, c, kind, float64(lambda))
+			s, _ := ref.Loss(nil, F64(sd), yd, n, c, kind, float64(lambda))
 			Compare(e.t, desc+": stats[StatLoss]", []int{1}, st[:1], []float64{s}, e.tol)
 		}
 	}

@@ -79,9 +79,9 @@ func checkMatMul(e *env, m, n, k int, tA, tB, withBias bool) {
 	want := make([]float64, m*n)
 	var biasw []float64
 	if withBias {
-		biasw = f64(biasd)
+		biasw = F64(biasd)
 	}
-	ref.MatMul(want, f64(ad), f64(bd), biasw, m, n, k, tA, tB)
+	ref.MatMul(want, F64(ad), F64(bd), biasw, m, n, k, tA, tB)
 	e.check("c", c, want)
 	e.unchanged()
 }
@@ -97,7 +97,7 @@ func testBiasGrad(t *testing.T, b kernels.Backend, tol Tolerance) {
 			db := e.out(shape[1])
 			b.BiasGrad(db, dy)
 			want := make([]float64, shape[1])
-			ref.BiasGrad(want, f64(dyd), shape[0], shape[1], kernels.Numel(shape[2:]))
+			ref.BiasGrad(want, F64(dyd), shape[0], shape[1], kernels.Numel(shape[2:]))
 			e.check("db", db, want)
 			e.unchanged()
 		})

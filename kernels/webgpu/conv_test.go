@@ -75,8 +75,8 @@ func testConv2D(t *testing.T, b *Backend, rng *rand.Rand, c convCase, withBias, 
 	b.Conv2D(yo.t, xo.t, wo.t, bias, kernels.ConvParams{Stride: c.stride, Pad: c.pad})
 	got := readOutput(t, b, yo)
 	want := make([]float64, g.N*g.Co*g.Ho*g.Wo)
-	ref.Conv2D(want, widen(xd), widen(wd), widen(bd), g)
-	if msg := compare(got, want); msg != "" {
+	ref.Conv2D(want, kerneltest.F64(xd), kerneltest.F64(wd), kerneltest.F64(bd), g)
+	if msg := gpuTol.Mismatch(nil, got, want); msg != "" {
 		t.Error(msg)
 	}
 }
@@ -103,8 +103,8 @@ func testConv2DBackwardData(t *testing.T, b *Backend, rng *rand.Rand, c convCase
 	b.Conv2DBackwardData(dxo.t, dyo.t, wo.t, kernels.ConvParams{Stride: c.stride, Pad: c.pad})
 	got := readOutput(t, b, dxo)
 	want := make([]float64, g.N*g.Ci*g.H*g.W)
-	ref.Conv2DBackwardData(want, widen(dyd), widen(wd), g)
-	if msg := compare(got, want); msg != "" {
+	ref.Conv2DBackwardData(want, kerneltest.F64(dyd), kerneltest.F64(wd), g)
+	if msg := gpuTol.Mismatch(nil, got, want); msg != "" {
 		t.Error(msg)
 	}
 }
@@ -131,8 +131,8 @@ func testConv2DBackwardFilter(t *testing.T, b *Backend, rng *rand.Rand, c convCa
 	b.Conv2DBackwardFilter(dwo.t, dyo.t, xo.t, kernels.ConvParams{Stride: c.stride, Pad: c.pad})
 	got := readOutput(t, b, dwo)
 	want := make([]float64, g.Co*g.Ci*g.K*g.K)
-	ref.Conv2DBackwardFilter(want, widen(dyd), widen(xd), g)
-	if msg := compare(got, want); msg != "" {
+	ref.Conv2DBackwardFilter(want, kerneltest.F64(dyd), kerneltest.F64(xd), g)
+	if msg := gpuTol.Mismatch(nil, got, want); msg != "" {
 		t.Error(msg)
 	}
 }

@@ -7,71 +7,9 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
-
-// headTol is the closeness test of these tests: |got-want| <= 1e-3*|want| +
-// 1e-4*max|want|.
-func headCompare(t *testing.T, name string, got []float32, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: got %d values, want %d", name, len(got), len(want))
-		return
-	}
-	scale := 0.0
-	for _, w := range want {
-		if !math.IsInf(w, 0) {
-			scale = max(scale, math.Abs(w))
-		}
-	}
-	bad, worst, at := 0, 0.0, 0
-	for i, g := range got {
-		w := want[i]
-		if float64(g) == w || math.IsNaN(w) && g != g {
-			continue
-		}
-		d := math.Abs(float64(g) - w)
-		lim := 1e-4*scale + 1e-3*math.Abs(w)
-		if d <= lim {
-			continue
-		}
-		r := d / lim
-		if math.IsNaN(r) {
-			r = math.Inf(1)
-		}
-		if bad == 0 || r > worst {
-			worst, at = r, i
-		}
-		bad++
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d values off (max|want| %.4g); worst [%d] = %.8g, want %.10g (%.3g times the bound)",
-			name, bad, len(got), scale, at, got[at], want[at], worst)
-	}
-}
-
-func headRead(t *testing.T, b *Backend, x kernels.Tensor) []float32 {
-	t.Helper()
-	v, err := b.Read(x)
-	if err != nil {
-		t.Fatalf("Read %v: %v", x.Shape(), err)
-	}
-	return v
-}
-
-func headUpload(b *Backend, data []float32, shape ...int) kernels.Tensor {
-	x := b.Alloc(kernels.Float32, shape...)
-	b.Write(x, data)
-	return x
-}
-
-func headF64(s []float32) []float64 {
-	d := make([]float64, len(s))
-	for i, v := range s {
-		d[i] = float64(v)
-	}
-	return d
-}
 
 func headNormal(rng *rand.Rand, n int, mean, scale float64) []float32 {
 	s := make([]float32, n)
@@ -128,11 +66,11 @@ func newHeadOperands(b *Backend, rng *rand.Rand, n, c, d int, kind kernels.CovKi
 	covShape := kind.CovShape(d)
 	nan := float32(math.NaN())
 	if !views {
-		o.z = headUpload(b, o.zData, n, d)
-		o.prior = headUpload(b, o.priorData, c)
-		o.mu = headUpload(b, o.muData, c, d)
-		o.cov = headUpload(b, o.covData, covShape...)
-		o.ddelta = headUpload(b, o.ddeltaData, n, c)
+		o.z = kerneltest.Upload(b, []int{n, d}, o.zData)
+		o.prior = kerneltest.Upload(b, []int{c}, o.priorData)
+		o.mu = kerneltest.Upload(b, []int{c, d}, o.muData)
+		o.cov = kerneltest.Upload(b, covShape, o.covData)
+		o.ddelta = kerneltest.Upload(b, []int{n, c}, o.ddeltaData)
 		o.delta = b.Alloc(kernels.Float32, n, c)
 		o.dz = b.Alloc(kernels.Float32, n, d)
 		o.dprior = b.Alloc(kernels.Float32, c)
@@ -188,23 +126,23 @@ func TestHeadLDA(t *testing.T) {
 					if err := b.Sync(); err != nil {
 						t.Fatalf("Sync: %v", err)
 					}
-					z, prior, mu, cov := headF64(o.zData), headF64(o.priorData), headF64(o.muData), headF64(o.covData)
+					z, prior, mu, cov := kerneltest.F64(o.zData), kerneltest.F64(o.priorData), kerneltest.F64(o.muData), kerneltest.F64(o.covData)
 					delta := make([]float64, n*c)
 					ref.LDA(delta, z, prior, mu, cov, n, c, d, kind)
-					headCompare(t, "delta", headRead(t, b, o.delta), delta)
+					kerneltest.Compare(t, "delta", nil, kerneltest.Download(t, b, o.delta), delta, gpuTol)
 					dz, dprior, dmu, dcov := make([]float64, n*d), make([]float64, c), make([]float64, c*d), make([]float64, len(cov))
-					ref.LDABackward(dz, dprior, dmu, dcov, headF64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
-					headCompare(t, "dz", headRead(t, b, o.dz), dz)
-					headCompare(t, "dprior", headRead(t, b, o.dprior), dprior)
-					headCompare(t, "dmu", headRead(t, b, o.dmu), dmu)
-					headCompare(t, "dcov", headRead(t, b, o.dcov), dcov)
+					ref.LDABackward(dz, dprior, dmu, dcov, kerneltest.F64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
+					kerneltest.Compare(t, "dz", nil, kerneltest.Download(t, b, o.dz), dz, gpuTol)
+					kerneltest.Compare(t, "dprior", nil, kerneltest.Download(t, b, o.dprior), dprior, gpuTol)
+					kerneltest.Compare(t, "dmu", nil, kerneltest.Download(t, b, o.dmu), dmu, gpuTol)
+					kerneltest.Compare(t, "dcov", nil, kerneltest.Download(t, b, o.dcov), dcov, gpuTol)
 					// The inputs are unchanged.
 					for _, in := range []struct {
 						name string
 						x    kernels.Tensor
 						want []float32
 					}{{"z", o.z, o.zData}, {"prior", o.prior, o.priorData}, {"mu", o.mu, o.muData}, {"cov", o.cov, o.covData}, {"ddelta", o.ddelta, o.ddeltaData}} {
-						got := headRead(t, b, in.x)
+						got := kerneltest.Download(t, b, in.x)
 						for i := range got {
 							if math.Float32bits(got[i]) != math.Float32bits(in.want[i]) {
 								t.Errorf("input %s modified at %d: %v, was %v", in.name, i, got[i], in.want[i])
@@ -214,11 +152,11 @@ func TestHeadLDA(t *testing.T) {
 					}
 					if views {
 						// The padding between the views is untouched.
-						g := headRead(t, b, o.gradArena)
+						g := kerneltest.Download(t, b, o.gradArena)
 						if pad := kernels.AlignUp(c) - 1; pad >= c && g[pad] == g[pad] {
 							t.Errorf("gradient arena padding at %d written: %v", pad, g[pad])
 						}
-						v := headRead(t, b, o.valueArena)
+						v := kerneltest.Download(t, b, o.valueArena)
 						if pad := kernels.AlignUp(c) - 1; pad >= c && v[pad] != 7 {
 							t.Errorf("value arena padding at %d changed: %v", pad, v[pad])
 						}
@@ -243,18 +181,18 @@ func TestHeadWritableViewsOfOneBuffer(t *testing.T) {
 		if err := b.Sync(); err != nil {
 			t.Fatalf("%v: LDABackward into views of one arena: %v", kind, err)
 		}
-		z, prior, mu, cov := headF64(o.zData), headF64(o.priorData), headF64(o.muData), headF64(o.covData)
+		z, prior, mu, cov := kerneltest.F64(o.zData), kerneltest.F64(o.priorData), kerneltest.F64(o.muData), kerneltest.F64(o.covData)
 		dz, dprior, dmu, dcov := make([]float64, n*d), make([]float64, c), make([]float64, c*d), make([]float64, len(cov))
-		ref.LDABackward(dz, dprior, dmu, dcov, headF64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
-		headCompare(t, kind.String()+" dprior", headRead(t, b, o.dprior), dprior)
-		headCompare(t, kind.String()+" dcov", headRead(t, b, o.dcov), dcov)
+		ref.LDABackward(dz, dprior, dmu, dcov, kerneltest.F64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
+		kerneltest.Compare(t, kind.String()+" dprior", nil, kerneltest.Download(t, b, o.dprior), dprior, gpuTol)
+		kerneltest.Compare(t, kind.String()+" dcov", nil, kerneltest.Download(t, b, o.dcov), dcov, gpuTol)
 	}
 }
 
 // headLossRef returns ref.Loss's sum, correct count and gradient in float64.
 func headLossRef(scores []float32, y []int32, n, c int, kind kernels.LossKind, lambda float32) (float64, int, []float64) {
 	d := make([]float64, n*c)
-	sum, correct := ref.Loss(d, headF64(scores), y, n, c, kind, float64(lambda))
+	sum, correct := ref.Loss(d, kerneltest.F64(scores), y, n, c, kind, float64(lambda))
 	return sum, correct, d
 }
 
@@ -302,13 +240,13 @@ func TestHeadLoss(t *testing.T) {
 						b.Loss(ds, stats, s, yt, kind, lambda, 3)
 						b.Loss(ds, stats, s, yt, kind, lambda, 4)
 						sum, correct, want := headLossRef(scores, y, n, c, kind, lambda)
-						st := headRead(t, b, stats)
-						headCompare(t, "stats[StatLoss]", st[:1], []float64{2 * sum})
+						st := kerneltest.Download(t, b, stats)
+						kerneltest.Compare(t, "stats[StatLoss]", nil, st[:1], []float64{2 * sum}, gpuTol)
 						if st[kernels.StatCorrect] != float32(2*correct) || st[kernels.StatCount] != float32(2*n) || st[kernels.StatBadStep] != -1 {
 							t.Errorf("stats = %v, want [%g %d %d -1]", st, 2*sum, 2*correct, 2*n)
 						}
 						if grad {
-							headCompare(t, "dscores", headRead(t, b, ds), want)
+							kerneltest.Compare(t, "dscores", nil, kerneltest.Download(t, b, ds), want, gpuTol)
 						}
 						got, err := b.ReadInt(yt)
 						if err != nil || fmt.Sprint(got) != fmt.Sprint(y) {
@@ -333,22 +271,22 @@ func TestHeadLossBadStep(t *testing.T) {
 	bad[270*c+int(y[270])] = float32(math.Inf(1))
 	for _, kind := range []kernels.LossKind{kernels.NLL, kernels.CE, kernels.DNLL} {
 		for _, grad := range []bool{false, true} {
-			good, inf := headUpload(b, scores, n, c), headUpload(b, bad, n, c)
+			good, inf := kerneltest.Upload(b, []int{n, c}, scores), kerneltest.Upload(b, []int{n, c}, bad)
 			yt := b.Alloc(kernels.Int32, n)
 			b.WriteInt(yt, y)
 			var ds kernels.Tensor
 			if grad {
 				ds = b.Alloc(kernels.Float32, n, c)
 			}
-			stats := headUpload(b, []float32{0, 0, 0, -1}, kernels.StatsLen)
+			stats := kerneltest.Upload(b, []int{kernels.StatsLen}, []float32{0, 0, 0, -1})
 			b.Loss(ds, stats, good, yt, kind, 0.5, 4)
-			if st := headRead(t, b, stats); st[kernels.StatBadStep] != -1 {
+			if st := kerneltest.Download(t, b, stats); st[kernels.StatBadStep] != -1 {
 				t.Errorf("%v: finite loss recorded as bad: %v", kind, st)
 			}
 			b.Loss(ds, stats, inf, yt, kind, 0.5, 5)
 			b.Loss(ds, stats, good, yt, kind, 0.5, 6)
 			b.Loss(ds, stats, inf, yt, kind, 0.5, 7)
-			st := headRead(t, b, stats)
+			st := kerneltest.Download(t, b, stats)
 			if want, _, _ := headLossRef(bad, y, n, c, kind, 0.5); !math.IsInf(want, 0) && !math.IsNaN(want) {
 				t.Fatalf("%v: the reference loss %v is finite", kind, want)
 			}
@@ -374,16 +312,16 @@ func TestHeadAdam(t *testing.T) {
 	mt, vt := b.View(mv, 0, n), b.View(mv, al(n), n)
 	gbuf := b.Alloc(kernels.Float32, kernels.ViewAlign+n)
 	gt := b.View(gbuf, kernels.ViewAlign, n)
-	p64, m64, v64 := headF64(param), make([]float64, n), make([]float64, n)
+	p64, m64, v64 := kerneltest.F64(param), make([]float64, n), make([]float64, n)
 	for step := 1; step <= 3; step++ {
 		g := headNormal(rng, n, 0, 0.1)
 		b.Write(gt, g)
 		ap := kernels.AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: step}
 		b.Adam(pt, gt, mt, vt, ap)
-		ref.Adam(p64, headF64(g), m64, v64, ap)
-		headCompare(t, fmt.Sprintf("step %d param", step), headRead(t, b, pt), p64)
-		headCompare(t, fmt.Sprintf("step %d m", step), headRead(t, b, mt), m64)
-		headCompare(t, fmt.Sprintf("step %d v", step), headRead(t, b, vt), v64)
+		ref.Adam(p64, kerneltest.F64(g), m64, v64, ap)
+		kerneltest.Compare(t, fmt.Sprintf("step %d param", step), nil, kerneltest.Download(t, b, pt), p64, gpuTol)
+		kerneltest.Compare(t, fmt.Sprintf("step %d m", step), nil, kerneltest.Download(t, b, mt), m64, gpuTol)
+		kerneltest.Compare(t, fmt.Sprintf("step %d v", step), nil, kerneltest.Download(t, b, vt), v64, gpuTol)
 	}
 	if err := b.Sync(); err != nil {
 		t.Fatal(err)

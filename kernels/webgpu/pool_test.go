@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
@@ -57,7 +58,7 @@ func TestMaxPool2(t *testing.T) {
 			y := h.out(view, yshape...)
 			h.b.MaxPool2(y, x)
 			wy := make([]float64, kernels.Numel(yshape))
-			ref.MaxPool2(wy, npF64(xd), n*c, hh, w)
+			ref.MaxPool2(wy, kerneltest.F64(xd), n*c, hh, w)
 			h.exact(desc, "y", y, wy)
 
 			// dy values are distinct from 0 so a misrouted gradient shows.
@@ -66,7 +67,7 @@ func TestMaxPool2(t *testing.T) {
 			dx := h.out(view, shape...)
 			h.b.MaxPool2Backward(dx, dy, x)
 			wdx := make([]float64, len(xd))
-			ref.MaxPool2Backward(wdx, npF64(dyd), npF64(xd), n*c, hh, w)
+			ref.MaxPool2Backward(wdx, kerneltest.F64(dyd), kerneltest.F64(xd), n*c, hh, w)
 			h.exact(desc, "dx", dx, wdx)
 			h.checkGuards(desc)
 		}
@@ -131,7 +132,7 @@ func TestGlobalAvgPool(t *testing.T) {
 		y := h.out(view, shape[0], shape[1])
 		h.b.GlobalAvgPool(y, x)
 		wy := make([]float64, nc)
-		ref.GlobalAvgPool(wy, npF64(xd), nc, hw)
+		ref.GlobalAvgPool(wy, kerneltest.F64(xd), nc, hw)
 		h.close(desc, "y", y, wy)
 
 		dyd := h.normal(nc, 0, 1)
@@ -139,7 +140,7 @@ func TestGlobalAvgPool(t *testing.T) {
 		dx := h.out(view, shape...)
 		h.b.GlobalAvgPoolBackward(dx, dy)
 		wdx := make([]float64, len(xd))
-		ref.GlobalAvgPoolBackward(wdx, npF64(dyd), nc, hw)
+		ref.GlobalAvgPoolBackward(wdx, kerneltest.F64(dyd), nc, hw)
 		h.close(desc, "dx", dx, wdx)
 		h.checkGuards(desc)
 	}
