@@ -140,11 +140,11 @@ func expToCases32() []float32 {
 	return append(xs, 0, float32(math.Copysign(0, -1)), inf, -inf, float32(math.NaN()), math.Float32frombits(0xffc00001))
 }
 
-// TestExpTo checks expTo (WebAssembly assembly in js/wasm)
-// bit for bit against math.Exp rounded to float32 on every platform and,
-// where math.Exp has no assembly, against expPolyTo: on expToCases32 in
-// one call, and on short slices at every offset, mixing arguments that
-// expPolyTo gives to math.Exp with the others, in place and not.
+// TestExpTo checks expTo (WebAssembly assembly in js/wasm) bit for bit
+// against math.Exp rounded to float32 on every platform and, where math.Exp
+// has no assembly, against expPolyTo: on expToCases32 in one call, and on
+// short slices at every offset, mixing arguments that expPolyTo gives to
+// math.Exp with the others, in place and not.
 func TestExpTo(t *testing.T) {
 	check := func(got, xs []float32) {
 		t.Helper()

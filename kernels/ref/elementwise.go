@@ -1,8 +1,7 @@
 package ref
 
-// ReLU computes y = max(x, 0) (NaN stays NaN). It is written as a
-// comparison, which compiles to straight-line code on every target (the
-// builtin max is a runtime call in WebAssembly).
+// ReLU computes y = max(x, 0): 0 where x is negative, else x (NaN stays
+// NaN).
 func ReLU[T Float](y, x []T) {
 	for i, v := range x {
 		if v < 0 {
