@@ -137,9 +137,11 @@ func TestBenchPrintsJSON(t *testing.T) {
 // TestAutoSkipsSoftwareAdapters checks that -backend auto prefers the CPU
 // backend over a WebGPU adapter that itself runs on the CPU (lavapipe).
 func TestAutoSkipsSoftwareAdapters(t *testing.T) {
-	if gpu := webgputest.Open(t, webgpu.New, webgpu.ErrNoAdapter); !gpu.Software() {
+	gpu := webgputest.Open(t, webgpu.New, webgpu.ErrNoAdapter)
+	if !gpu.Software() {
 		t.Skipf("SKIPPED: needs a software WebGPU adapter (got %s)", gpu.Info().Adapter)
 	}
+	gpu.Close() // before the command opens its own
 	code, stdout, stderr := runCmd(t, "bench", "-model", "matmul", "-size", "32", "-steps", "1")
 	if code != 0 || !strings.Contains(stdout, `"name":"cpu"`) || !strings.Contains(stderr, "CPU implementation") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
