@@ -109,7 +109,8 @@ func CheckConv(op string, y, x, w, bias Tensor, p ConvParams) ConvDims {
 // of perChannel C elements. It returns N, C and the size of the trailing
 // dimensions.
 func BatchNormDims(op string, x Tensor, full, perChannel []Tensor) (n, c, hw int) {
-	all := append(append([]Tensor{x}, full...), perChannel...)
+	var buf [9]Tensor // on the stack: x and the operands of BatchNormTrain
+	all := append(append(append(buf[:0], x), full...), perChannel...)
 	float32s(op, all...)
 	s := x.Shape()
 	if len(s) < 2 {
@@ -169,7 +170,8 @@ func HeadDims(op string, scores, z, prior, mu, cov Tensor, kind CovKind, grads .
 	if kind < Spherical || kind > Full {
 		panic(fmt.Sprintf("kernels: %s: unknown covariance kind %d", op, int(kind)))
 	}
-	all := append([]Tensor{scores, z, prior, mu, cov}, grads...)
+	var buf [9]Tensor // on the stack: the operands of LDABackward
+	all := append(append(buf[:0], scores, z, prior, mu, cov), grads...)
 	float32s(op, all...)
 	zs, ms := z.Shape(), mu.Shape()
 	if len(zs) != 2 || len(ms) != 2 || zs[1] != ms[1] || Len(prior) != ms[0] || Len(cov) != Numel(kind.CovShape(zs[1])) {
