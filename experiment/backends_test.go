@@ -1,37 +1,20 @@
 package experiment
 
 import (
-	"errors"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
+	"github.com/deeplda/deeplda/kernels/webgpu/webgputest"
 )
-
-// openWebGPU opens the WebGPU backend, closed when t ends. Without an
-// adapter the test fails in CI (CI set) and says loudly that it skipped
-// elsewhere.
-func openWebGPU(t *testing.T) *webgpu.Backend {
-	t.Helper()
-	gpu, err := webgpu.New()
-	if err != nil {
-		if os.Getenv("CI") != "" || !errors.Is(err, webgpu.ErrNoAdapter) {
-			t.Fatalf("no WebGPU backend: %v", err)
-		}
-		t.Skipf("SKIPPED: no WebGPU adapter (%v)", err)
-	}
-	t.Cleanup(func() { gpu.Close() })
-	return gpu
-}
 
 // TestWebGPUMatchesCPU trains the toy DNLL experiment on both backends from
 // the same seed: the test accuracies must agree within 0.5 points and the
 // training curves closely.
 func TestWebGPUMatchesCPU(t *testing.T) {
-	gpu := openWebGPU(t)
+	gpu := webgputest.Open(t, webgpu.New, webgpu.ErrNoAdapter)
 	c := DefaultSynth()
 	c.Epochs = 5
 	run := func(be kernels.Backend) *Run {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/kernels/webgpu"
+	"github.com/deeplda/deeplda/kernels/webgpu/webgputest"
 	"github.com/deeplda/deeplda/train"
 )
 
@@ -25,7 +27,7 @@ import (
 // noise, which Adam turns into steps of up to the learning rate on any
 // backend.
 func TestWebGPUSnapshotResumesOnCPU(t *testing.T) {
-	gpu := openWebGPU(t)
+	gpu := webgputest.Open(t, webgpu.New, webgpu.ErrNoAdapter)
 	synth := DefaultSynth()
 	synth.Epochs, synth.Train, synth.Test = 3, 2000, 200
 	img := DefaultImages()

@@ -11,8 +11,10 @@
 // convolution weights are [out, in, kh, kw], as in PyTorch.
 //
 // Shape mismatches are programmer errors: operations panic with a message
-// prefixed "kernels:" naming the op and the shapes. Device failures (a lost
-// GPU, a failed pipeline) are returned by Sync and Read.
+// prefixed "kernels:" naming the op and the shapes, through the checks of
+// this package (MatMulDims, CheckConv, HeadDims, ...), which every backend
+// uses, so that all reject the same calls. Device failures (a lost GPU, a
+// failed pipeline) are returned by Sync and Read.
 package kernels
 
 import (

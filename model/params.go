@@ -137,14 +137,14 @@ type act struct {
 
 // get returns a tensor of the given shape (batch first).
 func (a *act) get(be kernels.Backend, shape ...int) kernels.Tensor {
-	if a.full != nil && sameShape(a.shape, shape) {
+	if a.full != nil && slices.Equal(a.shape, shape) {
 		if a.view != nil {
 			return a.view
 		}
 		return a.full
 	}
 	fs := a.full
-	if fs == nil || !sameShape(fs.Shape()[1:], shape[1:]) || fs.Shape()[0] < shape[0] {
+	if fs == nil || !slices.Equal(fs.Shape()[1:], shape[1:]) || fs.Shape()[0] < shape[0] {
 		if fs != nil {
 			be.Free(fs)
 		}
@@ -159,18 +159,6 @@ func (a *act) get(be kernels.Backend, shape ...int) kernels.Tensor {
 		return a.view
 	}
 	return a.full
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func shapeErr(name string, got, want []int) error {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,25 +146,13 @@ func (t Tensor) Check(name string, dtype string, shape ...int) error {
 	if t.Numel() < 0 {
 		return fmt.Errorf("tensor %q has invalid shape %s", name, FormatShape(t.Shape))
 	}
-	if !sameShape(t.Shape, shape) {
+	if !slices.Equal(t.Shape, shape) {
 		return fmt.Errorf("tensor %q has shape %s, want %s", name, FormatShape(t.Shape), FormatShape(shape))
 	}
 	if t.Len() != t.Numel() {
 		return fmt.Errorf("tensor %q holds %d values, shape %s needs %d", name, t.Len(), FormatShape(t.Shape), t.Numel())
 	}
 	return nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // FormatShape formats a shape as in the JSON header, e.g. "[7,3]" ("[]" for

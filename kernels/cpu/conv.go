@@ -8,60 +8,39 @@ import (
 
 // MatMul computes c = op(a) op(b) (+ bias) through gemm.SgemmBias.
 func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
-	m, n, k := product("MatMul", c, a, bm, bias, transA, transB)
+	m, n, k := kernels.MatMulDims("MatMul", c, a, bm, bias, transA, transB)
 	gemm.SgemmBias(transA, transB, m, n, k, 1, F32(a), a.Shape()[1], F32(bm), bm.Shape()[1], f32(bias), F32(c), n)
 }
 
 // MatMulReLU computes c = max(op(a) op(b) + bias, 0) through
 // gemm.SgemmBiasReLU.
 func (b *Backend) MatMulReLU(c, a, bm, bias kernels.Tensor, transA, transB bool) {
-	m, n, k := product("MatMulReLU", c, a, bm, bias, transA, transB)
+	m, n, k := kernels.MatMulDims("MatMulReLU", c, a, bm, bias, transA, transB)
 	gemm.SgemmBiasReLU(transA, transB, m, n, k, 1, F32(a), a.Shape()[1], F32(bm), bm.Shape()[1], f32(bias), F32(c), n)
 }
 
 // MatMulMasked computes c = op(a) op(b) where y > 0, else 0, through
 // gemm.SgemmMasked.
 func (b *Backend) MatMulMasked(c, a, bm, y kernels.Tensor, transA, transB bool) {
-	m, n, k := product("MatMulMasked", c, a, bm, nil, transA, transB)
+	m, n, k := kernels.MatMulDims("MatMulMasked", c, a, bm, nil, transA, transB)
 	if ys := y.Shape(); len(ys) != 2 || ys[0] != m || ys[1] != n {
 		kernels.Mismatch("MatMulMasked", "y must have the shape of c", c.Shape(), ys)
 	}
 	gemm.SgemmMasked(transA, transB, m, n, k, 1, F32(a), a.Shape()[1], F32(bm), bm.Shape()[1], F32(y), n, F32(c), n)
 }
 
-// product checks the operands of op, c[M,N] = op(a) op(b) (+ bias[N]), and
-// returns M, N and the inner dimension K.
-func product(op string, c, a, bm, bias kernels.Tensor, transA, transB bool) (m, n, k int) {
-	as, bs, cs := dims(op, a, 2), dims(op, bm, 2), dims(op, c, 2)
-	m, k = as[0], as[1]
-	if transA {
-		m, k = k, m
-	}
-	k2, n := bs[0], bs[1]
-	if transB {
-		k2, n = n, k2
-	}
-	if k != k2 || cs[0] != m || cs[1] != n || (bias != nil && kernels.Len(bias) != n) {
-		kernels.Mismatch(op, "inner or outer dimensions differ", cs, as, bs)
-	}
-	return m, n, k
-}
-
 // BiasGrad sums dy over every dimension but the second.
 func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
-	s := dy.Shape()
-	if len(s) < 2 || kernels.Len(db) != s[1] {
-		kernels.Mismatch("BiasGrad", "want dy [N,C,...] and db [C]", db.Shape(), s)
-	}
+	outer, ch, inner := kernels.BiasGradDims(db, dy)
 	dbf, dyf := F32(db), F32(dy)
-	if inner := kernels.Numel(s[2:]); inner > 1 {
+	if inner > 1 {
 		// Per channel, a float64 sum of its planes' sums, parallel over
 		// channels.
-		b.parallel(s[1], 1, func(lo, hi int) {
+		b.parallel(ch, 1, func(lo, hi int) {
 			for c := lo; c < hi; c++ {
 				var t float64
-				for o := 0; o < s[0]; o++ {
-					t += sum64(dyf[(o*s[1]+c)*inner:][:inner])
+				for o := 0; o < outer; o++ {
+					t += sum64(dyf[(o*ch+c)*inner:][:inner])
 				}
 				dbf[c] = float32(t)
 			}
@@ -70,25 +49,21 @@ func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
 	}
 	// [N,C]: sum row by row, which reads memory in order and adds in the
 	// same order as ref.BiasGrad (so the result is identical).
-	gemm.ColumnSums(s[0], s[1], dyf, s[1], dbf)
+	gemm.ColumnSums(outer, ch, dyf, ch, dbf)
 }
 
-// convGeom checks the shapes of a convolution and returns its geometry.
-func convGeom(op string, y, x, w kernels.Tensor, p kernels.ConvParams) ref.Conv {
-	xs, ws, ys := dims(op, x, 4), dims(op, w, 4), dims(op, y, 4)
-	g := ref.Conv{N: xs[0], Ci: xs[1], H: xs[2], W: xs[3], Co: ws[0], K: ws[2], Stride: p.Stride, Pad: p.Pad}
-	g.Ho, g.Wo = p.OutSize(g.H, g.K), p.OutSize(g.W, g.K)
-	if p.Stride < 1 || ws[1] != g.Ci || ws[3] != g.K || ys[0] != g.N || ys[1] != g.Co || ys[2] != g.Ho || ys[3] != g.Wo {
-		kernels.Mismatch(op, "want x [N,Ci,H,W], w [Co,Ci,K,K], y [N,Co,Ho,Wo]", ys, xs, ws)
-	}
-	return g
+// convGeom checks the operands of a convolution (kernels.CheckConv) and
+// returns its geometry.
+func convGeom(op string, y, x, w, bias kernels.Tensor, p kernels.ConvParams) ref.Conv {
+	g := kernels.CheckConv(op, y, x, w, bias, p)
+	return ref.Conv{N: g.N, Ci: g.Ci, H: g.H, W: g.W, Co: g.Co, K: g.K, Stride: p.Stride, Pad: p.Pad, Ho: g.Ho, Wo: g.Wo}
 }
 
 // Conv2D computes the convolution as GEMMs over groups of images (see
 // frame), parallel over the groups; geometries outside the framed layout
 // use im2col + GEMM per image.
 func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
-	g := convGeom("Conv2D", y, x, w, p)
+	g := convGeom("Conv2D", y, x, w, bias, p)
 	yf, xf, wf, bf := F32(y), F32(x), F32(w), f32(bias)
 	if f, ok := newFrame(g, b.workers); ok {
 		// Op(A) = w [Co, Ci*K*K], passed transposed so that the GEMM packs
@@ -127,7 +102,7 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 // with the flipped, transposed filter and padding K-1-pad, computed as a
 // forward convolution; otherwise W^T dy per image followed by col2im.
 func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvParams) {
-	g := convGeom("Conv2DBackwardData", dy, dx, w, p)
+	g := convGeom("Conv2DBackwardData", dy, dx, w, nil, p)
 	dxf, dyf, wf := F32(dx), F32(dy), F32(w)
 	back := ref.Conv{N: g.N, Ci: g.Co, H: g.Ho, W: g.Wo, Co: g.Ci, K: g.K, Stride: 1, Pad: g.K - 1 - g.Pad, Ho: g.H, Wo: g.W}
 	if f, ok := newFrame(back, b.workers); ok && g.Stride == 1 {
@@ -169,7 +144,7 @@ const filterParts = 8
 // filterParts partial sums over runs of groups of images (see frame), or of
 // images for geometries outside the framed layout.
 func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvParams) {
-	g := convGeom("Conv2DBackwardFilter", dy, x, dw, p)
+	g := convGeom("Conv2DBackwardFilter", dy, x, dw, nil, p)
 	dwf, dyf, xf := F32(dw), F32(dy), F32(x)
 	if f, ok := newFrame(g, filterParts); ok {
 		b.convFramedFilter(dwf, dyf, xf, f)

@@ -3,8 +3,9 @@
 // GEMM of package gemm (stride-1 convolutions as GEMMs over groups of
 // unfolded images, see frame; others as im2col per image), ReLU, max
 // pooling and the BatchNorm passes use AVX routines on amd64 with the same
-// results as package ref, and the remaining operations use the plain loops
-// of package ref.
+// results as package ref, the LDA head and the DNLL loss have their own
+// loops (in WebAssembly, assembly) with ref's results bit for bit, and the
+// remaining operations use the plain loops of package ref.
 //
 // It runs natively and in WebAssembly, and is the fallback wherever WebGPU is
 // missing.
@@ -202,38 +203,23 @@ func (b *Backend) scratch(n int) *[]float32 {
 	return &s
 }
 
-func dims(op string, t kernels.Tensor, rank int) []int {
-	s := t.Shape()
-	if len(s) != rank {
-		kernels.Mismatch(op, fmt.Sprintf("want a rank-%d tensor", rank), s)
-	}
-	return s
-}
-
 // ReLU computes y = max(x, 0).
 func (b *Backend) ReLU(y, x kernels.Tensor) {
+	kernels.SameSizeDims("ReLU", y, x)
 	ys, xs := F32(y), F32(x)
-	if len(ys) != len(xs) {
-		kernels.Mismatch("ReLU", "y and x differ in size", y.Shape(), x.Shape())
-	}
 	b.parallel(len(xs), 1<<16, func(lo, hi int) { relu(ys[lo:hi], xs[lo:hi]) })
 }
 
 // ReLUBackward computes dx = dy where y > 0.
 func (b *Backend) ReLUBackward(dx, dy, y kernels.Tensor) {
+	kernels.SameSizeDims("ReLUBackward", dx, dy, y)
 	dxs, dys, ys := F32(dx), F32(dy), F32(y)
-	if len(dxs) != len(ys) || len(dys) != len(ys) {
-		kernels.Mismatch("ReLUBackward", "sizes differ", dx.Shape(), dy.Shape(), y.Shape())
-	}
 	b.parallel(len(ys), 1<<16, func(lo, hi int) { reluBackward(dxs[lo:hi], dys[lo:hi], ys[lo:hi]) })
 }
 
 // MaxPool2 computes the 2x2 stride-2 max pool.
 func (b *Backend) MaxPool2(y, x kernels.Tensor) {
-	xs, ys := dims("MaxPool2", x, 4), dims("MaxPool2", y, 4)
-	if ys[0] != xs[0] || ys[1] != xs[1] || ys[2] != xs[2]/2 || ys[3] != xs[3]/2 {
-		kernels.Mismatch("MaxPool2", "y must be [N,C,H/2,W/2]", ys, xs)
-	}
+	xs := kernels.MaxPool2Dims("MaxPool2", y, x, nil)
 	h, w := xs[2], xs[3]
 	yf, xf := F32(y), F32(x)
 	b.parallel(xs[0]*xs[1], 16, func(lo, hi int) {
@@ -243,10 +229,7 @@ func (b *Backend) MaxPool2(y, x kernels.Tensor) {
 
 // MaxPool2Backward routes dy to the first maximum of each window.
 func (b *Backend) MaxPool2Backward(dx, dy, x kernels.Tensor) {
-	xs := dims("MaxPool2Backward", x, 4)
-	if kernels.Len(dx) != kernels.Len(x) || kernels.Len(dy)*4 != xs[0]*xs[1]*(xs[2]/2*2)*(xs[3]/2*2) {
-		kernels.Mismatch("MaxPool2Backward", "dx must match x and dy be [N,C,H/2,W/2]", dx.Shape(), dy.Shape(), xs)
-	}
+	xs := kernels.MaxPool2Dims("MaxPool2Backward", dy, x, dx)
 	h, w := xs[2], xs[3]
 	dxf, dyf, xf := F32(dx), F32(dy), F32(x)
 	b.parallel(xs[0]*xs[1], 16, func(lo, hi int) {
@@ -256,34 +239,19 @@ func (b *Backend) MaxPool2Backward(dx, dy, x kernels.Tensor) {
 
 // GlobalAvgPool averages x[N,C,H,W] over H and W.
 func (b *Backend) GlobalAvgPool(y, x kernels.Tensor) {
-	xs := dims("GlobalAvgPool", x, 4)
-	if kernels.Len(y) != xs[0]*xs[1] {
-		kernels.Mismatch("GlobalAvgPool", "y must be [N,C]", y.Shape(), xs)
-	}
+	xs := kernels.GlobalAvgPoolDims("GlobalAvgPool", y, x)
 	ref.GlobalAvgPool(F32(y), F32(x), xs[0]*xs[1], xs[2]*xs[3])
 }
 
 // GlobalAvgPoolBackward spreads dy over dx.
 func (b *Backend) GlobalAvgPoolBackward(dx, dy kernels.Tensor) {
-	xs := dims("GlobalAvgPoolBackward", dx, 4)
-	if kernels.Len(dy) != xs[0]*xs[1] {
-		kernels.Mismatch("GlobalAvgPoolBackward", "dy must be [N,C]", dy.Shape(), xs)
-	}
+	xs := kernels.GlobalAvgPoolDims("GlobalAvgPoolBackward", dy, dx)
 	ref.GlobalAvgPoolBackward(F32(dx), F32(dy), xs[0]*xs[1], xs[2]*xs[3])
-}
-
-// bnDims returns n, c and the trailing size of a [N,C,...] tensor.
-func bnDims(op string, x kernels.Tensor, gamma kernels.Tensor) (n, c, hw int) {
-	s := x.Shape()
-	if len(s) < 2 || kernels.Len(gamma) != s[1] {
-		kernels.Mismatch(op, "want x [N,C,...] and per-channel parameters", s, gamma.Shape())
-	}
-	return s[0], s[1], kernels.Numel(s[2:])
 }
 
 // BatchNormTrain normalises with batch statistics, parallel over channels.
 func (b *Backend) BatchNormTrain(y, mean, invStd, x, gamma, beta, runMean, runVar kernels.Tensor, momentum, eps float32) {
-	n, c, hw := bnDims("BatchNormTrain", x, gamma)
+	n, c, hw := kernels.BatchNormDims("BatchNormTrain", x, []kernels.Tensor{y}, []kernels.Tensor{mean, invStd, gamma, beta, runMean, runVar})
 	yf, xf := F32(y), F32(x)
 	mf, isf, gf, bf, rm, rv := F32(mean), F32(invStd), F32(gamma), F32(beta), F32(runMean), F32(runVar)
 	b.parallel(c, 1, func(lo, hi int) {
@@ -295,7 +263,7 @@ func (b *Backend) BatchNormTrain(y, mean, invStd, x, gamma, beta, runMean, runVa
 
 // BatchNormEval normalises with the running estimates.
 func (b *Backend) BatchNormEval(y, x, gamma, beta, runMean, runVar kernels.Tensor, eps float32) {
-	n, c, hw := bnDims("BatchNormEval", x, gamma)
+	n, c, hw := kernels.BatchNormDims("BatchNormEval", x, []kernels.Tensor{y}, []kernels.Tensor{gamma, beta, runMean, runVar})
 	yf, xf, gf, bf, rm, rv := F32(y), F32(x), F32(gamma), F32(beta), F32(runMean), F32(runVar)
 	b.parallel(c, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
@@ -306,7 +274,7 @@ func (b *Backend) BatchNormEval(y, x, gamma, beta, runMean, runVar kernels.Tenso
 
 // BatchNormBackward computes the gradients of BatchNormTrain.
 func (b *Backend) BatchNormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, invStd kernels.Tensor) {
-	n, c, hw := bnDims("BatchNormBackward", x, gamma)
+	n, c, hw := kernels.BatchNormDims("BatchNormBackward", x, []kernels.Tensor{dx, dy}, []kernels.Tensor{dgamma, dbeta, gamma, mean, invStd})
 	dxf, dgf, dbf, dyf, xf := F32(dx), F32(dgamma), F32(dbeta), F32(dy), F32(x)
 	gf, mf, isf := F32(gamma), F32(mean), F32(invStd)
 	b.parallel(c, 1, func(lo, hi int) {
@@ -316,42 +284,28 @@ func (b *Backend) BatchNormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, invSt
 	})
 }
 
-// LDA computes the discriminants of the head (package ref's loops; in
+// LDA computes the discriminants of the head (lda: column loops; in
 // WebAssembly, assembly).
 func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
-	n, c, d := ldaDims("LDA", z, mu, cov, kind)
-	if kernels.Len(delta) != n*c {
-		kernels.Mismatch("LDA", "delta must be [N,C]", delta.Shape(), z.Shape(), mu.Shape())
-	}
+	n, c, d := kernels.HeadDims("LDA", delta, z, prior, mu, cov, kind)
 	lda(F32(delta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
 }
 
-// LDABackward computes the gradients of the head (package ref's loops; in
-// WebAssembly, assembly).
+// LDABackward computes the gradients of the head (ldaBackward: column
+// loops; in WebAssembly, assembly).
 func (b *Backend) LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
-	n, c, d := ldaDims("LDABackward", z, mu, cov, kind)
+	n, c, d := kernels.HeadDims("LDABackward", ddelta, z, prior, mu, cov, kind, dz, dprior, dmu, dcov)
 	ldaBackward(F32(dz), F32(dprior), F32(dmu), F32(dcov), F32(ddelta), F32(z), F32(prior), F32(mu), F32(cov), n, c, d, kind)
-}
-
-func ldaDims(op string, z, mu, cov kernels.Tensor, kind kernels.CovKind) (n, c, d int) {
-	zs, ms := z.Shape(), mu.Shape()
-	if len(zs) != 2 || len(ms) != 2 || zs[1] != ms[1] || kernels.Len(cov) != kernels.Numel(kind.CovShape(zs[1])) {
-		kernels.Mismatch(op, "want z [N,D], mu [C,D] and a "+kind.String()+" covariance parameter", zs, ms, cov.Shape())
-	}
-	return zs[0], ms[0], zs[1]
 }
 
 // Loss accumulates the loss statistics and writes the score gradient.
 func (b *Backend) Loss(dscores, stats, scores, y kernels.Tensor, kind kernels.LossKind, lambda float32, step int) {
-	ss := dims("Loss", scores, 2)
-	if kernels.Len(y) != ss[0] || kernels.Len(stats) != kernels.StatsLen {
-		kernels.Mismatch("Loss", "want scores [N,C], y [N] and stats [4]", ss, y.Shape(), stats.Shape())
-	}
-	sum, correct := loss(f32(dscores), F32(scores), i32(y), ss[0], ss[1], kind, lambda)
+	n, c := kernels.LossDims(dscores, stats, scores, y, kind)
+	sum, correct := loss(f32(dscores), F32(scores), i32(y), n, c, kind, lambda)
 	st := F32(stats)
 	st[kernels.StatLoss] += sum
 	st[kernels.StatCorrect] += float32(correct)
-	st[kernels.StatCount] += float32(ss[0])
+	st[kernels.StatCount] += float32(n)
 	if (math.IsNaN(float64(sum)) || math.IsInf(float64(sum), 0)) && st[kernels.StatBadStep] < 0 {
 		st[kernels.StatBadStep] = float32(step)
 	}
@@ -359,10 +313,8 @@ func (b *Backend) Loss(dscores, stats, scores, y kernels.Tensor, kind kernels.Lo
 
 // Adam updates param in place, parallel over chunks.
 func (b *Backend) Adam(param, grad, m, v kernels.Tensor, p kernels.AdamParams) {
+	kernels.SameSizeDims("Adam", param, grad, m, v)
 	pf, gf, mf, vf := F32(param), F32(grad), F32(m), F32(v)
-	if len(gf) != len(pf) || len(mf) != len(pf) || len(vf) != len(pf) {
-		kernels.Mismatch("Adam", "param, grad, m and v differ in size", param.Shape(), grad.Shape(), m.Shape(), v.Shape())
-	}
 	if b.parts(len(pf), 1<<15) <= 1 {
 		// One part, without the closure's allocation.
 		ref.Adam(pf, gf, mf, vf, p)

@@ -2,17 +2,8 @@
 
 package cpu
 
-import (
-	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/kernels/ref"
-)
+// rows sets delta[n,c], LDA's discriminants of z[n,d] (rowsGo).
+func (p *ldaParts) rows(delta, z []float32, n int) { p.rowsGo(delta, z, n) }
 
-// lda computes the discriminants with ref.LDA.
-func lda(delta, z, prior, mu, cov []float32, n, c, d int, kind kernels.CovKind) {
-	ref.LDA(delta, z, prior, mu, cov, n, c, d, kind)
-}
-
-// ldaBackward computes the head's gradients with ref.LDABackward.
-func ldaBackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []float32, n, c, d int, kind kernels.CovKind) {
-	ref.LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov, n, c, d, kind)
-}
+// backwardRows sets dz[n,d] and the sums over the rows (backwardRowsGo).
+func (p *ldaParts) backwardRows(dz, ddelta, z []float32, n int) { p.backwardRowsGo(dz, ddelta, z, n) }

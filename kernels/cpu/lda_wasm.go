@@ -1,43 +1,33 @@
 package cpu
 
-import (
-	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/kernels/ref"
-)
-
-// lda computes ref.LDA, bit for bit, with its pass over the rows
-// (ref.LDAParts.Rows) in WebAssembly assembly (lda_wasm.s).
-func lda(delta, z, prior, mu, cov []float32, n, c, d int, kind kernels.CovKind) {
-	if n == 0 || c == 0 || d == 0 {
-		ref.LDA(delta, z, prior, mu, cov, n, c, d, kind)
+// rows sets delta[n,c], LDA's discriminants of z[n,d], with rowsGo's sums
+// in WebAssembly assembly (lda_wasm.s).
+func (p *ldaParts) rows(delta, z []float32, n int) {
+	if n == 0 || p.c == 0 || p.d == 0 {
+		p.rowsGo(delta, z, n)
 		return
 	}
-	p := ref.NewLDAParts(prior, mu, cov, c, d, kind)
-	defer p.Free()
-	_, _ = delta[n*c-1], z[n*d-1]
-	if d == 2 {
-		ldaRows2Wasm(n, c, &z[0], &p.W.A[0], &p.M[0], &p.Off[0], &delta[0])
+	_, _ = delta[n*p.c-1], z[n*p.d-1]
+	if p.d == 2 {
+		ldaRows2Wasm(n, p.c, &z[0], &p.w.A[0], &p.m[0], &p.off[0], &delta[0])
 	} else {
-		ldaRowsWasm(n, c, d, &z[0], &p.W.A[0], &p.M[0], &p.Off[0], &p.Scratch[0], &delta[0])
+		ldaRowsWasm(n, p.c, p.d, &z[0], &p.w.A[0], &p.m[0], &p.off[0], &p.scratch[0], &delta[0])
 	}
 }
 
-// ldaBackward computes ref.LDABackward, bit for bit, with its pass over the
-// rows (ref.LDAParts.BackwardRows) in WebAssembly assembly (lda_wasm.s).
-func ldaBackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov []float32, n, c, d int, kind kernels.CovKind) {
-	if n == 0 || c == 0 || d == 0 {
-		ref.LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov, n, c, d, kind)
+// backwardRows sets dz[n,d] and the sums over the rows, with
+// backwardRowsGo's sums in WebAssembly assembly (lda_wasm.s).
+func (p *ldaParts) backwardRows(dz, ddelta, z []float32, n int) {
+	if n == 0 || p.c == 0 || p.d == 0 {
+		p.backwardRowsGo(dz, ddelta, z, n)
 		return
 	}
-	p := ref.NewLDAParts(prior, mu, cov, c, d, kind)
-	defer p.Free()
-	_, _, _ = dz[n*d-1], ddelta[n*c-1], z[n*d-1]
-	if d == 2 {
-		ldaBackwardRows2Wasm(n, c, &z[0], &ddelta[0], &p.W.A[0], &p.M[0], &dz[0], &p.ColSum[0], &p.DM[0], &p.DA[0], &p.Total)
+	_, _, _ = dz[n*p.d-1], ddelta[n*p.c-1], z[n*p.d-1]
+	if p.d == 2 {
+		ldaBackwardRows2Wasm(n, p.c, &z[0], &ddelta[0], &p.w.A[0], &p.m[0], &dz[0], &p.colSum[0], &p.dm[0], &p.dA[0], &p.total)
 	} else {
-		ldaBackwardRowsWasm(n, c, d, &z[0], &ddelta[0], &p.W.A[0], &p.M[0], &p.Scratch[0], &dz[0], &p.ColSum[0], &p.DM[0], &p.DA[0], &p.Total)
+		ldaBackwardRowsWasm(n, p.c, p.d, &z[0], &ddelta[0], &p.w.A[0], &p.m[0], &p.scratch[0], &dz[0], &p.colSum[0], &p.dm[0], &p.dA[0], &p.total)
 	}
-	p.Grads(dprior, dmu, dcov, mu, cov, kind)
 }
 
 //go:noescape

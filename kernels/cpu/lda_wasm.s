@@ -63,7 +63,7 @@ TEXT ·ldaRowsWasm(SB), NOSPLIT, $0-72
 	RET
 
 // func ldaBackwardRowsWasm(n, c, d int, z, ddelta, a, m, dw, dz, colSum, dm, dA, total *float32)
-// ref.LDAParts.BackwardRows row by row, for the n rows of z[n,d], the
+// ldaParts.backwardRowsGo row by row, for the n rows of z[n,d], the
 // score gradients g = ddelta[n,c] and dz[n,d], adding to the sums
 // colSum[c], dm[c,d], dA[d,d] and total (which ref starts from zero); a[d,d]
 // is the whitening, m[c,d] the whitened means, dw d floats of scratch. For

@@ -2,12 +2,7 @@
 
 package cpu
 
-import (
-	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/kernels/ref"
-)
-
-// loss computes the loss with ref.Loss.
-func loss(dscores, scores []float32, y []int32, n, c int, kind kernels.LossKind, lambda float32) (float32, int) {
-	return ref.Loss(dscores, scores, y, n, c, kind, lambda)
+// dnllRows is the DNLL loss's pass over the rows (dnllRowsGo).
+func dnllRows(exps, scores []float32, y []int32, n, c int, lambda float32, grad bool) (float32, int) {
+	return dnllRowsGo(exps, scores, y, n, c, lambda, grad)
 }

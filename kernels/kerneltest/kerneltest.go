@@ -59,6 +59,13 @@ func (tol Tolerance) String() string {
 // worst element (relative to its bound) with its index in shape. NaN or
 // infinite elements of got fail unless want holds the same value.
 func (tol Tolerance) Mismatch(shape []int, got []float32, want []float64) string {
+	return tol.MismatchWithin(shape, got, want, nil)
+}
+
+// MismatchWithin is Mismatch with extra[i] added to the bound of element i
+// (extra may be nil), for the known rounding of float32 expressions that
+// cancel.
+func (tol Tolerance) MismatchWithin(shape []int, got []float32, want, extra []float64) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("got %d values, want %d", len(got), len(want))
 	}
@@ -76,6 +83,9 @@ func (tol Tolerance) Mismatch(shape []int, got []float32, want []float64) string
 		}
 		d := math.Abs(float64(g) - w)
 		lim := tol.ATol*scale + tol.RTol*math.Abs(w)
+		if extra != nil {
+			lim += extra[i]
+		}
 		if d <= lim {
 			continue
 		}
@@ -189,6 +199,7 @@ func Test(t *testing.T, b kernels.Backend, tol Tolerance) {
 		{"Loss", testLoss},
 		{"Adam", testAdam},
 		{"Views", testViews},
+		{"Shapes", testShapes},
 	} {
 		t.Run(op.name, func(t *testing.T) { op.fn(t, b, tol) })
 	}
@@ -267,12 +278,15 @@ func (e *env) check(name string, x kernels.Tensor, want []float64) {
 func (e *env) exact(name string, x kernels.Tensor, want []float32) {
 	e.t.Helper()
 	got := Download(e.t, e.b, x)
-	if msg := exactMismatch(x.Shape(), got, want); msg != "" {
+	if msg := ExactMismatch(x.Shape(), got, want); msg != "" {
 		e.t.Errorf("%s: %s %v: %s", e.desc, name, x.Shape(), msg)
 	}
 }
 
-func exactMismatch(shape []int, got, want []float32) string {
+// ExactMismatch returns "" when got holds exactly want (by value: -0 equals
+// +0, and NaN equals NaN), and otherwise a description of the differences:
+// how many, and the first with its index in shape.
+func ExactMismatch(shape []int, got, want []float32) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("got %d values, want %d", len(got), len(want))
 	}
@@ -307,8 +321,12 @@ func (e *env) unchanged() {
 	}
 }
 
-// f64 converts float32 values to float64 exactly.
-func f64(s []float32) []float64 {
+// F64 converts float32 values to float64 exactly (nil stays nil, as for an
+// absent bias).
+func F64(s []float32) []float64 {
+	if s == nil {
+		return nil
+	}
 	d := make([]float64, len(s))
 	for i, v := range s {
 		d[i] = float64(v)
@@ -316,8 +334,8 @@ func f64(s []float32) []float64 {
 	return d
 }
 
-// f32 rounds float64 values to float32.
-func f32(s []float64) []float32 {
+// F32 rounds float64 values to float32.
+func F32(s []float64) []float32 {
 	d := make([]float32, len(s))
 	for i, v := range s {
 		d[i] = float32(v)

@@ -26,14 +26,19 @@ func TestMismatch(t *testing.T) {
 	if msg := tol.Mismatch([]int{2}, []float32{1}, []float64{1, 2}); msg == "" {
 		t.Error("Mismatch accepted values of the wrong length")
 	}
+	// extra widens the bound of its element only: -0.0011 and 0.0011 are
+	// off by 0.0011 against a bound of 0.001 (ATol times 100).
+	if msg := tol.MismatchWithin([]int{3}, []float32{100, -0.0011, 0.0011}, []float64{100, 0, 0}, []float64{0, 2e-4, 0}); !strings.HasPrefix(msg, "1 of 3 values off") || !strings.Contains(msg, "worst [2]") {
+		t.Errorf("MismatchWithin = %q, want element 2 alone off", msg)
+	}
 }
 
 func TestExactMismatch(t *testing.T) {
 	nan := float32(math.NaN())
-	if msg := exactMismatch([]int{3}, []float32{0, nan, 2}, []float32{float32(math.Copysign(0, -1)), nan, 2}); msg != "" {
+	if msg := ExactMismatch([]int{3}, []float32{0, nan, 2}, []float32{float32(math.Copysign(0, -1)), nan, 2}); msg != "" {
 		t.Errorf("exactMismatch of equal values: %s", msg)
 	}
-	if msg := exactMismatch([]int{3}, []float32{0, 1, 2}, []float32{0, 1, 2.0000002}); msg == "" {
+	if msg := ExactMismatch([]int{3}, []float32{0, 1, 2}, []float32{0, 1, 2.0000002}); msg == "" {
 		t.Error("exactMismatch accepted values that differ by one ulp")
 	}
 }

@@ -2,6 +2,7 @@ package kerneltest
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -13,14 +14,14 @@ func testAlloc(t *testing.T, b kernels.Backend, _ Tolerance) {
 	for _, shape := range [][]int{{}, {1}, {7}, {3, 5}, {2, 3, 4, 5}, {70001}} {
 		t.Run(shapeName(shape), func(t *testing.T) {
 			x := b.Alloc(kernels.Float32, shape...)
-			if x.DType() != kernels.Float32 || !sameShape(x.Shape(), shape) {
+			if x.DType() != kernels.Float32 || !slices.Equal(x.Shape(), shape) {
 				t.Errorf("Alloc(Float32, %v) = %v tensor of shape %v", shape, x.DType(), x.Shape())
 			}
-			if msg := exactMismatch(shape, Download(t, b, x), make([]float32, kernels.Numel(shape))); msg != "" {
+			if msg := ExactMismatch(shape, Download(t, b, x), make([]float32, kernels.Numel(shape))); msg != "" {
 				t.Errorf("Alloc(Float32, %v) is not zeroed: %s", shape, msg)
 			}
 			xi := b.Alloc(kernels.Int32, shape...)
-			if xi.DType() != kernels.Int32 || !sameShape(xi.Shape(), shape) {
+			if xi.DType() != kernels.Int32 || !slices.Equal(xi.Shape(), shape) {
 				t.Errorf("Alloc(Int32, %v) = %v tensor of shape %v", shape, xi.DType(), xi.Shape())
 			}
 			for i, v := range DownloadInt(t, b, xi) {
@@ -33,18 +34,6 @@ func testAlloc(t *testing.T, b kernels.Backend, _ Tolerance) {
 			b.Free(xi)
 		})
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // testWriteRead checks that Write then Read returns the same bits, for
@@ -81,7 +70,7 @@ func testWriteRead(t *testing.T, b kernels.Backend, _ Tolerance) {
 			// A second Write replaces the contents.
 			data2 := e.normal(n, 1, 1)
 			b.Write(x, data2)
-			if msg := exactMismatch(x.Shape(), Download(t, b, x), data2); msg != "" {
+			if msg := ExactMismatch(x.Shape(), Download(t, b, x), data2); msg != "" {
 				t.Errorf("after a second Write: %s", msg)
 			}
 			b.Free(x)
@@ -128,7 +117,7 @@ func testFill(t *testing.T, b kernels.Backend, _ Tolerance) {
 			for i := range want {
 				want[i] = v
 			}
-			if msg := exactMismatch(x.Shape(), Download(t, b, x), want); msg != "" {
+			if msg := ExactMismatch(x.Shape(), Download(t, b, x), want); msg != "" {
 				t.Errorf("Fill([%d], %g): %s", n, v, msg)
 			}
 			b.Free(x)
@@ -197,39 +186,39 @@ func testView(t *testing.T, b kernels.Backend, _ Tolerance) {
 			pdata := e.normal(np, 0, 1)
 			parent := Upload(b, c.parent, pdata)
 			v := b.View(parent, c.offset, c.shape...)
-			if v.DType() != kernels.Float32 || !sameShape(v.Shape(), c.shape) {
+			if v.DType() != kernels.Float32 || !slices.Equal(v.Shape(), c.shape) {
 				t.Errorf("View = %v tensor of shape %v, want Float32 %v", v.DType(), v.Shape(), c.shape)
 			}
-			if msg := exactMismatch(c.shape, Download(t, b, v), pdata[c.offset:c.offset+nv]); msg != "" {
+			if msg := ExactMismatch(c.shape, Download(t, b, v), pdata[c.offset:c.offset+nv]); msg != "" {
 				t.Errorf("Read of the view: %s", msg)
 			}
 			want := append([]float32{}, pdata...)
 			vdata := e.normal(nv, 5, 1)
 			b.Write(v, vdata)
 			copy(want[c.offset:], vdata)
-			if msg := exactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
+			if msg := ExactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
 				t.Errorf("parent after Write through the view: %s", msg)
 			}
 			b.Fill(v, -7)
 			for i := range nv {
 				want[c.offset+i] = -7
 			}
-			if msg := exactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
+			if msg := ExactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
 				t.Errorf("parent after Fill of the view: %s", msg)
 			}
 			src := Upload(b, []int{nv}, vdata)
 			b.Copy(v, src)
 			copy(want[c.offset:], vdata)
-			if msg := exactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
+			if msg := ExactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
 				t.Errorf("parent after Copy into the view: %s", msg)
 			}
 			dst := b.Alloc(kernels.Float32, nv)
 			b.Copy(dst, v)
-			if msg := exactMismatch([]int{nv}, Download(t, b, dst), vdata); msg != "" {
+			if msg := ExactMismatch([]int{nv}, Download(t, b, dst), vdata); msg != "" {
 				t.Errorf("Copy from the view: %s", msg)
 			}
 			b.Free(v)
-			if msg := exactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
+			if msg := ExactMismatch(c.parent, Download(t, b, parent), want); msg != "" {
 				t.Errorf("parent after Free of the view: %s", msg)
 			}
 

@@ -13,15 +13,7 @@ var adamKernel = kernel{"adam.wgsl", "adam", []slot{out(1), out(2), out(3), in(4
 // on the host, as PyTorch does with Python floats, and the scalars reach the
 // shader as float32, as PyTorch converts them for float32 tensors.
 func (b *Backend) Adam(param, grad, m, v kernels.Tensor, p kernels.AdamParams) {
-	n := kernels.Len(param)
-	if kernels.Len(grad) != n || kernels.Len(m) != n || kernels.Len(v) != n {
-		kernels.Mismatch("Adam", "param, grad, m and v differ in size", param.Shape(), grad.Shape(), m.Shape(), v.Shape())
-	}
-	for _, t := range []kernels.Tensor{param, grad, m, v} {
-		if t.DType() != kernels.Float32 {
-			kernels.Mismatch("Adam", "want Float32 operands", t.Shape())
-		}
-	}
+	n := kernels.SameSizeDims("Adam", param, grad, m, v)
 	if n == 0 {
 		return
 	}

@@ -1,10 +1,6 @@
 package webgpu
 
-import (
-	"fmt"
-
-	"github.com/deeplda/deeplda/kernels"
-)
+import "github.com/deeplda/deeplda/kernels"
 
 // The kernels of shaders/batchnorm.wgsl (see its header for the bindings).
 var batchNorm = struct {
@@ -22,30 +18,11 @@ type bnShape struct {
 	n, c, hw int
 }
 
-// bnCheck returns the geometry of x[N,C,...] and panics unless every tensor
-// of full has x's size, every one of perChannel has C elements and all are
-// Float32.
+// bnCheck checks the operands of op (kernels.BatchNormDims) and returns
+// the geometry of x[N,C,...].
 func bnCheck(op string, x kernels.Tensor, full, perChannel []kernels.Tensor) bnShape {
-	s := x.Shape()
-	shapes := [][]int{s}
-	for _, t := range append(append([]kernels.Tensor{}, full...), perChannel...) {
-		shapes = append(shapes, t.Shape())
-	}
-	if len(s) < 2 {
-		kernels.Mismatch(op, "want x [N,C,...]", shapes...)
-	}
-	g := bnShape{s[0], s[1], kernels.Numel(s[2:])}
-	ok := x.DType() == kernels.Float32
-	for _, t := range full {
-		ok = ok && kernels.Len(t) == kernels.Len(x) && t.DType() == kernels.Float32
-	}
-	for _, t := range perChannel {
-		ok = ok && kernels.Len(t) == g.c && t.DType() == kernels.Float32
-	}
-	if !ok {
-		kernels.Mismatch(op, fmt.Sprintf("want Float32 x [N,C,...], tensors of its size and per-channel tensors of %d elements (x first, then in argument order)", g.c), shapes...)
-	}
-	return g
+	n, c, hw := kernels.BatchNormDims(op, x, full, perChannel)
+	return bnShape{n, c, hw}
 }
 
 // params returns the uniform block of a batch-norm dispatch whose grid has

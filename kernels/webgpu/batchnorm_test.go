@@ -5,11 +5,10 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
@@ -35,18 +34,10 @@ type npGuard struct {
 // npSentinel fills the parts of output arenas that no view covers.
 const npSentinel = -12345.5
 
-// newNPHarness opens the WebGPU backend: when there is none the test fails
-// under CI and is skipped (loudly) elsewhere.
+// newNPHarness opens the WebGPU backend (openBackend) for a test.
 func newNPHarness(t *testing.T) *npHarness {
 	t.Helper()
-	b, err := New()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no WebGPU backend under CI: %v", err)
-		}
-		t.Skipf("!!! SKIPPING: no WebGPU backend here (%v); these WebGPU kernels are NOT tested !!!", err)
-	}
-	t.Cleanup(b.Close)
+	b := openBackend(t)
 	h := fnv.New64a()
 	h.Write([]byte(t.Name()))
 	return &npHarness{t: t, b: b, rng: rand.New(rand.NewPCG(0x6e70, h.Sum64()))}
@@ -139,11 +130,7 @@ func (h *npHarness) out(view bool, shape ...int) kernels.Tensor { return h.outs(
 
 func (h *npHarness) read(x kernels.Tensor) []float32 {
 	h.t.Helper()
-	v, err := h.b.Read(x)
-	if err != nil {
-		h.t.Fatalf("Read %v: %v", x.Shape(), err)
-	}
-	return v
+	return kerneltest.Download(h.t, h.b, x)
 }
 
 // checkGuards fails if an op wrote outside its output views.
@@ -195,83 +182,18 @@ func (h *npHarness) closeTight(desc, name string, x kernels.Tensor, want []float
 // |got-want| <= rtol |want| + 1e-5 max|want| + extra[i].
 func (h *npHarness) closeTol(desc, name string, x kernels.Tensor, want []float64, rtol float64, extra []float64) {
 	h.t.Helper()
-	got := h.read(x)
-	if len(got) != len(want) {
-		h.t.Fatalf("%s: %s: got %d values, want %d", desc, name, len(got), len(want))
-	}
-	scale := 0.0
-	for _, w := range want {
-		scale = max(scale, math.Abs(w))
-	}
-	bad, worst, at := 0, 0.0, -1
-	for i, g := range got {
-		d := math.Abs(float64(g) - want[i])
-		lim := rtol*math.Abs(want[i]) + 1e-5*scale
-		if extra != nil {
-			lim += extra[i]
-		}
-		if d <= lim && !math.IsNaN(float64(g)) {
-			continue
-		}
-		bad++
-		if r := d / lim; at < 0 || r > worst || math.IsNaN(r) {
-			worst, at = r, i
-		}
-	}
-	if bad > 0 {
-		h.t.Errorf("%s: %s %v: %d of %d values off (worst at %d: got %g, want %g, %.3g times the tolerance)",
-			desc, name, x.Shape(), bad, len(got), at, got[at], want[at], worst)
+	tol := kerneltest.Tolerance{RTol: rtol, ATol: 1e-5}
+	if msg := tol.MismatchWithin(x.Shape(), h.read(x), want, extra); msg != "" {
+		h.t.Errorf("%s: %s %v: %s", desc, name, x.Shape(), msg)
 	}
 }
 
 // exact compares x with want element by element (-0 equals +0).
 func (h *npHarness) exact(desc, name string, x kernels.Tensor, want []float64) {
 	h.t.Helper()
-	got := h.read(x)
-	if len(got) != len(want) {
-		h.t.Fatalf("%s: %s: got %d values, want %d", desc, name, len(got), len(want))
+	if msg := kerneltest.ExactMismatch(x.Shape(), h.read(x), kerneltest.F32(want)); msg != "" {
+		h.t.Errorf("%s: %s %v: %s", desc, name, x.Shape(), msg)
 	}
-	bad, first := 0, -1
-	for i, g := range got {
-		if float64(g) != want[i] {
-			if bad == 0 {
-				first = i
-			}
-			bad++
-		}
-	}
-	if bad > 0 {
-		h.t.Errorf("%s: %s %v: %d of %d values differ (first at %d: got %g, want %g)", desc, name, x.Shape(), bad, len(got), first, got[first], want[first])
-	}
-}
-
-// npPanics fails unless fn panics with a "kernels:" message.
-func npPanics(t *testing.T, what string, fn func()) {
-	t.Helper()
-	defer func() {
-		t.Helper()
-		r := recover()
-		if s, ok := r.(string); !ok || !strings.HasPrefix(s, "kernels: ") {
-			t.Errorf("%s: want a kernels: panic, got %v", what, r)
-		}
-	}()
-	fn()
-}
-
-func npF64(s []float32) []float64 {
-	d := make([]float64, len(s))
-	for i, v := range s {
-		d[i] = float64(v)
-	}
-	return d
-}
-
-func npF32(s []float64) []float32 {
-	d := make([]float32, len(s))
-	for i, v := range s {
-		d[i] = float32(v)
-	}
-	return d
 }
 
 // bnShapes are the batch-norm inputs: channel counts 1, 3, 64 and 65 with
@@ -376,7 +298,7 @@ func TestBatchNormTrain(t *testing.T) {
 		rmd, rvd := h.normal(c, 0, 0.1), h.uniform(c, 0.5, 1.5)
 		gb := h.ins(view, [][]float32{gd, bd}, []int{c}, []int{c})
 		run := h.ins(view, [][]float32{rmd, rvd}, []int{c}, []int{c})
-		wrm, wrv := npF64(rmd), npF64(rvd)
+		wrm, wrv := kerneltest.F64(rmd), kerneltest.F64(rvd)
 		for call := 1; call <= 2; call++ {
 			desc := fmt.Sprintf("BatchNormTrain(x %v, call %d, views %v, mean %g)", shape, call, view, center)
 			xd := h.bnInput(shape, center, spread)
@@ -385,8 +307,8 @@ func TestBatchNormTrain(t *testing.T) {
 			stats := h.outs(view, []int{c}, []int{c})
 			h.b.BatchNormTrain(y, stats[0], stats[1], x, gb[0], gb[1], run[0], run[1], bnTestMomentum, bnTestEps)
 			wy, wm, wis := make([]float64, len(xd)), make([]float64, c), make([]float64, c)
-			ref.BatchNormTrain(wy, wm, wis, npF64(xd), npF64(gd), npF64(bd), wrm, wrv, n, c, hw, float64(bnTestMomentum), float64(bnTestEps))
-			h.closeExtra(desc, "y", y, wy, bnYRounding(xd, npF64(gd), wm, wis, c, hw))
+			ref.BatchNormTrain(wy, wm, wis, kerneltest.F64(xd), kerneltest.F64(gd), kerneltest.F64(bd), wrm, wrv, n, c, hw, float64(bnTestMomentum), float64(bnTestEps))
+			h.closeExtra(desc, "y", y, wy, bnYRounding(xd, kerneltest.F64(gd), wm, wis, c, hw))
 			h.closeTight(desc, "mean", stats[0], wm)
 			h.closeTight(desc, "invStd", stats[1], wis)
 			h.closeTight(desc, "runMean", run[0], wrm)
@@ -414,7 +336,7 @@ func TestBatchNormEval(t *testing.T) {
 		y := h.out(view, shape...)
 		h.b.BatchNormEval(y, x, ps[0], ps[1], ps[2], ps[3], bnTestEps)
 		want := make([]float64, len(xd))
-		ref.BatchNormEval(want, npF64(xd), npF64(gd), npF64(bd), npF64(rmd), npF64(rvd), n, c, hw, float64(bnTestEps))
+		ref.BatchNormEval(want, kerneltest.F64(xd), kerneltest.F64(gd), kerneltest.F64(bd), kerneltest.F64(rmd), kerneltest.F64(rvd), n, c, hw, float64(bnTestEps))
 		h.close(desc, "y", y, want)
 		h.checkGuards(desc)
 	}
@@ -433,8 +355,8 @@ func TestBatchNormBackward(t *testing.T) {
 		xd := h.bnInput(shape, 0, 1)
 		gd, bd := h.normal(c, 1, 0.2), h.normal(c, 0, 0.2)
 		wm, wis := make([]float64, c), make([]float64, c)
-		ref.BatchNormTrain(make([]float64, len(xd)), wm, wis, npF64(xd), npF64(gd), npF64(bd), make([]float64, c), make([]float64, c), n, c, hw, 0.1, float64(bnTestEps))
-		md, isd := npF32(wm), npF32(wis)
+		ref.BatchNormTrain(make([]float64, len(xd)), wm, wis, kerneltest.F64(xd), kerneltest.F64(gd), kerneltest.F64(bd), make([]float64, c), make([]float64, c), n, c, hw, 0.1, float64(bnTestEps))
+		md, isd := kerneltest.F32(wm), kerneltest.F32(wis)
 		dyd := h.normal(len(xd), 0, 1)
 		xs := h.ins(view, [][]float32{dyd, xd}, shape, shape)
 		ps := h.ins(view, [][]float32{gd, md, isd}, []int{c}, []int{c}, []int{c})
@@ -442,25 +364,10 @@ func TestBatchNormBackward(t *testing.T) {
 		grads := h.outs(view, []int{c}, []int{c})
 		h.b.BatchNormBackward(dx, grads[0], grads[1], xs[0], xs[1], ps[0], ps[1], ps[2])
 		wdx, wdg, wdb := make([]float64, len(xd)), make([]float64, c), make([]float64, c)
-		ref.BatchNormBackward(wdx, wdg, wdb, npF64(dyd), npF64(xd), npF64(gd), npF64(md), npF64(isd), n, c, hw)
-		h.closeExtra(desc, "dx", dx, wdx, bnDxRounding(dyd, xd, npF64(gd), npF64(md), npF64(isd), wdg, wdb, n, c, hw))
+		ref.BatchNormBackward(wdx, wdg, wdb, kerneltest.F64(dyd), kerneltest.F64(xd), kerneltest.F64(gd), kerneltest.F64(md), kerneltest.F64(isd), n, c, hw)
+		h.closeExtra(desc, "dx", dx, wdx, bnDxRounding(dyd, xd, kerneltest.F64(gd), kerneltest.F64(md), kerneltest.F64(isd), wdg, wdb, n, c, hw))
 		h.closeTight(desc, "dgamma", grads[0], wdg)
 		h.closeTight(desc, "dbeta", grads[1], wdb)
 		h.checkGuards(desc)
 	}
-}
-
-// TestBatchNormMismatch checks that bad shapes panic with a kernels: message.
-func TestBatchNormMismatch(t *testing.T) {
-	h := newNPHarness(t)
-	x, y := h.b.Alloc(kernels.Float32, 2, 3, 4, 4), h.b.Alloc(kernels.Float32, 2, 3, 4, 4)
-	c3, c4 := h.b.Alloc(kernels.Float32, 3), h.b.Alloc(kernels.Float32, 4)
-	npPanics(t, "gamma of 4 for 3 channels", func() { h.b.BatchNormTrain(y, c3, c3, x, c4, c3, c3, c3, 0.1, 1e-5) })
-	npPanics(t, "runVar of 4 for 3 channels", func() { h.b.BatchNormEval(y, x, c3, c3, c3, c4, 1e-5) })
-	npPanics(t, "y of another size", func() { h.b.BatchNormEval(h.b.Alloc(kernels.Float32, 2, 3, 4), x, c3, c3, c3, c3, 1e-5) })
-	npPanics(t, "rank-1 x", func() { h.b.BatchNormEval(c3, c3, c3, c3, c3, c3, 1e-5) })
-	npPanics(t, "dbeta of 4 for 3 channels", func() { h.b.BatchNormBackward(y, c3, c4, y, x, c3, c3, c3) })
-	npPanics(t, "Int32 dy", func() {
-		h.b.BatchNormBackward(y, c3, c3, h.b.Alloc(kernels.Int32, 2, 3, 4, 4), x, c3, c3, c3)
-	})
 }

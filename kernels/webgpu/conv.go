@@ -21,19 +21,11 @@ type convGeometry struct {
 	p                          kernels.ConvParams
 }
 
-// convCheck checks the shapes of a convolution (y stands for y or dy, x for
-// x or dx, w for w or dw) and returns its geometry.
-func convCheck(op string, y, x, w kernels.Tensor, p kernels.ConvParams) convGeometry {
-	xs, ws, ys := gemmRank(op, x, 4), gemmRank(op, w, 4), gemmRank(op, y, 4)
-	g := convGeometry{n: xs[0], ci: xs[1], h: xs[2], w: xs[3], co: ws[0], k: ws[2], p: p}
-	if p.Stride < 1 || p.Pad < 0 {
-		kernels.Mismatch(op, "want stride >= 1 and pad >= 0", ys, xs, ws)
-	}
-	g.ho, g.wo = p.OutSize(g.h, g.k), p.OutSize(g.w, g.k)
-	if ws[1] != g.ci || ws[3] != g.k || ys[0] != g.n || ys[1] != g.co || ys[2] != g.ho || ys[3] != g.wo {
-		kernels.Mismatch(op, "want x [N,Ci,H,W], w [Co,Ci,K,K], y [N,Co,Ho,Wo]", ys, xs, ws)
-	}
-	return g
+// convCheck checks the operands of a convolution (kernels.CheckConv) and
+// returns its geometry.
+func convCheck(op string, y, x, w, bias kernels.Tensor, p kernels.ConvParams) convGeometry {
+	g := kernels.CheckConv(op, y, x, w, bias, p)
+	return convGeometry{n: g.N, ci: g.Ci, h: g.H, w: g.W, co: g.Co, k: g.K, ho: g.Ho, wo: g.Wo, p: p}
 }
 
 // convDispatch records one implicit GEMM of conv.wgsl with gm x gn outputs
@@ -58,10 +50,7 @@ func (b *Backend) convDispatch(op string, k kernel, g convGeometry, hasBias bool
 // Conv2D computes y = conv(x, w) (+ bias[Co]) as the GEMM
 // y[Co, N*Ho*Wo] = w[Co, Ci*K*K] patches(x)[Ci*K*K, N*Ho*Wo].
 func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
-	g := convCheck("Conv2D", y, x, w, p)
-	if bias != nil && kernels.Len(bias) != g.co {
-		kernels.Mismatch("Conv2D", "want bias [Co]", y.Shape(), x.Shape(), w.Shape(), bias.Shape())
-	}
+	g := convCheck("Conv2D", y, x, w, bias, p)
 	gemmDisjoint("Conv2D", y, x, w, bias)
 	hasBias := bias != nil
 	if !hasBias {
@@ -76,7 +65,7 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 // that the tap connects it to (if any: (ih+pad-kh) must be a multiple of the
 // stride).
 func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvParams) {
-	g := convCheck("Conv2DBackwardData", dy, dx, w, p)
+	g := convCheck("Conv2DBackwardData", dy, dx, w, nil, p)
 	gemmDisjoint("Conv2DBackwardData", dx, dy, w)
 	b.convDispatch("Conv2DBackwardData", convKernels.backwardData, g, false, g.ci, g.n*g.h*g.w, g.co*g.k*g.k, g.k, g.k, dx, dy, w)
 }
@@ -85,7 +74,7 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 // dw[Co, Ci*K*K] = dy[Co, N*Ho*Wo] patches(x)^T[N*Ho*Wo, Ci*K*K], reducing
 // over the batch and the output pixels.
 func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvParams) {
-	g := convCheck("Conv2DBackwardFilter", dy, x, dw, p)
+	g := convCheck("Conv2DBackwardFilter", dy, x, dw, nil, p)
 	gemmDisjoint("Conv2DBackwardFilter", dw, dy, x)
 	b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, g, false, g.co, g.ci*g.k*g.k, g.n*g.ho*g.wo, g.ho, g.wo, dw, dy, x)
 }

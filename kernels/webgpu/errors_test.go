@@ -1,8 +1,6 @@
 package webgpu
 
 import (
-	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,18 +11,11 @@ import (
 // exist: the error must come back from Sync and Read, naming the op and the
 // shapes, and stick to the backend.
 func TestFailedPipelineNamesOpAndShapes(t *testing.T) {
-	b, err := New()
-	if err != nil {
-		if os.Getenv("CI") != "" || !errors.Is(err, ErrNoAdapter) {
-			t.Fatalf("no WebGPU backend: %v", err)
-		}
-		t.Skipf("SKIPPED: no WebGPU adapter (%v)", err)
-	}
-	defer b.Close()
+	b := openBackend(t)
 	x := b.Alloc(kernels.Float32, 3, 5)
 	broken := kernel{"elementwise.wgsl", "no_such_entry", []slot{out(1)}}
 	b.dispatch("Frobnicate", broken, groups{1, 1, 1}, params{}.u(15, 1).f(0), x)
-	err = b.Sync()
+	err := b.Sync()
 	if err == nil || !strings.Contains(err.Error(), "Frobnicate") || !strings.Contains(err.Error(), "[3 5]") {
 		t.Fatalf("Sync error %v; want one naming the op and the shape", err)
 	}

@@ -1,10 +1,6 @@
 package webgpu
 
-import (
-	"fmt"
-
-	"github.com/deeplda/deeplda/kernels"
-)
+import "github.com/deeplda/deeplda/kernels"
 
 // headKernels are the entry points of head.wgsl (see its header comment).
 var headKernels = struct {
@@ -96,34 +92,12 @@ func (b *Backend) headPrepare(op string, l headLayout, scratch, z, prior, mu, co
 	b.headRun(op, headKernels.applyA, l, l.n*l.d, l.n, 0, l.w, scratch, z)
 }
 
-// headDims checks the operands of the head and returns N, C and D.
-func headDims(op string, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) (n, c, d int) {
-	zs, ms := z.Shape(), mu.Shape()
-	if kind < kernels.Spherical || kind > kernels.Full {
-		panic(fmt.Sprintf("kernels: %s: unknown covariance kind %d", op, int(kind)))
-	}
-	if len(zs) != 2 || len(ms) != 2 || zs[1] != ms[1] || kernels.Len(prior) != ms[0] ||
-		kernels.Len(cov) != kernels.Numel(kind.CovShape(zs[1])) {
-		kernels.Mismatch(op, "want z [N,D], prior [C], mu [C,D] and a "+kind.String()+" covariance parameter",
-			zs, prior.Shape(), ms, cov.Shape())
-	}
-	for _, t := range []kernels.Tensor{z, prior, mu, cov} {
-		if t.DType() != kernels.Float32 {
-			kernels.Mismatch(op, "want Float32 operands", t.Shape())
-		}
-	}
-	return zs[0], ms[0], zs[1]
-}
-
 // LDA computes the discriminants delta[N,C] of z[N,D]:
 // delta_c = log pi_c - 1/2 log det Sigma - 1/2 |A z - A mu_c|^2 with
 // A^T A = Sigma^-1 (see kernels/ref/head.go). Four dispatches: prepare,
 // m = A mu, w = A z, delta.
 func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
-	n, c, d := headDims("LDA", z, prior, mu, cov, kind)
-	if kernels.Len(delta) != n*c || delta.DType() != kernels.Float32 {
-		kernels.Mismatch("LDA", "delta must be Float32 [N,C]", delta.Shape(), z.Shape(), mu.Shape())
-	}
+	n, c, d := kernels.HeadDims("LDA", delta, z, prior, mu, cov, kind)
 	if n*c == 0 {
 		return
 	}
@@ -147,17 +121,7 @@ func (b *Backend) LDA(delta, z, prior, mu, cov kernels.Tensor, kind kernels.CovK
 // buffer both writable and read-only, even in disjoint ranges.
 func (b *Backend) LDABackward(dz, dprior, dmu, dcov, ddelta, z, prior, mu, cov kernels.Tensor, kind kernels.CovKind) {
 	const op = "LDABackward"
-	n, c, d := headDims(op, z, prior, mu, cov, kind)
-	if kernels.Len(dz) != n*d || kernels.Len(dprior) != c || kernels.Len(dmu) != c*d ||
-		kernels.Len(dcov) != kernels.Len(cov) || kernels.Len(ddelta) != n*c {
-		kernels.Mismatch(op, "want dz like z, dprior like prior, dmu like mu, dcov like cov and ddelta [N,C]",
-			dz.Shape(), dprior.Shape(), dmu.Shape(), dcov.Shape(), ddelta.Shape(), z.Shape(), mu.Shape(), cov.Shape())
-	}
-	for _, t := range []kernels.Tensor{dz, dprior, dmu, dcov, ddelta} {
-		if t.DType() != kernels.Float32 {
-			kernels.Mismatch(op, "want Float32 operands", t.Shape())
-		}
-	}
+	n, c, d := kernels.HeadDims(op, ddelta, z, prior, mu, cov, kind, dz, dprior, dmu, dcov)
 	l := newHeadLayout(n, c, d, kind, true)
 	scratch := b.headScratch(l)
 	b.headPrepare(op, l, scratch, z, prior, mu, cov)

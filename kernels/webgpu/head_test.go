@@ -4,90 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
-
-// openHeadBackend opens the WebGPU backend, failing under CI and skipping
-// loudly elsewhere when there is no adapter.
-func openHeadBackend(t *testing.T) *Backend {
-	t.Helper()
-	b, err := New()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no WebGPU backend under CI: %v", err)
-		}
-		t.Skipf("SKIPPED: no WebGPU backend (%v); the WebGPU head tests did not run", err)
-	}
-	t.Cleanup(b.Close)
-	return b
-}
-
-// headTol is the closeness test of these tests: |got-want| <= 1e-3*|want| +
-// 1e-4*max|want|.
-func headCompare(t *testing.T, name string, got []float32, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: got %d values, want %d", name, len(got), len(want))
-		return
-	}
-	scale := 0.0
-	for _, w := range want {
-		if !math.IsInf(w, 0) {
-			scale = max(scale, math.Abs(w))
-		}
-	}
-	bad, worst, at := 0, 0.0, 0
-	for i, g := range got {
-		w := want[i]
-		if float64(g) == w || math.IsNaN(w) && g != g {
-			continue
-		}
-		d := math.Abs(float64(g) - w)
-		lim := 1e-4*scale + 1e-3*math.Abs(w)
-		if d <= lim {
-			continue
-		}
-		r := d / lim
-		if math.IsNaN(r) {
-			r = math.Inf(1)
-		}
-		if bad == 0 || r > worst {
-			worst, at = r, i
-		}
-		bad++
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d values off (max|want| %.4g); worst [%d] = %.8g, want %.10g (%.3g times the bound)",
-			name, bad, len(got), scale, at, got[at], want[at], worst)
-	}
-}
-
-func headRead(t *testing.T, b *Backend, x kernels.Tensor) []float32 {
-	t.Helper()
-	v, err := b.Read(x)
-	if err != nil {
-		t.Fatalf("Read %v: %v", x.Shape(), err)
-	}
-	return v
-}
-
-func headUpload(b *Backend, data []float32, shape ...int) kernels.Tensor {
-	x := b.Alloc(kernels.Float32, shape...)
-	b.Write(x, data)
-	return x
-}
-
-func headF64(s []float32) []float64 {
-	d := make([]float64, len(s))
-	for i, v := range s {
-		d[i] = float64(v)
-	}
-	return d
-}
 
 func headNormal(rng *rand.Rand, n int, mean, scale float64) []float32 {
 	s := make([]float32, n)
@@ -144,11 +66,11 @@ func newHeadOperands(b *Backend, rng *rand.Rand, n, c, d int, kind kernels.CovKi
 	covShape := kind.CovShape(d)
 	nan := float32(math.NaN())
 	if !views {
-		o.z = headUpload(b, o.zData, n, d)
-		o.prior = headUpload(b, o.priorData, c)
-		o.mu = headUpload(b, o.muData, c, d)
-		o.cov = headUpload(b, o.covData, covShape...)
-		o.ddelta = headUpload(b, o.ddeltaData, n, c)
+		o.z = kerneltest.Upload(b, []int{n, d}, o.zData)
+		o.prior = kerneltest.Upload(b, []int{c}, o.priorData)
+		o.mu = kerneltest.Upload(b, []int{c, d}, o.muData)
+		o.cov = kerneltest.Upload(b, covShape, o.covData)
+		o.ddelta = kerneltest.Upload(b, []int{n, c}, o.ddeltaData)
 		o.delta = b.Alloc(kernels.Float32, n, c)
 		o.dz = b.Alloc(kernels.Float32, n, d)
 		o.dprior = b.Alloc(kernels.Float32, c)
@@ -190,7 +112,7 @@ func newHeadOperands(b *Backend, rng *rand.Rand, n, c, d int, kind kernels.CovKi
 }
 
 func TestHeadLDA(t *testing.T) {
-	b := openHeadBackend(t)
+	b := openBackend(t)
 	for _, views := range []bool{false, true} {
 		for _, kind := range headKinds {
 			for _, sz := range headSizes {
@@ -204,23 +126,23 @@ func TestHeadLDA(t *testing.T) {
 					if err := b.Sync(); err != nil {
 						t.Fatalf("Sync: %v", err)
 					}
-					z, prior, mu, cov := headF64(o.zData), headF64(o.priorData), headF64(o.muData), headF64(o.covData)
+					z, prior, mu, cov := kerneltest.F64(o.zData), kerneltest.F64(o.priorData), kerneltest.F64(o.muData), kerneltest.F64(o.covData)
 					delta := make([]float64, n*c)
 					ref.LDA(delta, z, prior, mu, cov, n, c, d, kind)
-					headCompare(t, "delta", headRead(t, b, o.delta), delta)
+					kerneltest.Compare(t, "delta", nil, kerneltest.Download(t, b, o.delta), delta, gpuTol)
 					dz, dprior, dmu, dcov := make([]float64, n*d), make([]float64, c), make([]float64, c*d), make([]float64, len(cov))
-					ref.LDABackward(dz, dprior, dmu, dcov, headF64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
-					headCompare(t, "dz", headRead(t, b, o.dz), dz)
-					headCompare(t, "dprior", headRead(t, b, o.dprior), dprior)
-					headCompare(t, "dmu", headRead(t, b, o.dmu), dmu)
-					headCompare(t, "dcov", headRead(t, b, o.dcov), dcov)
+					ref.LDABackward(dz, dprior, dmu, dcov, kerneltest.F64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
+					kerneltest.Compare(t, "dz", nil, kerneltest.Download(t, b, o.dz), dz, gpuTol)
+					kerneltest.Compare(t, "dprior", nil, kerneltest.Download(t, b, o.dprior), dprior, gpuTol)
+					kerneltest.Compare(t, "dmu", nil, kerneltest.Download(t, b, o.dmu), dmu, gpuTol)
+					kerneltest.Compare(t, "dcov", nil, kerneltest.Download(t, b, o.dcov), dcov, gpuTol)
 					// The inputs are unchanged.
 					for _, in := range []struct {
 						name string
 						x    kernels.Tensor
 						want []float32
 					}{{"z", o.z, o.zData}, {"prior", o.prior, o.priorData}, {"mu", o.mu, o.muData}, {"cov", o.cov, o.covData}, {"ddelta", o.ddelta, o.ddeltaData}} {
-						got := headRead(t, b, in.x)
+						got := kerneltest.Download(t, b, in.x)
 						for i := range got {
 							if math.Float32bits(got[i]) != math.Float32bits(in.want[i]) {
 								t.Errorf("input %s modified at %d: %v, was %v", in.name, i, got[i], in.want[i])
@@ -230,11 +152,11 @@ func TestHeadLDA(t *testing.T) {
 					}
 					if views {
 						// The padding between the views is untouched.
-						g := headRead(t, b, o.gradArena)
+						g := kerneltest.Download(t, b, o.gradArena)
 						if pad := kernels.AlignUp(c) - 1; pad >= c && g[pad] == g[pad] {
 							t.Errorf("gradient arena padding at %d written: %v", pad, g[pad])
 						}
-						v := headRead(t, b, o.valueArena)
+						v := kerneltest.Download(t, b, o.valueArena)
 						if pad := kernels.AlignUp(c) - 1; pad >= c && v[pad] != 7 {
 							t.Errorf("value arena padding at %d changed: %v", pad, v[pad])
 						}
@@ -250,7 +172,7 @@ func TestHeadLDA(t *testing.T) {
 // last dispatch writes dprior and dcov, adjacent views of one gradient
 // arena (and Adam's writes m and v, adjacent views of one buffer, below).
 func TestHeadWritableViewsOfOneBuffer(t *testing.T) {
-	b := openHeadBackend(t)
+	b := openBackend(t)
 	n, c, d := 5, 3, 2
 	for _, kind := range headKinds {
 		rng := rand.New(rand.NewPCG(1, uint64(kind)))
@@ -259,179 +181,11 @@ func TestHeadWritableViewsOfOneBuffer(t *testing.T) {
 		if err := b.Sync(); err != nil {
 			t.Fatalf("%v: LDABackward into views of one arena: %v", kind, err)
 		}
-		z, prior, mu, cov := headF64(o.zData), headF64(o.priorData), headF64(o.muData), headF64(o.covData)
+		z, prior, mu, cov := kerneltest.F64(o.zData), kerneltest.F64(o.priorData), kerneltest.F64(o.muData), kerneltest.F64(o.covData)
 		dz, dprior, dmu, dcov := make([]float64, n*d), make([]float64, c), make([]float64, c*d), make([]float64, len(cov))
-		ref.LDABackward(dz, dprior, dmu, dcov, headF64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
-		headCompare(t, kind.String()+" dprior", headRead(t, b, o.dprior), dprior)
-		headCompare(t, kind.String()+" dcov", headRead(t, b, o.dcov), dcov)
-	}
-}
-
-// headLossRef returns ref.Loss's sum, correct count and gradient in float64.
-func headLossRef(scores []float32, y []int32, n, c int, kind kernels.LossKind, lambda float32) (float64, int, []float64) {
-	d := make([]float64, n*c)
-	sum, correct := ref.Loss(d, headF64(scores), y, n, c, kind, float64(lambda))
-	return sum, correct, d
-}
-
-func headLabels(rng *rand.Rand, n, c int) []int32 {
-	y := make([]int32, n)
-	for i := range y {
-		y[i] = int32(rng.IntN(c))
-	}
-	return y
-}
-
-func TestHeadLoss(t *testing.T) {
-	b := openHeadBackend(t)
-	for _, kind := range []kernels.LossKind{kernels.NLL, kernels.CE, kernels.DNLL} {
-		for _, lambda := range []float32{0.01, 0.5} {
-			for _, sz := range [][2]int{{1, 2}, {7, 4}, {65, 10}, {33, 100}, {300, 100}, {1030, 10}} {
-				for _, grad := range []bool{false, true} {
-					n, c := sz[0], sz[1]
-					t.Run(fmt.Sprintf("%v/lambda=%g/%dx%d/grad=%v", kind, lambda, n, c, grad), func(t *testing.T) {
-						rng := rand.New(rand.NewPCG(uint64(n*1000+c), uint64(kind)))
-						scores := headNormal(rng, n*c, -2, 2)
-						if n > 1 {
-							for k := range c { // a tie: the first argmax counts
-								scores[c+k] = 0.5
-							}
-						}
-						y := headLabels(rng, n, c)
-						// Operands as views at nonzero offsets.
-						al := kernels.AlignUp
-						buf := b.Alloc(kernels.Float32, kernels.ViewAlign+n*c)
-						s := b.View(buf, kernels.ViewAlign, n, c)
-						b.Write(s, scores)
-						var ds kernels.Tensor
-						if grad {
-							dbuf := b.Alloc(kernels.Float32, kernels.ViewAlign+al(n*c)+1)
-							b.Fill(dbuf, float32(math.NaN()))
-							ds = b.View(dbuf, kernels.ViewAlign, n, c)
-						}
-						ybuf := b.Alloc(kernels.Int32, kernels.ViewAlign+n)
-						yt := b.View(ybuf, kernels.ViewAlign, n)
-						b.WriteInt(yt, y)
-						statsBuf := b.Alloc(kernels.Float32, kernels.ViewAlign+kernels.StatsLen)
-						stats := b.View(statsBuf, kernels.ViewAlign, kernels.StatsLen)
-						b.Write(stats, []float32{0, 0, 0, -1})
-						b.Loss(ds, stats, s, yt, kind, lambda, 3)
-						b.Loss(ds, stats, s, yt, kind, lambda, 4)
-						sum, correct, want := headLossRef(scores, y, n, c, kind, lambda)
-						st := headRead(t, b, stats)
-						headCompare(t, "stats[StatLoss]", st[:1], []float64{2 * sum})
-						if st[kernels.StatCorrect] != float32(2*correct) || st[kernels.StatCount] != float32(2*n) || st[kernels.StatBadStep] != -1 {
-							t.Errorf("stats = %v, want [%g %d %d -1]", st, 2*sum, 2*correct, 2*n)
-						}
-						if grad {
-							headCompare(t, "dscores", headRead(t, b, ds), want)
-						}
-						got, err := b.ReadInt(yt)
-						if err != nil || fmt.Sprint(got) != fmt.Sprint(y) {
-							t.Errorf("labels modified or unreadable (%v)", err)
-						}
-					})
-				}
-			}
-		}
-	}
-}
-
-// TestHeadLossBadStep checks the non-finite rule: the first step whose loss
-// sum is not finite is recorded, and later ones are not.
-func TestHeadLossBadStep(t *testing.T) {
-	b := openHeadBackend(t)
-	n, c := 300, 5
-	rng := rand.New(rand.NewPCG(5, 5))
-	scores := headNormal(rng, n*c, 0, 1)
-	y := headLabels(rng, n, c)
-	bad := append([]float32{}, scores...)
-	bad[270*c+int(y[270])] = float32(math.Inf(1))
-	for _, kind := range []kernels.LossKind{kernels.NLL, kernels.CE, kernels.DNLL} {
-		for _, grad := range []bool{false, true} {
-			good, inf := headUpload(b, scores, n, c), headUpload(b, bad, n, c)
-			yt := b.Alloc(kernels.Int32, n)
-			b.WriteInt(yt, y)
-			var ds kernels.Tensor
-			if grad {
-				ds = b.Alloc(kernels.Float32, n, c)
-			}
-			stats := headUpload(b, []float32{0, 0, 0, -1}, kernels.StatsLen)
-			b.Loss(ds, stats, good, yt, kind, 0.5, 4)
-			if st := headRead(t, b, stats); st[kernels.StatBadStep] != -1 {
-				t.Errorf("%v: finite loss recorded as bad: %v", kind, st)
-			}
-			b.Loss(ds, stats, inf, yt, kind, 0.5, 5)
-			b.Loss(ds, stats, good, yt, kind, 0.5, 6)
-			b.Loss(ds, stats, inf, yt, kind, 0.5, 7)
-			st := headRead(t, b, stats)
-			if want, _, _ := headLossRef(bad, y, n, c, kind, 0.5); !math.IsInf(want, 0) && !math.IsNaN(want) {
-				t.Fatalf("%v: the reference loss %v is finite", kind, want)
-			}
-			if st[kernels.StatBadStep] != 5 || st[kernels.StatCount] != float32(4*n) {
-				t.Errorf("%v grad=%v: stats %v, want bad step 5 and count %d", kind, grad, st, 4*n)
-			}
-		}
-	}
-}
-
-func TestHeadAdam(t *testing.T) {
-	b := openHeadBackend(t)
-	const n = 4133 // not a multiple of 64
-	rng := rand.New(rand.NewPCG(7, 7))
-	param := headNormal(rng, n, 0, 1)
-	al := kernels.AlignUp
-	// param a view at an offset; m and v adjacent views of one buffer (two
-	// writable views in one dispatch); grad a view of another.
-	pbuf := b.Alloc(kernels.Float32, kernels.ViewAlign+n)
-	pt := b.View(pbuf, kernels.ViewAlign, n)
-	b.Write(pt, param)
-	mv := b.Alloc(kernels.Float32, al(n)+n)
-	mt, vt := b.View(mv, 0, n), b.View(mv, al(n), n)
-	gbuf := b.Alloc(kernels.Float32, kernels.ViewAlign+n)
-	gt := b.View(gbuf, kernels.ViewAlign, n)
-	p64, m64, v64 := headF64(param), make([]float64, n), make([]float64, n)
-	for step := 1; step <= 3; step++ {
-		g := headNormal(rng, n, 0, 0.1)
-		b.Write(gt, g)
-		ap := kernels.AdamParams{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: step}
-		b.Adam(pt, gt, mt, vt, ap)
-		ref.Adam(p64, headF64(g), m64, v64, ap)
-		headCompare(t, fmt.Sprintf("step %d param", step), headRead(t, b, pt), p64)
-		headCompare(t, fmt.Sprintf("step %d m", step), headRead(t, b, mt), m64)
-		headCompare(t, fmt.Sprintf("step %d v", step), headRead(t, b, vt), v64)
-	}
-	if err := b.Sync(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestHeadShapes checks that mismatched operands panic with a "kernels:"
-// message.
-func TestHeadShapes(t *testing.T) {
-	b := openHeadBackend(t)
-	f := func(shape ...int) kernels.Tensor { return b.Alloc(kernels.Float32, shape...) }
-	for name, fn := range map[string]func(){
-		"LDA cov":   func() { b.LDA(f(2, 3), f(2, 4), f(3), f(3, 4), f(3), kernels.Diagonal) },
-		"LDA prior": func() { b.LDA(f(2, 3), f(2, 4), f(2), f(3, 4), f(), kernels.Spherical) },
-		"LDA delta": func() { b.LDA(f(2, 2), f(2, 4), f(3), f(3, 4), f(4, 4), kernels.Full) },
-		"LDABackward dmu": func() {
-			b.LDABackward(f(2, 4), f(3), f(3, 3), f(4), f(2, 3), f(2, 4), f(3), f(3, 4), f(4), kernels.Diagonal)
-		},
-		"Loss y":       func() { b.Loss(nil, f(4), f(2, 3), b.Alloc(kernels.Int32, 3), kernels.CE, 0, 1) },
-		"Loss y type":  func() { b.Loss(nil, f(4), f(2, 3), f(2), kernels.CE, 0, 1) },
-		"Loss dscores": func() { b.Loss(f(3, 3), f(4), f(2, 3), b.Alloc(kernels.Int32, 2), kernels.CE, 0, 1) },
-		"Adam":         func() { b.Adam(f(5), f(5), f(5), f(4), kernels.AdamParams{Step: 1}) },
-	} {
-		func() {
-			defer func() {
-				r := recover()
-				if s, ok := r.(string); !ok || len(s) < 8 || s[:8] != "kernels:" {
-					t.Errorf("%s: recovered %v, want a kernels: panic", name, r)
-				}
-			}()
-			fn()
-		}()
+		ref.LDABackward(dz, dprior, dmu, dcov, kerneltest.F64(o.ddeltaData), z, prior, mu, cov, n, c, d, kind)
+		kerneltest.Compare(t, kind.String()+" dprior", nil, kerneltest.Download(t, b, o.dprior), dprior, gpuTol)
+		kerneltest.Compare(t, kind.String()+" dcov", nil, kerneltest.Download(t, b, o.dcov), dcov, gpuTol)
 	}
 }
 

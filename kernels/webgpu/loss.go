@@ -1,10 +1,6 @@
 package webgpu
 
-import (
-	"fmt"
-
-	"github.com/deeplda/deeplda/kernels"
-)
+import "github.com/deeplda/deeplda/kernels"
 
 // lossKernels are the entry points of loss.wgsl: with and without the
 // gradient output.
@@ -20,25 +16,11 @@ var lossKernels = struct{ stats, grad kernel }{
 // negative. One workgroup loops over the rows and reduces them, so the sums
 // are right for any N; labels must lie in [0, C).
 func (b *Backend) Loss(dscores, stats, scores, y kernels.Tensor, kind kernels.LossKind, lambda float32, step int) {
-	ss := scores.Shape()
-	if len(ss) != 2 || kernels.Len(y) != ss[0] || kernels.Len(stats) != kernels.StatsLen ||
-		(ss[1] == 0 && ss[0] > 0) {
-		kernels.Mismatch("Loss", "want scores [N,C] with C > 0, y [N] and stats [4]", ss, y.Shape(), stats.Shape())
-	}
-	if scores.DType() != kernels.Float32 || stats.DType() != kernels.Float32 || y.DType() != kernels.Int32 {
-		kernels.Mismatch("Loss", "want Float32 scores and stats and Int32 labels", ss, y.Shape(), stats.Shape())
-	}
-	if kind < kernels.NLL || kind > kernels.DNLL {
-		panic(fmt.Sprintf("kernels: Loss: unknown loss kind %d", int(kind)))
-	}
-	n, c := ss[0], ss[1]
+	n, c := kernels.LossDims(dscores, stats, scores, y, kind)
 	p := params{}.u(n, c, int(kind)).f(lambda, float32(step), float32(n))
 	if dscores == nil {
 		b.dispatch("Loss", lossKernels.stats, groups{1, 1, 1}, p, stats, scores, y)
 		return
-	}
-	if kernels.Len(dscores) != n*c || dscores.DType() != kernels.Float32 {
-		kernels.Mismatch("Loss", "dscores must be Float32 like scores", dscores.Shape(), ss)
 	}
 	b.dispatch("Loss", lossKernels.grad, groups{1, 1, 1}, p, dscores, stats, scores, y)
 }

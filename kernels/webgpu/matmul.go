@@ -1,10 +1,6 @@
 package webgpu
 
-import (
-	"fmt"
-
-	"github.com/deeplda/deeplda/kernels"
-)
+import "github.com/deeplda/deeplda/kernels"
 
 // The kernels of matmul.wgsl. matmulNaive is the one-output-per-invocation
 // baseline that the benchmarks compare the tiled kernel with.
@@ -31,15 +27,6 @@ const (
 // small dispatches the way grid spreads those past 65535 workgroups).
 var gemmGrid = grid
 
-// gemmRank returns t's shape after checking its rank.
-func gemmRank(op string, t kernels.Tensor, rank int) []int {
-	s := t.Shape()
-	if len(s) != rank {
-		kernels.Mismatch(op, fmt.Sprintf("want a rank-%d tensor", rank), s)
-	}
-	return s
-}
-
 // gemmOverlap reports whether two tensors share bytes of one buffer.
 func gemmOverlap(x, y kernels.Tensor) bool {
 	a, b := gt(x), gt(y)
@@ -54,28 +41,6 @@ func gemmDisjoint(op string, dst kernels.Tensor, srcs ...kernels.Tensor) {
 			kernels.Mismatch(op, "the output overlaps an input", dst.Shape(), s.Shape())
 		}
 	}
-}
-
-// matmulShapes checks the operands of MatMul and returns M, N and K.
-func matmulShapes(c, a, bm, bias kernels.Tensor, transA, transB bool) (m, n, k int) {
-	as, bs, cs := gemmRank("MatMul", a, 2), gemmRank("MatMul", bm, 2), gemmRank("MatMul", c, 2)
-	m, k = as[0], as[1]
-	if transA {
-		m, k = k, m
-	}
-	k2, n := bs[0], bs[1]
-	if transB {
-		k2, n = n, k2
-	}
-	if k != k2 || cs[0] != m || cs[1] != n || (bias != nil && kernels.Len(bias) != n) {
-		shapes := [][]int{cs, as, bs}
-		if bias != nil {
-			shapes = append(shapes, bias.Shape())
-		}
-		kernels.Mismatch("MatMul", fmt.Sprintf("inner or outer dimensions differ (transA %v, transB %v)", transA, transB), shapes...)
-	}
-	gemmDisjoint("MatMul", c, a, bm, bias)
-	return m, n, k
 }
 
 // MatMul computes c[M,N] = op(a) op(b) (+ bias[N] on every row) with the
@@ -93,7 +58,8 @@ func (b *Backend) matmulNaive(c, a, bm, bias kernels.Tensor, transA, transB bool
 // matmul dispatches kernel k of matmul.wgsl, whose workgroups compute
 // tileM x tileN outputs each.
 func (b *Backend) matmul(k kernel, tileM, tileN int, c, a, bm, bias kernels.Tensor, transA, transB bool) {
-	m, n, depth := matmulShapes(c, a, bm, bias, transA, transB)
+	m, n, depth := kernels.MatMulDims("MatMul", c, a, bm, bias, transA, transB)
+	gemmDisjoint("MatMul", c, a, bm, bias)
 	if m == 0 || n == 0 {
 		return
 	}
@@ -118,12 +84,8 @@ func gemmFlag(v bool) int {
 // BiasGrad computes db[c] = sum of dy[n, c, ...] over n and the trailing
 // dimensions: one workgroup per channel, reduced in workgroup memory.
 func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
-	s := dy.Shape()
-	if len(s) < 2 || kernels.Len(db) != s[1] {
-		kernels.Mismatch("BiasGrad", "want dy [N,C,...] and db [C]", db.Shape(), s)
-	}
+	outer, ch, inner := kernels.BiasGradDims(db, dy)
 	gemmDisjoint("BiasGrad", db, dy)
-	outer, ch, inner := s[0], s[1], kernels.Numel(s[2:])
 	if ch == 0 {
 		return
 	}

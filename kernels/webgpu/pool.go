@@ -19,22 +19,6 @@ var pooling = struct {
 // with a workgroup rather than one invocation.
 const avgPoolWGMin = 256
 
-// poolImage returns the shape of a Float32 image tensor x[N,C,H,W] and
-// panics (naming the shapes) if x is not one or any of others is not Float32.
-func poolImage(op string, x kernels.Tensor, others ...kernels.Tensor) []int {
-	s := x.Shape()
-	shapes := [][]int{s}
-	ok := len(s) == 4 && x.DType() == kernels.Float32
-	for _, t := range others {
-		shapes = append(shapes, t.Shape())
-		ok = ok && t.DType() == kernels.Float32
-	}
-	if !ok {
-		kernels.Mismatch(op, "want a Float32 image [N,C,H,W] and Float32 operands", shapes...)
-	}
-	return s
-}
-
 // poolParams packs the uniform block of shaders/pool.wgsl for images of
 // h x w and a dispatch of total invocations (or planes).
 func poolParams(total, row, h, w int) params {
@@ -54,11 +38,7 @@ func (b *Backend) poolFlat(op string, k kernel, total, h, w int, ts ...kernels.T
 // y[N,C,H/2,W/2] (floor mode), one invocation per output. Ties go to the
 // first maximum in window order.
 func (b *Backend) MaxPool2(y, x kernels.Tensor) {
-	xs := poolImage("MaxPool2", x, y)
-	ys := y.Shape()
-	if len(ys) != 4 || ys[0] != xs[0] || ys[1] != xs[1] || ys[2] != xs[2]/2 || ys[3] != xs[3]/2 {
-		kernels.Mismatch("MaxPool2", "y must be [N,C,H/2,W/2]", ys, xs)
-	}
+	xs := kernels.MaxPool2Dims("MaxPool2", y, x, nil)
 	h, w := xs[2], xs[3]
 	b.poolFlat("MaxPool2", pooling.max2, xs[0]*xs[1]*(h/2)*(w/2), h, w, y, x)
 }
@@ -68,11 +48,8 @@ func (b *Backend) MaxPool2(y, x kernels.Tensor) {
 // H or W is odd), one invocation per window of the ceil(H/2) x ceil(W/2)
 // grid.
 func (b *Backend) MaxPool2Backward(dx, dy, x kernels.Tensor) {
-	xs := poolImage("MaxPool2Backward", x, dx, dy)
+	xs := kernels.MaxPool2Dims("MaxPool2Backward", dy, x, dx)
 	n, c, h, w := xs[0], xs[1], xs[2], xs[3]
-	if kernels.Len(dx) != kernels.Len(x) || kernels.Len(dy) != n*c*(h/2)*(w/2) {
-		kernels.Mismatch("MaxPool2Backward", "dx must match x and dy be [N,C,H/2,W/2]", dx.Shape(), dy.Shape(), xs)
-	}
 	if kernels.Len(dx) == 0 {
 		return
 	}
@@ -87,11 +64,8 @@ func (b *Backend) MaxPool2Backward(dx, dy, x kernels.Tensor) {
 // invocation per plane summing in order, or one workgroup per plane when the
 // planes are large.
 func (b *Backend) GlobalAvgPool(y, x kernels.Tensor) {
-	xs := poolImage("GlobalAvgPool", x, y)
+	xs := kernels.GlobalAvgPoolDims("GlobalAvgPool", y, x)
 	nc, h, w := xs[0]*xs[1], xs[2], xs[3]
-	if kernels.Len(y) != nc {
-		kernels.Mismatch("GlobalAvgPool", "y must be [N,C]", y.Shape(), xs)
-	}
 	if nc == 0 {
 		return
 	}
@@ -106,9 +80,6 @@ func (b *Backend) GlobalAvgPool(y, x kernels.Tensor) {
 // GlobalAvgPoolBackward spreads dy[N,C] evenly over dx[N,C,H,W]:
 // dx = dy / (H W), one invocation per element of dx.
 func (b *Backend) GlobalAvgPoolBackward(dx, dy kernels.Tensor) {
-	xs := poolImage("GlobalAvgPoolBackward", dx, dy)
-	if kernels.Len(dy) != xs[0]*xs[1] {
-		kernels.Mismatch("GlobalAvgPoolBackward", "dy must be [N,C]", dy.Shape(), xs)
-	}
+	xs := kernels.GlobalAvgPoolDims("GlobalAvgPoolBackward", dy, dx)
 	b.poolFlat("GlobalAvgPoolBackward", pooling.avgBackward, kernels.Len(dx), xs[2], xs[3], dx, dy)
 }

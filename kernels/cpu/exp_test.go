@@ -1,9 +1,10 @@
-package ref
+package cpu
 
 import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -59,8 +60,8 @@ func polyRange(x float64) bool { return x > -700 && x < 700 && math.Abs(x) >= 1.
 // TestExpPolyTo checks expPolyTo on every platform: within one unit in the
 // last place of e^x (bigExp) where it runs its polynomial, in float64 and
 // rounded to float32, and math.Exp bit for bit where it defers to it. (Where
-// math.Exp has no assembly, TestExp64 also holds it to math.Exp bit for
-// bit: GOOS=js GOARCH=wasm go test ./kernels/ref, as build.sh test runs.)
+// math.Exp has no assembly, TestExpPolyToIsMathExp also holds it to
+// math.Exp bit for bit.)
 func TestExpPolyTo(t *testing.T) {
 	xs := expCases()
 	got := make([]float64, len(xs))
@@ -95,30 +96,25 @@ func TestExpPolyTo(t *testing.T) {
 	}
 }
 
-// TestExp64 checks that exp64, and ExpTo in float32, are math.Exp bit for
-// bit, whichever of math.Exp and expPoly they use on this platform.
-func TestExp64(t *testing.T) {
+// TestExpPolyToIsMathExp checks that expPolyTo is math.Exp bit for bit in
+// float64 where math.Exp has no assembly (WebAssembly among others: GOOS=js
+// GOARCH=wasm go test ./kernels/cpu, as build.sh test runs), which expTo
+// relies on there.
+func TestExpPolyToIsMathExp(t *testing.T) {
+	if expHasAsm {
+		t.Skip("math.Exp is assembly on " + runtime.GOARCH + "; expTo uses it")
+	}
 	xs := expCases()
-	for _, x := range xs {
-		if got, want := exp64(x), math.Exp(x); !sameFloat64(got, want) {
-			t.Fatalf("exp64(%v) = %v, want %v", x, got, want)
-		}
-	}
-	x32 := make([]float32, len(xs))
+	got := make([]float64, len(xs))
+	expPolyTo(got, xs)
 	for i, x := range xs {
-		x32[i] = float32(x)
-	}
-	e32 := make([]float32, len(xs))
-	ExpTo(e32, x32)
-	for i, x := range x32 {
-		got, want := e32[i], float32(math.Exp(float64(x)))
-		if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
-			t.Fatalf("ExpTo(%v) = %v, want %v", x, got, want)
+		if want := math.Exp(x); !sameFloat64(got[i], want) {
+			t.Fatalf("expPolyTo(%v) = %v, want math.Exp's %v", x, got[i], want)
 		}
 	}
 }
 
-// expToCases32 returns float32 arguments for TestExpToFloat32: every 127th
+// expToCases32 returns float32 arguments for TestExpTo: every 127th
 // bit pattern, the 2001 floats around each edge of expPolyTo's range
 // (±700, ±2^-28) and of float32's (the largest argument with a finite
 // result, the smallest with a normal or nonzero one), zeros, infinities and
@@ -144,12 +140,12 @@ func expToCases32() []float32 {
 	return append(xs, 0, float32(math.Copysign(0, -1)), inf, -inf, float32(math.NaN()), math.Float32frombits(0xffc00001))
 }
 
-// TestExpToFloat32 checks ExpTo in float32 (WebAssembly assembly in js/wasm)
-// bit for bit against math.Exp rounded to float32 on every platform and,
-// where math.Exp has no assembly, against expPolyTo: on expToCases32 in
-// one call, and on short slices at every offset, mixing arguments that
-// expPolyTo gives to math.Exp with the others, in place and not.
-func TestExpToFloat32(t *testing.T) {
+// TestExpTo checks expTo (WebAssembly assembly in js/wasm) bit for bit
+// against math.Exp rounded to float32 on every platform and, where math.Exp
+// has no assembly, against expPolyTo: on expToCases32 in one call, and on
+// short slices at every offset, mixing arguments that expPolyTo gives to
+// math.Exp with the others, in place and not.
+func TestExpTo(t *testing.T) {
 	check := func(got, xs []float32) {
 		t.Helper()
 		poly := make([]float32, len(xs))
@@ -157,13 +153,13 @@ func TestExpToFloat32(t *testing.T) {
 		for i, x := range xs {
 			want := float32(math.Exp(float64(x)))
 			if !sameFloat64(float64(got[i]), float64(want)) || (!expHasAsm && !sameFloat64(float64(got[i]), float64(poly[i]))) {
-				t.Fatalf("ExpTo(%v (%#x)) = %v (%#x), want %v (%#x), expPolyTo %v (%#x)", x, math.Float32bits(x), got[i], math.Float32bits(got[i]), want, math.Float32bits(want), poly[i], math.Float32bits(poly[i]))
+				t.Fatalf("expTo(%v (%#x)) = %v (%#x), want %v (%#x), expPolyTo %v (%#x)", x, math.Float32bits(x), got[i], math.Float32bits(got[i]), want, math.Float32bits(want), poly[i], math.Float32bits(poly[i]))
 			}
 		}
 	}
 	xs := expToCases32()
 	got := make([]float32, len(xs))
-	ExpTo(got, xs)
+	expTo(got, xs)
 	check(got, xs)
 	rng := rand.New(rand.NewPCG(3, 4))
 	pick := []float32{0, 1e-9, -1e-9, 700, -700, 800, -800, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
@@ -181,12 +177,12 @@ func TestExpToFloat32(t *testing.T) {
 				xs := append([]float32(nil), src[off:off+n]...)
 				dst := make([]float32, n+1)
 				dst[n] = 42
-				ExpTo(dst[:n], xs)
+				expTo(dst[:n], xs)
 				if dst[n] != 42 {
-					t.Fatalf("ExpTo of %d wrote past the end", n)
+					t.Fatalf("expTo of %d wrote past the end", n)
 				}
 				check(dst[:n], xs)
-				ExpTo(xs, xs)
+				expTo(xs, xs)
 				check(xs, src[off:off+n])
 			}
 		}

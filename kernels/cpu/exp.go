@@ -1,6 +1,10 @@
-package ref
+package cpu
 
-import "math"
+import (
+	"math"
+
+	"github.com/deeplda/deeplda/kernels/ref"
+)
 
 // expPolyTo sets dst[i] = e^src[i] for every element of src, computed in
 // float64 with the algorithm of Go's portable math.Exp (math/exp.go:
@@ -14,7 +18,7 @@ import "math"
 // is assembly (amd64, arm64, ...) it is not used, and may differ from
 // math.Exp in the last bit; it is compiled everywhere so that its test
 // runs everywhere.
-func expPolyTo[T Float](dst, src []T) {
+func expPolyTo[T ref.Float](dst, src []T) {
 	const (
 		ln2Hi    = 6.93147180369123816490e-01
 		ln2Lo    = 1.90821492927058770002e-10
