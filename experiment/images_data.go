@@ -2,8 +2,8 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/train"
@@ -23,15 +23,19 @@ func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, e
 		return ImageData{}, fmt.Errorf("-data: %w", err)
 	}
 	if fetch {
-		if err := images.Fetch(ctx, c.Data, c.DataDir, nil); err != nil {
+		if err := fetchImages(ctx, c); err != nil {
 			return ImageData{}, fmt.Errorf("downloading %s into %s: %w", c.Data, c.DataDir, err)
 		}
 	}
 	tr, te, err := images.Load(c.Data, c.DataDir)
-	if err != nil {
-		if strings.Contains(err.Error(), "not found") {
-			return ImageData{}, fmt.Errorf("%w\n(-datadir %s lacks the published files of %s: add -fetch to download them, or call images.Fetch)", err, c.DataDir, c.Data)
-		}
+	var missing *images.MissingError
+	var wrong *images.WrongSetError
+	switch {
+	case errors.As(err, &missing):
+		return ImageData{}, fmt.Errorf("%w\n(-datadir %s lacks the published files of %s: add -fetch to download them)", err, c.DataDir, c.Data)
+	case errors.As(err, &wrong):
+		return ImageData{}, fmt.Errorf("%w\n(-data %s reads them, or give -datadir the files of %s)", err, wrong.Have, c.Data)
+	case err != nil:
 		return ImageData{}, err
 	}
 	return ImageData{Train: tr, Test: te}, nil
@@ -62,16 +66,9 @@ func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Datase
 }
 
 // ClassNames returns the names of the classes of a data set for the
-// figures' legends (nil when they are not listed here: CIFAR-100's 100
-// classes do not fit a legend).
+// figures' legends (nil when they do not fit a legend, see
+// images.Spec.ClassNames).
 func ClassNames(data string) []string {
-	switch data {
-	case "fashion-mnist":
-		return []string{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"}
-	case "mnist":
-		return []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
-	case "cifar10":
-		return []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"}
-	}
-	return nil
+	s, _ := images.Lookup(data)
+	return s.ClassNames
 }

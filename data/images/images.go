@@ -26,7 +26,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/deeplda/deeplda/train"
+	"github.com/deeplda/deeplda/data"
 )
 
 // maxBytes is the largest pixel (or label) payload accepted from one file
@@ -188,10 +188,10 @@ func (s *Set) Subset(limit int) *Set {
 }
 
 // Dataset returns the first limit examples (all of them when limit is 0 or
-// at least Len()) as a train.Dataset of normalised float32 values (see
+// at least Len()) as a data.Dataset of normalised float32 values (see
 // Normalize) with shape [C,H,W]. It panics if limit is negative or the set
 // is invalid (see Validate).
-func (s *Set) Dataset(limit int) train.Dataset {
+func (s *Set) Dataset(limit int) data.Dataset {
 	if err := s.Validate(); err != nil {
 		panic("images: Dataset: " + err.Error())
 	}
@@ -212,7 +212,7 @@ func (s *Set) Dataset(limit int) train.Dataset {
 	for i, l := range s.Labels[:n] {
 		y[i] = int32(l)
 	}
-	return train.Dataset{X: x, Y: y, Shape: []int{s.Shape[0], s.Shape[1], s.Shape[2]}, Classes: s.Classes}
+	return data.Dataset{X: x, Y: y, Shape: []int{s.Shape[0], s.Shape[1], s.Shape[2]}, Classes: s.Classes}
 }
 
 // Stats returns the mean and standard deviation of each channel over all
