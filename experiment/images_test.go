@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -46,28 +47,27 @@ func TestImageConfigValidate(t *testing.T) {
 		t.Fatalf("defaults: %v", err)
 	}
 	for _, tc := range []struct {
-		edit func(*ImageConfig)
-		want string
+		edit       func(*ImageConfig)
+		name, want string
 	}{
-		{func(c *ImageConfig) { c.Data = "svhn" }, `unknown data set "svhn"`},
-		{func(c *ImageConfig) { c.Head = "mlp" }, "-head must be lda or softmax"},
-		{func(c *ImageConfig) { c.Head, c.Loss = "softmax", "dnll" }, "the softmax head trains with -loss ce"},
-		{func(c *ImageConfig) { c.Loss = "mse" }, `unknown loss "mse"`},
-		{func(c *ImageConfig) { c.Cov = "banana" }, `unknown covariance "banana"`},
-		{func(c *ImageConfig) { c.Epochs = 0 }, "-epochs must be at least 1"},
-		{func(c *ImageConfig) { c.Batch = 0 }, "-batch must be at least 1"},
-		{func(c *ImageConfig) { c.LimitTrain = -1 }, "-limit-train and -limit-test must be >= 0"},
-		{func(c *ImageConfig) { c.Val = -5 }, "-val must be >= 0"},
-		{func(c *ImageConfig) { c.BNRecalibrate = -2 }, "-bn-recalibrate"},
-		{func(c *ImageConfig) { c.Lambda = math.NaN() }, "-lambda must be a finite number"},
-		{func(c *ImageConfig) { c.LR = 0 }, "-lr must be a finite number > 0"},
-		{func(c *ImageConfig) { c.Augment = "rotate" }, "-augment must be"},
+		{func(c *ImageConfig) { c.Data = "svhn" }, "data", `data must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`},
+		{func(c *ImageConfig) { c.Head = "mlp" }, "head", "head must be lda or softmax"},
+		{func(c *ImageConfig) { c.Head, c.Loss = "softmax", "dnll" }, "loss", "the softmax head trains with ce, not dnll"},
+		{func(c *ImageConfig) { c.Loss = "mse" }, "loss", `loss must be dnll, ce or nll, got "mse"`},
+		{func(c *ImageConfig) { c.Cov = "banana" }, "cov", `cov must be full, diag or spherical, got "banana"`},
+		{func(c *ImageConfig) { c.Epochs = 0 }, "epochs", "epochs must be at least 1, got 0"},
+		{func(c *ImageConfig) { c.Batch = 0 }, "batch", "batch must be at least 1"},
+		{func(c *ImageConfig) { c.LimitTrain = -1 }, "limit-train", "limit-train must be >= 0, got -1"},
+		{func(c *ImageConfig) { c.LimitTest = -1 }, "limit-test", "limit-test must be >= 0, got -1"},
+		{func(c *ImageConfig) { c.Val = -5 }, "val", "val must be >= 0"},
+		{func(c *ImageConfig) { c.BNRecalibrate = -2 }, "bn-recalibrate", "bn-recalibrate must be a number of batches"},
+		{func(c *ImageConfig) { c.Lambda = math.NaN() }, "lambda", "lambda must be a finite number"},
+		{func(c *ImageConfig) { c.LR = 0 }, "lr", "learning rate must be a finite number > 0"},
+		{func(c *ImageConfig) { c.Augment = "rotate" }, "augment", "augment must be"},
 	} {
 		c := DefaultImages()
 		tc.edit(&c)
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: error %v, want %q", c, err, tc.want)
-		}
+		checkSettingError(t, c.Validate(), tc.name, tc.want)
 	}
 	// Automatic choices.
 	c := DefaultImages()
@@ -290,5 +290,18 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 	if _, err := LoadCheckpoint(be, t.TempDir()+"/none.safetensors", [2]int{8, 8}); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// checkSettingError checks that err is a *SettingError of the setting
+// name whose message contains want and has no flag syntax.
+func checkSettingError(t *testing.T, err error, name, want string) {
+	t.Helper()
+	var se *SettingError
+	switch {
+	case !errors.As(err, &se):
+		t.Errorf("error %v, want a SettingError of %s", err, name)
+	case se.Name != name || !strings.Contains(se.Msg, want) || strings.Contains(se.Msg, "-"+name):
+		t.Errorf("error of %s: %q, want one of %s with %q", se.Name, se.Msg, name, want)
 	}
 }

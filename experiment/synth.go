@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"fmt"
-
 	"github.com/deeplda/deeplda/data/synth"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/model"
@@ -36,25 +34,19 @@ func DefaultSynth() SynthConfig {
 	}
 }
 
-// Validate reports the first invalid setting in the words of the flags.
+// Validate reports the first invalid setting as a *SettingError.
 func (c SynthConfig) Validate() error {
-	switch {
-	case c.Encoder != model.EncoderMLP && c.Encoder != model.EncoderNone:
-		return fmt.Errorf("-encoder must be mlp or none, got %q", c.Encoder)
-	case c.Train < 2 || c.Test < 1:
-		return fmt.Errorf("need at least 2 training and 1 test points, got %d and %d", c.Train, c.Test)
-	case c.Epochs < 1:
-		return fmt.Errorf("-epochs must be at least 1, got %d", c.Epochs)
-	case c.Batch < 1:
-		return fmt.Errorf("-batch must be at least 1, got %d", c.Batch)
-	}
-	if _, err := kernels.ParseLoss(c.Loss); err != nil {
-		return fmt.Errorf("-loss: %w", err)
-	}
-	if _, err := kernels.ParseCov(c.Cov); err != nil {
-		return fmt.Errorf("-cov: %w", err)
-	}
-	return nil
+	return firstError(
+		checkChoice("encoder", c.Encoder),
+		checkAtLeast("train", c.Train, 2),
+		checkAtLeast("test", c.Test, 1),
+		checkAtLeast("epochs", c.Epochs, 1),
+		checkAtLeast("batch", c.Batch, 1),
+		checkChoice("loss", c.Loss),
+		checkChoice("cov", c.Cov),
+		checkLambda(c.Lambda),
+		checkLR(c.LR),
+	)
 }
 
 // SynthData returns the training and test sets of c.

@@ -60,10 +60,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "deeplda %s: %v\n(run 'deeplda %s -h' for the flags)\n", args[0], ue.error, args[0])
+		fmt.Fprintf(stderr, "deeplda %s: %s\n(run 'deeplda %s -h' for the flags)\n", args[0], flagMessage(ue.error), args[0])
 		return 2
 	default:
-		fmt.Fprintf(stderr, "deeplda %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "deeplda %s: %s\n", args[0], flagMessage(err))
 		return 1
 	}
 }

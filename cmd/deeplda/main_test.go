@@ -27,17 +27,18 @@ func TestBadCommandLines(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"synth", "-nope"}, "flag provided but not defined: -nope"},
-		{[]string{"synth", "-loss", "mse"}, `unknown loss "mse"`},
-		{[]string{"synth", "-cov", "banana"}, `unknown covariance "banana"`},
+		{[]string{"synth", "-loss", "mse"}, `-loss must be dnll, ce or nll, got "mse"`},
+		{[]string{"synth", "-cov", "banana"}, `-cov must be full, diag or spherical, got "banana"`},
 		{[]string{"synth", "-encoder", "resnet"}, "-encoder must be mlp or none"},
 		{[]string{"synth", "-epochs", "0"}, "-epochs must be at least 1"},
 		{[]string{"synth", "-lambda", "-1"}, "lambda must be a finite number >= 0"},
 		{[]string{"synth", "-lambda", "abc"}, `invalid value "abc" for flag -lambda`},
-		{[]string{"synth", "-backend", "tpu"}, "-backend must be cpu, webgpu or auto"},
-		{[]string{"bench", "-backend", "tpu"}, "-backend must be cpu, webgpu or auto"},
+		{[]string{"synth", "-backend", "tpu"}, `flag -backend: backend must be auto, webgpu or cpu, got "tpu"`},
+		{[]string{"bench", "-backend", "tpu"}, `flag -backend: backend must be auto, webgpu or cpu, got "tpu"`},
 		{[]string{"synth", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "-model", "resnet"}, "-model must be convnet, mlp or matmul"},
-		{[]string{"bench", "-steps", "0"}, "must be positive"},
+		{[]string{"bench", "-steps", "0"}, "-steps must be at least 1, got 0"},
+		{[]string{"synth", "-lr", "0"}, "-lr: learning rate must be a finite number > 0, got 0"},
 	} {
 		code, _, stderr := runCmd(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

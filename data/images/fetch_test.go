@@ -306,7 +306,7 @@ func TestFetchCIFARErrors(t *testing.T) {
 }
 
 func TestSpecs(t *testing.T) {
-	if got := strings.Join(Names(), " "); got != "cifar10 cifar100 fashion-mnist mnist" {
+	if got := strings.Join(Names(), " "); got != "fashion-mnist mnist cifar10 cifar100" {
 		t.Errorf("Names() = %s", got)
 	}
 	for _, n := range Names() {

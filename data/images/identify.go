@@ -50,10 +50,10 @@ func (e *WrongSetError) Error() string {
 // SHA-256 sha (hex, of its uncompressed content), or "" for none: it tells
 // Fashion-MNIST's IDX files from MNIST's.
 func Which(sha string) string {
-	for _, n := range Names() {
-		for _, f := range slices.Concat(specs[n].Train, specs[n].Test) {
+	for _, s := range specs {
+		for _, f := range slices.Concat(s.Train, s.Test) {
 			if f.SHA256 != "" && f.SHA256 == sha {
-				return n
+				return s.Name
 			}
 		}
 	}
@@ -87,16 +87,15 @@ func idxRole(name string) (split, kind int, ok bool) {
 // name, and the file's index in the published order of its split.
 func cifarSet(name string) (set string, test bool, index int, ok bool) {
 	n := strings.ToLower(path.Base(name))
-	for _, s := range Names() {
-		sp := specs[s]
+	for _, sp := range specs {
 		if sp.Format == IDX {
 			continue
 		}
 		if i := slices.IndexFunc(sp.Train, func(f File) bool { return f.Name == n }); i >= 0 {
-			return s, false, i, true
+			return sp.Name, false, i, true
 		}
 		if i := slices.IndexFunc(sp.Test, func(f File) bool { return f.Name == n }); i >= 0 {
-			return s, true, i, true
+			return sp.Name, true, i, true
 		}
 	}
 	return "", false, 0, false
@@ -125,7 +124,7 @@ func Identify(names []string) (Dropped, error) {
 		if !ok {
 			return Dropped{}, fmt.Errorf("%s: not a file of a data set this page reads: choose the IDX files of Fashion-MNIST or MNIST "+
 				"(%s; gzipped or not) or CIFAR binary batches (data_batch_1.bin … test_batch.bin, or train.bin and test.bin of CIFAR-100)",
-				name, strings.Join(specs["mnist"].Files(), ", "))
+				name, strings.Join(idxNames(), ", "))
 		}
 		if cifar != "" && cifar != set {
 			return Dropped{}, fmt.Errorf("%s is a file of %s, the others of %s: choose the files of one data set", name, set, cifar)
@@ -142,7 +141,7 @@ func Identify(names []string) (Dropped, error) {
 	case hasIDX && cifar != "":
 		return Dropped{}, errors.New("these are IDX and CIFAR files together: choose the files of one data set")
 	case cifar != "":
-		sp := specs[cifar]
+		sp, _ := spec(cifar)
 		order := func(list []int, files []File) {
 			slices.SortFunc(list, func(a, b int) int {
 				ia := slices.IndexFunc(files, func(f File) bool { return f.Name == strings.ToLower(path.Base(names[a])) })
@@ -171,9 +170,9 @@ func Identify(names []string) (Dropped, error) {
 		}
 	}
 	d.Format = IDX
-	for _, n := range Names() {
-		if specs[n].Format == IDX {
-			d.Names = append(d.Names, n)
+	for _, s := range specs {
+		if s.Format == IDX {
+			d.Names = append(d.Names, s.Name)
 		}
 	}
 	if idx[0][0] >= 0 {
@@ -192,4 +191,10 @@ func fileNames(files []File) []string {
 		out[i] = f.Name
 	}
 	return out
+}
+
+// idxNames returns the published names of the IDX files.
+func idxNames() []string {
+	s, _ := spec("mnist")
+	return s.Files()
 }

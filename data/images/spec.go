@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -54,11 +53,11 @@ type Spec struct {
 	Hosted bool
 }
 
-// specs are the known data sets. The SHA-256 values are those of the
+// specs are the known data sets, in the order of Names. The SHA-256 values are those of the
 // uncompressed IDX data of the published files. No hash is recorded for
 // the CIFAR files: they are checked for structure only.
-var specs = map[string]Spec{
-	"fashion-mnist": {
+var specs = []Spec{
+	{
 		Name: "fashion-mnist", Format: IDX, Shape: [3]int{1, 28, 28}, Classes: 10,
 		Mean: []float32{0.2860}, Std: []float32{0.3530},
 		ClassNames: []string{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"},
@@ -73,7 +72,7 @@ var specs = map[string]Spec{
 			{"t10k-labels-idx1-ubyte.gz", "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34"},
 		},
 	},
-	"mnist": {
+	{
 		Name: "mnist", Format: IDX, Shape: [3]int{1, 28, 28}, Classes: 10,
 		Mean: []float32{0.1307}, Std: []float32{0.3081},
 		ClassNames: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
@@ -88,7 +87,7 @@ var specs = map[string]Spec{
 			{"t10k-labels-idx1-ubyte.gz", "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"},
 		},
 	},
-	"cifar10": {
+	{
 		Name: "cifar10", Format: CIFAR10, Shape: [3]int{3, 32, 32}, Classes: 10,
 		Mean:       []float32{0.4914, 0.4822, 0.4465},
 		Std:        []float32{0.2470, 0.2435, 0.2616},
@@ -103,7 +102,7 @@ var specs = map[string]Spec{
 		},
 		Test: []File{{Name: "test_batch.bin"}},
 	},
-	"cifar100": {
+	{
 		Name: "cifar100", Format: CIFAR100, Shape: [3]int{3, 32, 32}, Classes: 100,
 		Mean:     []float32{0.5071, 0.4867, 0.4408},
 		Std:      []float32{0.2675, 0.2565, 0.2761},
@@ -116,20 +115,29 @@ var specs = map[string]Spec{
 	},
 }
 
-// Names returns the names of the known data sets, sorted: cifar10,
-// cifar100, fashion-mnist, mnist.
+// Names returns the names of the known data sets: fashion-mnist, mnist,
+// cifar10, cifar100.
 func Names() []string {
-	names := make([]string, 0, len(specs))
-	for n := range specs {
-		names = append(names, n)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
 	}
-	sort.Strings(names)
 	return names
+}
+
+// spec returns the description of a known data set (shared: not to be
+// modified), or false.
+func spec(name string) (Spec, bool) {
+	i := slices.IndexFunc(specs, func(s Spec) bool { return s.Name == name })
+	if i < 0 {
+		return Spec{}, false
+	}
+	return specs[i], true
 }
 
 // Lookup returns (a copy of) the description of a known data set.
 func Lookup(name string) (Spec, error) {
-	s, ok := specs[name]
+	s, ok := spec(name)
 	if !ok {
 		return Spec{}, fmt.Errorf("unknown data set %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
@@ -140,12 +148,12 @@ func Lookup(name string) (Spec, error) {
 }
 
 // Hosted returns the names of the data sets the static site carries
-// (Spec.Hosted), sorted.
+// (Spec.Hosted), in the order of Names.
 func Hosted() []string {
 	var out []string
-	for _, n := range Names() {
-		if specs[n].Hosted {
-			out = append(out, n)
+	for _, s := range specs {
+		if s.Hosted {
+			out = append(out, s.Name)
 		}
 	}
 	return out
