@@ -89,7 +89,7 @@ var DefaultLambdas = []float64{0.001, 0.01, 0.1, 1, 10}
 // LDA; full-batch gradient descent (lr 0.1, 300 epochs) side by side for
 // NLL and CE in classical LDA; a spherical head for the sweep.
 func Defaults(d Demo) Settings {
-	s := Settings{Demo: d, Synth: experiment.DefaultSynth(), Image: DefaultImage(), Backend: "auto", Lambdas: append([]float64(nil), DefaultLambdas...)}
+	s := Settings{Demo: d, Synth: experiment.DefaultSynth(), Image: DefaultImage(), Backend: experiment.BackendAuto, Lambdas: append([]float64(nil), DefaultLambdas...)}
 	switch d {
 	case Classical:
 		c := &s.Synth
@@ -110,7 +110,7 @@ func Defaults(d Demo) Settings {
 // see Settings.Jobs) and evaluation in batches of 64.
 func DefaultImage() experiment.ImageConfig {
 	c := experiment.DefaultImages()
-	c.DataDir, c.Loss = "", "dnll"
+	c.Loss = "dnll"
 	c.LimitTrain, c.LimitTest, c.Epochs, c.Batch, c.Val, c.EvalBatch = 2000, 1000, 2, 64, 0, 64
 	return c
 }
