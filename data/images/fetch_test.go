@@ -160,7 +160,7 @@ func TestFetchIDXErrors(t *testing.T) {
 	t.Run("unknown", func(t *testing.T) {
 		wantErr(t, Fetch(ctx, "imagenet", t.TempDir(), nil), `unknown data set "imagenet"`)
 		_, _, err := Load("svhn", t.TempDir())
-		wantErr(t, err, `unknown data set "svhn" (known: cifar10, cifar100, fashion-mnist, mnist)`)
+		wantErr(t, err, `unknown data set "svhn" (known: fashion-mnist, mnist, cifar10, cifar100)`)
 	})
 }
 
