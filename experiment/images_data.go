@@ -19,8 +19,8 @@ type ImageData struct {
 // from the official locations (images.Fetch). A missing file gives an error
 // that says how to fetch it.
 func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, error) {
-	if _, err := images.Lookup(c.Data); err != nil {
-		return ImageData{}, fmt.Errorf("-data: %w", err)
+	if err := checkChoice("data", c.Data); err != nil {
+		return ImageData{}, err
 	}
 	if fetch {
 		if err := fetchImages(ctx, c); err != nil {
@@ -45,11 +45,11 @@ func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, e
 func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Dataset, err error) {
 	n := d.Train.Len()
 	if c.Val >= n {
-		return trainSet, valSet, testSet, fmt.Errorf("-val %d leaves no training image of the %d", c.Val, n)
+		return trainSet, valSet, testSet, settingError("val", "val %d leaves no training image of the %d", c.Val, n)
 	}
 	avail := n - c.Val
 	if c.LimitTrain > avail {
-		return trainSet, valSet, testSet, fmt.Errorf("-limit-train %d with -val %d needs %d training images; %s has %d", c.LimitTrain, c.Val, c.LimitTrain+c.Val, c.Data, n)
+		return trainSet, valSet, testSet, settingError("limit-train", "limit-train %d with val %d needs %d training images; %s has %d", c.LimitTrain, c.Val, c.LimitTrain+c.Val, c.Data, n)
 	}
 	limit := c.LimitTrain
 	if limit == 0 {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/data/images"
+	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/model"
@@ -84,16 +86,24 @@ func TestImageConfigValidate(t *testing.T) {
 	}
 }
 
+// TestLoadImageDataErrors checks the messages of a missing data set and
+// of another data set's files: they name the flags to use, not Go
+// functions.
 func TestLoadImageDataErrors(t *testing.T) {
 	c := DefaultImages()
 	c.DataDir = t.TempDir()
 	_, err := LoadImageData(context.Background(), c, false)
-	if err == nil || !strings.Contains(err.Error(), "-fetch") || !strings.Contains(err.Error(), "train-images-idx3-ubyte.gz") {
+	if err == nil || !strings.Contains(err.Error(), "add -fetch to download them") || !strings.Contains(err.Error(), "-datadir "+c.DataDir) ||
+		!strings.Contains(err.Error(), "train-images-idx3-ubyte.gz") || strings.Contains(err.Error(), "images.") || strings.Contains(err.Error(), "Fetch") {
 		t.Errorf("missing files: %v", err)
 	}
 	c.Data = "svhn"
-	if _, err := LoadImageData(context.Background(), c, false); err == nil || !strings.Contains(err.Error(), "unknown data set") {
-		t.Errorf("unknown data set: %v", err)
+	_, err = LoadImageData(context.Background(), c, false)
+	checkSettingError(t, err, "data", `data must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`)
+	c.Data, c.DataDir = "mnist", filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
+	_, err = LoadImageData(context.Background(), c, false)
+	if err == nil || !strings.Contains(err.Error(), "holds fashion-mnist data, not mnist") || !strings.Contains(err.Error(), "-data fashion-mnist reads them") {
+		t.Errorf("Fashion-MNIST as MNIST: %v", err)
 	}
 }
 
@@ -183,13 +193,11 @@ func TestRecalibrationRule(t *testing.T) {
 		t.Errorf("explicit 7: %d batches (%s)", r.BNBatches, r.bnRule())
 	}
 	c.LimitTrain, c.Val = 60, 10
-	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "-limit-train 60 with -val 10") {
-		t.Errorf("too many images asked: %v", err)
-	}
+	_, err = NewImagesFrom(cpu.New(), c, data)
+	checkSettingError(t, err, "limit-train", "limit-train 60 with val 10 needs 70 training images")
 	c.LimitTrain, c.Val = 0, 64
-	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "-val 64 leaves no training image") {
-		t.Errorf("all held out: %v", err)
-	}
+	_, err = NewImagesFrom(cpu.New(), c, data)
+	checkSettingError(t, err, "val", "val 64 leaves no training image")
 	c.Val, c.Data = 0, "cifar10"
 	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "images in") {
 		t.Errorf("wrong data set: %v", err)
