@@ -16,13 +16,13 @@ type Kind int
 
 // Setting kinds.
 const (
-	Choice    Kind = iota // one of Setting.Choices (a string, or a BackendKind)
-	Int                   // a whole number
-	Uint                  // a whole number >= 0
-	Float                 // a real number
-	Bool                  // on or off
-	Text                  // free text (a file or folder)
-	FloatList             // comma-separated real numbers
+	KindChoice Kind = iota // one of Setting.Choices (a string, or a BackendKind)
+	KindInt                // a whole number
+	KindUint               // a whole number >= 0
+	KindFloat              // a real number
+	KindBool               // on or off
+	KindText               // free text (a file or folder)
+	KindFloats             // comma-separated real numbers
 )
 
 // The demos of the browser page (the values of its demo URL parameter).
@@ -49,7 +49,7 @@ const (
 type Setting struct {
 	Name    string   // the flag's name without its dash, the URL parameter and the form field
 	Kind    Kind     // the value's type
-	Choices []string // Choice: the values allowed, in the page's order
+	Choices []string // KindChoice: the values allowed, in the page's order
 	Help    string   // the flag's help and the form control's hint
 	// CmdHelp replaces Help for the flag of some commands.
 	CmdHelp map[string]string
@@ -64,8 +64,8 @@ type Setting struct {
 	Label    string
 	Advanced bool
 	// PageMax is the largest value the page accepts (a tab has far less
-	// memory than a native process): for an Int, the value; for a
-	// FloatList, the number of values. 0: no bound.
+	// memory than a native process): for a KindInt, the value; for
+	// KindFloats, the number of values. 0: no bound.
 	PageMax int
 }
 
@@ -91,81 +91,81 @@ var dataHelp = "data set: " + orList(images.Names())
 
 // Settings lists every setting, in the order of the page's form.
 var Settings = []Setting{
-	{Name: "data", Kind: Choice, Choices: images.Names(), Label: "Data set", Commands: dataCmds, Demos: imageOnly,
+	{Name: "data", Kind: KindChoice, Choices: images.Names(), Label: "Data set", Commands: dataCmds, Demos: imageOnly,
 		Help:    "the image data set: hosted by this site, or from files you choose below",
 		CmdHelp: map[string]string{CmdTrain: dataHelp, CmdSweep: dataHelp, CmdEval: dataHelp}},
-	{Name: "head", Kind: Choice, Choices: []string{"lda", "softmax"}, Label: "Head", Commands: []string{CmdTrain}, Demos: imageOnly,
+	{Name: "head", Kind: KindChoice, Choices: []string{"lda", "softmax"}, Label: "Head", Commands: []string{CmdTrain}, Demos: imageOnly,
 		Help: "lda: the Gaussian (LDA) head; softmax: a linear softmax head (trains with ce)"},
-	{Name: "loss", Kind: Choice, Choices: []string{"dnll", "ce", "nll"}, Label: "Loss", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
+	{Name: "loss", Kind: KindChoice, Choices: []string{"dnll", "ce", "nll"}, Label: "Loss", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
 		Help:    "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y",
 		CmdHelp: map[string]string{CmdSynth: "loss: dnll, ce or nll", CmdTrain: "loss: dnll, ce or nll (default dnll for lda, ce for softmax)"}},
-	{Name: "compare", Kind: Bool, Label: "Side by side", Demos: []string{DemoClassical, DemoDeep},
+	{Name: "compare", Kind: KindBool, Label: "Side by side", Demos: []string{DemoClassical, DemoDeep},
 		Help: "train every loss of this demo with the same settings and show them side by side"},
-	{Name: "lambda", Kind: Float, Label: "λ (DNLL)", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
+	{Name: "lambda", Kind: KindFloat, Label: "λ (DNLL)", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
 		Help: "weight of the DNLL density penalty, a number >= 0", CmdHelp: map[string]string{CmdSynth: "DNLL penalty weight lambda (>= 0)", CmdTrain: "DNLL penalty weight lambda (>= 0)"}},
-	{Name: "lambdas", Kind: FloatList, Label: "λ values", Commands: []string{CmdSweep}, Demos: []string{DemoSweep}, PageMax: 12,
+	{Name: "lambdas", Kind: KindFloats, Label: "λ values", Commands: []string{CmdSweep}, Demos: []string{DemoSweep}, PageMax: 12,
 		Help: "comma-separated list of λ values (numbers > 0)", CmdHelp: map[string]string{CmdSweep: "comma-separated values of the DNLL weight lambda (> 0)"}},
-	{Name: "cov", Kind: Choice, Choices: []string{"full", "diag", "spherical"}, Label: "Covariance", Commands: trainCmds, Demos: allDemos,
+	{Name: "cov", Kind: KindChoice, Choices: []string{"full", "diag", "spherical"}, Label: "Covariance", Commands: trainCmds, Demos: allDemos,
 		Help: "parameterisation of the shared covariance Σ", CmdHelp: map[string]string{CmdSynth: "covariance of the LDA head: full, diag or spherical",
 			CmdTrain: "covariance of the LDA head: full, diag or spherical", CmdSweep: "covariance of the LDA head: full, diag or spherical"}},
-	{Name: "epochs", Kind: Int, Label: "Epochs", Commands: trainCmds, Demos: allDemos,
+	{Name: "epochs", Kind: KindInt, Label: "Epochs", Commands: trainCmds, Demos: allDemos,
 		Help: "passes over the training set (at least 1)", CmdHelp: map[string]string{CmdSynth: "training epochs", CmdTrain: "training epochs", CmdSweep: "training epochs"}},
-	{Name: "batch", Kind: Int, Label: "Batch", Commands: allCmds, Demos: allDemos,
+	{Name: "batch", Kind: KindInt, Label: "Batch", Commands: allCmds, Demos: allDemos,
 		Help: "examples per Adam step (at least 1; the training-set size means full batch)",
 		CmdHelp: map[string]string{CmdSynth: "batch size", CmdTrain: "batch size", CmdSweep: "batch size",
 			CmdEval: "batch size of the BatchNorm recalibration", CmdBench: "batch size (convnet, mlp)"}},
-	{Name: "limit-train", Kind: Int, Label: "Training images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
+	{Name: "limit-train", Kind: KindInt, Label: "Training images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
 		Help: "train on the first N training images (0: all; the browser trains only a few images a second on the CPU)",
 		CmdHelp: map[string]string{CmdTrain: "train on the first N training images in file order (0: all but the -val held-out ones)",
 			CmdSweep: "train on the first N training images in file order (0: all but the -val held-out ones)",
 			CmdEval:  "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)"}},
-	{Name: "limit-test", Kind: Int, Label: "Test images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
+	{Name: "limit-test", Kind: KindInt, Label: "Test images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
 		Help: "evaluate on the first N test images (0: all)"},
-	{Name: "seed", Kind: Uint, Label: "Seed", Commands: runCmds, Demos: allDemos,
+	{Name: "seed", Kind: KindUint, Label: "Seed", Commands: runCmds, Demos: allDemos,
 		Help: "seed of the initialisation and the shuffling (a whole number >= 0)",
 		CmdHelp: map[string]string{CmdSynth: "seed of the initialisation and the shuffling", CmdTrain: "seed of the initialisation, the shuffling and the augmentation",
 			CmdSweep: "first seed", CmdEval: "seed of the recalibration batches (deeplda train uses its -seed)"}},
-	{Name: "backend", Kind: Choice, Choices: []string{string(BackendAuto), string(BackendWebGPU), string(BackendCPU)}, Label: "Backend", Commands: allCmds, Demos: allDemos,
+	{Name: "backend", Kind: KindChoice, Choices: []string{string(BackendAuto), string(BackendWebGPU), string(BackendCPU)}, Label: "Backend", Commands: allCmds, Demos: allDemos,
 		Help: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
-	{Name: "lr", Kind: Float, Label: "Learning rate", Advanced: true, Commands: trainCmds, Demos: allDemos,
+	{Name: "lr", Kind: KindFloat, Label: "Learning rate", Advanced: true, Commands: trainCmds, Demos: allDemos,
 		Help: "Adam's learning rate (> 0)"},
-	{Name: "encoder", Kind: Choice, Choices: []string{"mlp", "none"}, Label: "Encoder", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
+	{Name: "encoder", Kind: KindChoice, Choices: []string{"mlp", "none"}, Label: "Encoder", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
 		Help: "mlp: Deep LDA; none: classical LDA on the inputs"},
-	{Name: "train", Kind: Int, Label: "Training points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
+	{Name: "train", Kind: KindInt, Label: "Training points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
 		Help: "size of the training set (at least 2)"},
-	{Name: "test", Kind: Int, Label: "Test points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
+	{Name: "test", Kind: KindInt, Label: "Test points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
 		Help: "size of the test set (at least 1)"},
-	{Name: "data-seed", Kind: Uint, Label: "Data seed", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
+	{Name: "data-seed", Kind: KindUint, Label: "Data seed", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
 		Help: "seed of the data (the test set uses data-seed+1)"},
 
 	// The native command's only.
-	{Name: "datadir", Kind: Text, Commands: dataCmds, Help: "folder with the data set's published files (default datasets/<data>)"},
-	{Name: "fetch", Kind: Bool, Commands: dataCmds, Help: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
-	{Name: "val", Kind: Int, Commands: imageCmds, Help: "training images held out from the end of the training file to fit temperature scaling (0: none)"},
-	{Name: "augment", Kind: Choice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip}, Commands: imageCmds,
+	{Name: "datadir", Kind: KindText, Commands: dataCmds, Help: "folder with the data set's published files (default datasets/<data>)"},
+	{Name: "fetch", Kind: KindBool, Commands: dataCmds, Help: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
+	{Name: "val", Kind: KindInt, Commands: imageCmds, Help: "training images held out from the end of the training file to fit temperature scaling (0: none)"},
+	{Name: "augment", Kind: KindChoice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip}, Commands: imageCmds,
 		Help: "augmentation: auto (crop+flip for CIFAR, none for the MNISTs, as the paper says), none, crop, flip or crop+flip"},
-	{Name: "bn-recalibrate", Kind: Int, Commands: dataCmds,
+	{Name: "bn-recalibrate", Kind: KindInt, Commands: dataCmds,
 		Help:    fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", BNAutoBatches, BNAutoMaxSteps),
 		CmdHelp: map[string]string{CmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
-	{Name: "eval-batch", Kind: Int, Commands: dataCmds, Help: "evaluation batch size"},
-	{Name: "seeds", Kind: Int, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
-	{Name: "checkpoint", Kind: Text, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
-	{Name: "dump", Kind: Text, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file"},
-	{Name: "out", Kind: Text, Commands: runCmds, Help: "output folder for report.json, the SVG figures, checkpoint.safetensors and " + ResumeFile,
+	{Name: "eval-batch", Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size"},
+	{Name: "seeds", Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
+	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
+	{Name: "dump", Kind: KindText, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file"},
+	{Name: "out", Kind: KindText, Commands: runCmds, Help: "output folder for report.json, the SVG figures, checkpoint.safetensors and " + ResumeFile,
 		CmdHelp: map[string]string{CmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json", CmdEval: "output folder for report.json and the SVG figures"}},
-	{Name: "quiet", Kind: Bool, Commands: []string{CmdSynth, CmdTrain, CmdSweep}, Help: "no progress bar"},
-	{Name: "resume", Kind: Bool, Commands: []string{CmdSynth, CmdTrain},
+	{Name: "quiet", Kind: KindBool, Commands: []string{CmdSynth, CmdTrain, CmdSweep}, Help: "no progress bar"},
+	{Name: "resume", Kind: KindBool, Commands: []string{CmdSynth, CmdTrain},
 		Help: "continue the run in -out after its last completed epoch (" + ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised"},
-	{Name: "model", Kind: Choice, Choices: []string{"convnet", "mlp", "matmul"}, Commands: []string{CmdBench},
+	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"}, Commands: []string{CmdBench},
 		Help: "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)"},
-	{Name: "size", Kind: Int, Commands: []string{CmdBench}, Help: "matrix size S (matmul)"},
-	{Name: "steps", Kind: Int, Commands: []string{CmdBench}, Help: "timed steps (after one untimed warm-up step)"},
-	{Name: "cpuprofile", Kind: Text, Commands: []string{CmdBench}, Help: "write a CPU profile of the timed steps to this file (go tool pprof)"},
+	{Name: "size", Kind: KindInt, Commands: []string{CmdBench}, Help: "matrix size S (matmul)"},
+	{Name: "steps", Kind: KindInt, Commands: []string{CmdBench}, Help: "timed steps (after one untimed warm-up step)"},
+	{Name: "cpuprofile", Kind: KindText, Commands: []string{CmdBench}, Help: "write a CPU profile of the timed steps to this file (go tool pprof)"},
 }
 
-// Lookup returns the setting called name; it panics for an unknown name
+// setting returns the setting called name; it panics for an unknown name
 // (a mistake in the program, not in the input).
-func Lookup(name string) Setting {
+func setting(name string) Setting {
 	i := slices.IndexFunc(Settings, func(s Setting) bool { return s.Name == name })
 	if i < 0 {
 		panic("experiment: unknown setting " + name)
@@ -206,7 +206,7 @@ func orList(v []string) string {
 
 // checkChoice checks that v is one of the choices of the setting name.
 func checkChoice(name, v string) error {
-	s := Lookup(name)
+	s := setting(name)
 	if !slices.Contains(s.Choices, v) {
 		return settingError(name, "%s must be %s, got %q", name, orList(s.Choices), v)
 	}
@@ -374,7 +374,7 @@ func (s Setting) Parse(text string, v any) error {
 	text = strings.TrimSpace(text)
 	switch p := v.(type) {
 	case *string:
-		if s.Kind == Choice {
+		if s.Kind == KindChoice {
 			text = strings.ToLower(text)
 		}
 		*p = text

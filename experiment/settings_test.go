@@ -15,7 +15,7 @@ func TestSettingsTable(t *testing.T) {
 			t.Errorf("%s declared twice", s.Name)
 		}
 		seen[s.Name] = true
-		if (s.Kind == Choice) != (len(s.Choices) > 0) {
+		if (s.Kind == KindChoice) != (len(s.Choices) > 0) {
 			t.Errorf("%s: kind %v with choices %v", s.Name, s.Kind, s.Choices)
 		}
 		if s.Help == "" || (s.Demos != nil && s.Label == "") || (s.Demos == nil && len(s.Commands) == 0) {
@@ -79,7 +79,7 @@ func TestParseFormat(t *testing.T) {
 		{"backend", &b, "WebGPU", "webgpu"},
 		{"lambdas", (*Floats)(&sw.Lambdas), "0.1, 1;10", "0.1,1,10"},
 	} {
-		if err := Lookup(tc.name).Parse(tc.text, tc.v); err != nil {
+		if err := setting(tc.name).Parse(tc.text, tc.v); err != nil {
 			t.Errorf("%s %q: %v", tc.name, tc.text, err)
 		} else if got := Format(tc.v); got != tc.back {
 			t.Errorf("%s %q reads back as %q, want %q", tc.name, tc.text, got, tc.back)
@@ -100,7 +100,7 @@ func TestParseFormat(t *testing.T) {
 		{"lambdas", (*Floats)(&sw.Lambdas), "0.1,abc", `lambdas must be numbers: "abc" is not a number`},
 		{"lambdas", (*Floats)(&sw.Lambdas), " ", "lambdas must list 1 to 12 numbers, got 0"},
 	} {
-		checkSettingError(t, Lookup(tc.name).Parse(tc.text, tc.v), tc.name, tc.want)
+		checkSettingError(t, setting(tc.name).Parse(tc.text, tc.v), tc.name, tc.want)
 	}
 }
 

@@ -8,9 +8,15 @@
 // ([Set.Dataset]). [Augment] returns the training augmentation (random crop
 // with zero padding 4 and horizontal flip) for the trainer.
 //
+// The facts about each data set (its files, their hashes, its class names,
+// its download size, whether the static site hosts it) are in its [Spec]
+// ([Lookup], [Names], [Hosted]); [Identify] recognises a user's set of
+// files by their names, and [Which] a file by its hash.
+//
 // [Load] reads a data set from a local folder and verifies the files whose
 // SHA-256 is recorded (see [Spec]); [Fetch] downloads missing files from the
-// official locations. Nothing is downloaded unless Fetch is called.
+// official locations. Nothing is downloaded unless Fetch is called. The
+// fetcher (net/http) is left out of the WebAssembly build.
 //
 // Integrity: the SHA-256 of the uncompressed IDX data of Fashion-MNIST and
 // MNIST is recorded and checked. For CIFAR-10 and CIFAR-100 no hash is

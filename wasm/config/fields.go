@@ -39,13 +39,13 @@ func pageFields() []Field {
 		}
 		f := Field{Setting: s}
 		switch s.Kind {
-		case experiment.Choice:
+		case experiment.KindChoice:
 			f.Control = Select
-		case experiment.Bool:
+		case experiment.KindBool:
 			f.Control = Checkbox
-		case experiment.Int, experiment.Uint:
+		case experiment.KindInt, experiment.KindUint:
 			f.Control, f.Step = Number, "1"
-		case experiment.Float:
+		case experiment.KindFloat:
 			f.Control, f.Step = Number, "any"
 		default:
 			f.Control = Text
