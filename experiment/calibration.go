@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"iter"
 	"math/rand/v2"
 
@@ -68,6 +69,42 @@ func FitTemperature(val train.Outputs, valY []int32, test train.Outputs, testY [
 		TestECEBefore: before.ECE, TestECEAfter: after.ECE, TestNLLBefore: before.NLL, TestNLLAfter: after.NLL,
 		TestAfter: after,
 	}, nil
+}
+
+// bnRecalibration is a BatchNorm recalibration: the running statistics
+// recomputed over k batches of the given size of train, drawn from seed
+// (RecalibrateBatchNorm); rule says how k was chosen.
+type bnRecalibration struct {
+	train    train.Dataset
+	batch, k int
+	seed     uint64
+	rule     string
+}
+
+// around evaluates test on m (batches of evalBatch) with its running
+// statistics, recalibrates them, then calls evaluate, which evaluates with
+// the recomputed ones and returns the test split. It returns the report of
+// both evaluations, nil when no batch was used (k is 0 or train empty; then
+// evaluate is called once).
+func (b bnRecalibration) around(m *model.Model, test train.Dataset, evalBatch int, evaluate func() (report.Split, error)) (*BNReport, error) {
+	if b.k <= 0 || b.train.Len() == 0 {
+		_, err := evaluate()
+		return nil, err
+	}
+	out, err := train.Evaluate(m, test, evalBatch)
+	if err != nil {
+		return nil, err
+	}
+	running := evaluateSplit(out, test.Y)
+	n, err := RecalibrateBatchNorm(m, b.train, b.batch, b.k, b.seed)
+	if err != nil {
+		return nil, fmt.Errorf("recalibrating BatchNorm: %w", err)
+	}
+	recalibrated, err := evaluate()
+	if err != nil {
+		return nil, err
+	}
+	return &BNReport{Batches: n, Batch: b.batch, Rule: b.rule, Running: summary(running), Recalibrated: summary(recalibrated)}, nil
 }
 
 // RecalibrateBatchNorm recomputes the BatchNorm running statistics of m

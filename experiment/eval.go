@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/model"
@@ -28,11 +27,8 @@ type EvalResult struct {
 // returns a report of kind "eval" whose test split is set, with the head's
 // parameters.
 func Evaluate(m *model.Model, set train.Dataset, evalBatch int, config any) (*EvalResult, error) {
-	if err := set.Validate(); err != nil {
-		return nil, fmt.Errorf("data: %w", err)
-	}
-	if kernels.Numel(m.Spec.Input) != set.Size() || set.Classes != m.Spec.Classes {
-		return nil, fmt.Errorf("the model takes %v images in %d classes; the data are %v images in %d classes", m.Spec.Input, m.Spec.Classes, set.Shape, set.Classes)
+	if err := checkSet(m, set); err != nil {
+		return nil, err
 	}
 	out, err := train.Evaluate(m, set, evalBatch)
 	if err != nil {
@@ -40,17 +36,19 @@ func Evaluate(m *model.Model, set train.Dataset, evalBatch int, config any) (*Ev
 	}
 	rep := &report.Report{Kind: "eval", Config: config, Backend: m.Backend.Info(), Status: "done"}
 	rep.Test = evaluateSplit(out, set.Y)
-	rep.Head = report.Head{Kind: m.Spec.Head}
-	if g, err := m.Gaussian(); err == nil {
-		ld := report.Float(g.LogDet)
-		rep.Head.CovKind = m.Spec.Cov.String()
-		rep.Head.Pi, rep.Head.Mu, rep.Head.Cov, rep.Head.LogDetCov = report.Floats(g.Pi), report.Matrix(g.Mu), report.Matrix(g.Sigma), &ld
-		if m.Spec.Cov == kernels.Spherical {
-			s := report.Float(math.Sqrt(g.Sigma[0][0]))
-			rep.Head.Sigma = &s
-		}
-	}
+	rep.Head, _, _ = headReport(m)
 	return &EvalResult{Report: rep, Out: out, Set: set, Model: m}, nil
+}
+
+// checkSet checks that m takes the examples of set.
+func checkSet(m *model.Model, set train.Dataset) error {
+	if err := set.Validate(); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	if kernels.Numel(m.Spec.Input) != set.Size() || set.Classes != m.Spec.Classes {
+		return fmt.Errorf("the model takes %v images in %d classes; the data are %v images in %d classes", m.Spec.Input, m.Spec.Classes, set.Shape, set.Classes)
+	}
+	return nil
 }
 
 // MarshalJSON writes the report with the extras.
@@ -132,29 +130,24 @@ func (c EvalConfig) Validate() error {
 // batches of trainSet and evaluates again, recording both in
 // Extras.BatchNorm (the report's test split is then the recalibrated one).
 func EvaluateImages(m *model.Model, test, trainSet train.Dataset, c EvalConfig) (*EvalResult, error) {
-	res, err := Evaluate(m, test, c.EvalBatch, c)
-	if err != nil {
+	if err := checkSet(m, test); err != nil {
 		return nil, err
 	}
-	res.names = ClassNames(c.Data)
-	if c.BNRecalibrate <= 0 {
-		return res, nil
-	}
-	if trainSet.Len() == 0 {
+	if c.BNRecalibrate > 0 && trainSet.Len() == 0 {
 		return nil, errors.New("BatchNorm recalibration needs training images")
 	}
-	running := res.Report.Test
-	n, err := RecalibrateBatchNorm(m, trainSet, c.Batch, c.BNRecalibrate, c.Seed)
+	bn := bnRecalibration{train: trainSet, batch: c.Batch, k: c.BNRecalibrate, seed: c.Seed, rule: fmt.Sprintf("-bn-recalibrate %d", c.BNRecalibrate)}
+	var res *EvalResult
+	rep, err := bn.around(m, test, c.EvalBatch, func() (split report.Split, err error) {
+		if res, err = Evaluate(m, test, c.EvalBatch, c); err != nil {
+			return split, err
+		}
+		return res.Report.Test, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("recalibrating BatchNorm: %w", err)
-	}
-	if res, err = Evaluate(m, test, c.EvalBatch, c); err != nil {
 		return nil, err
 	}
 	res.names = ClassNames(c.Data)
-	res.Extras.BatchNorm = &BNReport{
-		Batches: n, Batch: c.Batch, Rule: fmt.Sprintf("-bn-recalibrate %d", c.BNRecalibrate),
-		Running: summary(running), Recalibrated: summary(res.Report.Test),
-	}
+	res.Extras.BatchNorm = rep
 	return res, nil
 }

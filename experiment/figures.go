@@ -6,6 +6,7 @@ import (
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/metrics"
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/plot"
 )
 
@@ -40,10 +41,7 @@ func (r *Run) Figures() map[string][]byte {
 		figs["logdet.svg"] = plot.Lines(plot.Figure{Title: "log det Σ of the head", XLabel: "epoch", YLabel: "log det Σ"},
 			[]plot.Series{{Name: "log det Σ", X: epochs, Y: logdet}}, false)
 	}
-	bins := make([]plot.Bin, len(rep.Test.Reliability))
-	for i, b := range rep.Test.Reliability {
-		bins[i] = plot.Bin{Lo: float64(b.Lo), Hi: float64(b.Hi), Accuracy: float64(b.Accuracy), Confidence: float64(b.Confidence), Count: b.Count}
-	}
+	bins := plotBins(rep.Test.Reliability)
 	figs["reliability.svg"] = plot.Reliability(plot.Figure{Title: "Reliability (test)"}, bins, float64(rep.Test.ECE))
 	figs["confidence.svg"] = plot.ConfidenceHistogram(plot.Figure{Title: "Confidence (test)"}, bins, float64(rep.Test.Accuracy), float64(rep.Test.MeanConfidence))
 	return figs
@@ -55,13 +53,13 @@ func (r *Run) embeddingFigure() []byte {
 	d := out.D
 	rep := r.Report
 	fig := plot.Figure{Title: fmt.Sprintf("Test embeddings (%s, %s)", r.Model.Spec.Loss, r.Model.Spec.Head), XLabel: "z₁", YLabel: "z₂"}
-	if r.Model.Spec.Encoder == "none" {
+	if r.Model.Spec.Encoder == model.EncoderNone {
 		fig.Title, fig.XLabel, fig.YLabel = "Inputs and the LDA head", "x₁", "x₂"
 	}
 	// project maps a d-vector to the plane (identity in 2-D, else PCA).
 	project := func(v []float64) [2]float64 { return [2]float64{v[0], v[min(1, d-1)]} }
 	if d > 2 {
-		pca, err := metrics.PCA(toFloat64(out.Z), len(y), d, 2)
+		pca, err := metrics.PCA(metrics.Float64s(out.Z), len(y), d, 2)
 		if err == nil {
 			project = func(v []float64) [2]float64 { p := pca.Project(v); return [2]float64{p[0], p[1]} }
 			fig.XLabel, fig.YLabel = "PC 1", "PC 2"
@@ -70,7 +68,7 @@ func (r *Run) embeddingFigure() []byte {
 	}
 	pts := plot.Points{}
 	for i := range y {
-		p := project(toFloat64(out.Z[i*d : (i+1)*d]))
+		p := project(metrics.Float64s(out.Z[i*d : (i+1)*d]))
 		pts.X, pts.Y, pts.Class = append(pts.X, p[0]), append(pts.Y, p[1]), append(pts.Class, int(y[i]))
 	}
 	var ellipses []plot.Ellipse
@@ -106,7 +104,7 @@ func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
 // classify returns the head's argmax at the embeddings (x[k], y[k]), or nil
 // if the backend fails.
 func (r *Run) classify(x, y []float64) []int {
-	n, c, be := len(x), r.Model.Spec.Classes, r.Model.Backend
+	n, be := len(x), r.Model.Backend
 	grid := make([]float32, 0, 2*n)
 	for k := range x {
 		grid = append(grid, float32(x[k]), float32(y[k]))
@@ -118,15 +116,5 @@ func (r *Run) classify(x, y []float64) []int {
 	if err != nil {
 		return nil
 	}
-	class := make([]int, n)
-	for p := range class {
-		best := 0
-		for k := 1; k < c; k++ {
-			if scores[p*c+k] > scores[p*c+best] {
-				best = k
-			}
-		}
-		class[p] = best
-	}
-	return class
+	return metrics.Argmax(scores, r.Model.Spec.Classes)
 }

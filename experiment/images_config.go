@@ -79,7 +79,7 @@ type ImageConfig struct {
 // augmentation and BatchNorm recalibration.
 func DefaultImages() ImageConfig {
 	return ImageConfig{
-		Data: "fashion-mnist", Head: model.HeadLDA, Cov: "spherical",
+		Data: "fashion-mnist", Head: model.HeadLDA.String(), Cov: kernels.Spherical.String(),
 		Lambda: 0.01, Epochs: 100, Batch: 256, LR: 1e-3, Val: 5000, Seed: 1,
 		Augment: AugmentAuto, BNRecalibrate: BNAuto, EvalBatch: 1024,
 	}
@@ -94,12 +94,12 @@ func isCIFAR(name string) bool { return strings.HasPrefix(name, "cifar") }
 // BatchNorm rule depends on the data size and is resolved by NewImages.
 func (c ImageConfig) Resolved() ImageConfig {
 	if c.Loss == "" {
-		c.Loss = "dnll"
-		if c.Head == model.HeadSoftmax {
-			c.Loss = "ce"
+		c.Loss = kernels.DNLL.String()
+		if c.Head == model.HeadSoftmax.String() {
+			c.Loss = kernels.CE.String()
 		}
 	}
-	if c.Loss != "dnll" {
+	if c.Loss != kernels.DNLL.String() {
 		c.Lambda = 0 // only DNLL has a lambda
 	}
 	if c.Augment == AugmentAuto || c.Augment == "" {
@@ -134,20 +134,37 @@ func (c ImageConfig) Validate() error {
 	if c.BNRecalibrate < BNAuto {
 		return settingError("bn-recalibrate", "bn-recalibrate must be a number of batches >= 0, or -1 for the automatic rule; got %d", c.BNRecalibrate)
 	}
-	if c.Head == model.HeadSoftmax && c.Loss != "ce" {
+	if c.Head == model.HeadSoftmax.String() && c.Loss != kernels.CE.String() {
 		return settingError("loss", "the softmax head trains with ce, not %s", c.Loss)
 	}
 	return nil
 }
 
+// lossCov parses the loss and cov settings.
+func lossCov(loss, cov string) (kernels.LossKind, kernels.CovKind, error) {
+	if err := firstError(checkChoice("loss", loss), checkChoice("cov", cov)); err != nil {
+		return 0, 0, err
+	}
+	l, _ := kernels.ParseLoss(loss)
+	c, _ := kernels.ParseCov(cov)
+	return l, c, nil
+}
+
 // ImageSpec returns the model of c for images of shape [C,H,W] in classes
-// classes: the paper's ConvNet with d = classes-1 and the head of c.
-func ImageSpec(c ImageConfig, shape [3]int, classes int) model.Spec {
+// classes: the paper's ConvNet with d = classes-1 and the head of c. It
+// fails when c's head, loss or covariance is unknown.
+func ImageSpec(c ImageConfig, shape [3]int, classes int) (model.Spec, error) {
 	c = c.Resolved()
-	loss, _ := kernels.ParseLoss(c.Loss)
-	cov, _ := kernels.ParseCov(c.Cov)
+	if err := checkChoice("head", c.Head); err != nil {
+		return model.Spec{}, err
+	}
+	head, _ := model.ParseHead(c.Head)
+	loss, cov, err := lossCov(c.Loss, c.Cov)
+	if err != nil {
+		return model.Spec{}, err
+	}
 	return model.Spec{
 		Encoder: model.EncoderConvNet, Input: shape[:], Classes: classes, Dim: classes - 1,
-		Head: c.Head, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
-	}
+		Head: head, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
+	}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/deeplda/deeplda/report"
 )
 
+// Figures returns the figures of Run.Figures (the test embeddings projected
 // on their first two principal components for d > 2, with the LDA head's
 // means and 90% ellipses projected too, curves, accuracy and ECE per epoch,
 // reliability and confidence histogram), plus, with temperature scaling,
@@ -43,11 +44,11 @@ func plotBins(rel []report.Bin) []plot.Bin {
 func projectedEmbedding(r *Run, names []string) []byte {
 	out, y := r.TestOut, r.TestSet.Y
 	d := out.D
-	pca, err := metrics.PCA(toFloat64(out.Z), len(y), d, 2)
+	pca, err := metrics.PCA(metrics.Float64s(out.Z), len(y), d, 2)
 	if err != nil {
 		return nil
 	}
-	proj := pca.Project(toFloat64(out.Z))
+	proj := pca.Project(metrics.Float64s(out.Z))
 	pts := plot.Points{X: make([]float64, len(y)), Y: make([]float64, len(y)), Class: make([]int, len(y))}
 	for i := range y {
 		pts.X[i], pts.Y[i], pts.Class[i] = proj[2*i], proj[2*i+1], int(y[i])

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/kernels"
@@ -56,7 +55,10 @@ func NewImagesFrom(be kernels.Backend, c ImageConfig, data ImageData) (*ImageRun
 	if data.Train == nil || data.Test == nil {
 		return nil, errors.New("no data loaded")
 	}
-	ds, _ := images.Lookup(c.Data)
+	ds, err := images.Lookup(c.Data)
+	if err != nil {
+		return nil, fmt.Errorf("-data: %w", err)
+	}
 	for _, s := range []*images.Set{data.Train, data.Test} {
 		if s.Shape != ds.Shape || s.Classes != ds.Classes {
 			return nil, fmt.Errorf("%s has %v images in %d classes; %s has %v in %d", s.Name, s.Shape, s.Classes, c.Data, ds.Shape, ds.Classes)
@@ -70,7 +72,10 @@ func NewImagesFrom(be kernels.Backend, c ImageConfig, data ImageData) (*ImageRun
 	crop := c.Augment == AugmentCrop || c.Augment == AugmentCropFlip
 	flip := c.Augment == AugmentFlip || c.Augment == AugmentCropFlip
 	tc.Augment = images.Augment(data.Train, crop, flip)
-	spec := ImageSpec(c, data.Train.Shape, data.Train.Classes)
+	spec, err := ImageSpec(c, data.Train.Shape, data.Train.Classes)
+	if err != nil {
+		return nil, err
+	}
 	run, err := newRun(be, "train", c, spec, trainSet, testSet, tc)
 	if err != nil {
 		return nil, err
@@ -108,32 +113,21 @@ func (r *ImageRun) Finish() error {
 		v := h[len(h)-1].TrainAccuracy
 		lastTrainAcc = &v
 	}
-	var running report.Split
-	if r.BNBatches > 0 {
-		out, err := train.Evaluate(r.Model, r.TestSet, r.evalBatch)
-		if err != nil {
-			return err
-		}
-		running = evaluateSplit(out, r.TestSet.Y)
-		n, err := RecalibrateBatchNorm(r.Model, r.TrainSet, r.Config.Batch, r.BNBatches, r.Config.Seed)
-		if err != nil {
-			return fmt.Errorf("recalibrating BatchNorm: %w", err)
-		}
-		r.BNBatches = n
-	}
-	if err := r.Run.Finish(); err != nil {
+	bn := bnRecalibration{train: r.TrainSet, batch: r.Config.Batch, k: r.BNBatches, seed: r.Config.Seed, rule: r.bnRule()}
+	rep, err := bn.around(r.Model, r.TestSet, r.evalBatch, func() (report.Split, error) {
+		err := r.Run.Finish()
+		return r.Report.Test, err
+	})
+	if err != nil {
 		return err
 	}
-	if r.BNBatches > 0 {
-		r.Extras.BatchNorm = &BNReport{
-			Batches: r.BNBatches, Batch: r.Config.Batch, Rule: r.bnRule(), TrainMode: lastTrainAcc,
-			Running: summary(running), Recalibrated: summary(r.Report.Test),
-		}
+	r.Extras.BatchNorm, r.BNBatches = rep, 0
+	if rep != nil {
+		rep.TrainMode, r.BNBatches = lastTrainAcc, rep.Batches
 	}
 	if r.Val.Len() == 0 {
 		return nil
 	}
-	var err error
 	if r.ValOut, err = train.Evaluate(r.Model, r.Val, r.evalBatch); err != nil {
 		return err
 	}
@@ -153,14 +147,3 @@ func (r *ImageRun) MarshalJSON() ([]byte, error) {
 		ImageExtras
 	}{r.Report, r.Extras})
 }
-
-// WriteReport writes report.json to dir (atomically).
-func (r *ImageRun) WriteReport(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return report.WriteFileAtomic(filepath.Join(dir, "report.json"), append(b, '\n'))
-}
-
-// Figures returns the figures of Run.Figures (the test embeddings projected

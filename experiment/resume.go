@@ -29,29 +29,30 @@ const (
 // model's State, PyTorch's names) to checkpoint and what Resume needs to
 // continue the run to resume: the trainer's snapshot
 // (train.Snapshot.File), the run's kind and configuration, and the history
-// of its epochs. Both writes are atomic. Call it between epochs.
-func (r *Run) SaveEpoch(checkpoint, resume string) error {
+// of its epochs. Both writes are atomic. Call it between epochs. It returns
+// the snapshot it wrote.
+func (r *Run) SaveEpoch(checkpoint, resume string) (*train.Snapshot, error) {
 	snap, err := r.Trainer.Snapshot()
 	if err != nil {
-		return fmt.Errorf("reading the training state: %w", err)
+		return nil, fmt.Errorf("reading the training state: %w", err)
 	}
 	if err := safetensors.WriteFile(checkpoint, model.StateOf(snap.Model)); err != nil {
-		return fmt.Errorf("saving the checkpoint: %w", err)
+		return nil, fmt.Errorf("saving the checkpoint: %w", err)
 	}
 	f := snap.File()
 	config, err := json.Marshal(r.Report.Config)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	history, err := json.Marshal(r.Report.History)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f.Metadata[metaKind], f.Metadata[metaConfig], f.Metadata[metaHistory] = r.Report.Kind, string(config), string(history)
 	if err := safetensors.WriteFile(resume, f); err != nil {
-		return fmt.Errorf("saving the state to resume from: %w", err)
+		return nil, fmt.Errorf("saving the state to resume from: %w", err)
 	}
-	return nil
+	return snap, nil
 }
 
 // Resume continues, in r, the run whose state SaveEpoch wrote to path: r

@@ -61,7 +61,7 @@ func TestResumeFileContinuesTheRun(t *testing.T) {
 			first := mk(2)
 			toEnd(first)
 			path := filepath.Join(t.TempDir(), ResumeFile)
-			if err := first.SaveEpoch(filepath.Join(t.TempDir(), "checkpoint.safetensors"), path); err != nil {
+			if _, err := first.SaveEpoch(filepath.Join(t.TempDir(), "checkpoint.safetensors"), path); err != nil {
 				t.Fatal(err)
 			}
 			resumed := mk(4)
@@ -113,7 +113,7 @@ func TestResumeChecksTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), ResumeFile)
-	if err := r.SaveEpoch(filepath.Join(t.TempDir(), "checkpoint.safetensors"), path); err != nil {
+	if _, err := r.SaveEpoch(filepath.Join(t.TempDir(), "checkpoint.safetensors"), path); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -6,6 +6,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -52,8 +53,8 @@ func newRun(be kernels.Backend, kind string, config any, spec model.Spec, trainS
 // drives either kind can reach the common parts.
 func (r *Run) Base() *Run { return r }
 
-// WriteReport writes report.json to dir.
-func (r *Run) WriteReport(dir string) error { return r.Report.Write(dir) }
+// MarshalJSON writes report.json of the run.
+func (r *Run) MarshalJSON() ([]byte, error) { return json.Marshal(r.Report) }
 
 // Done reports whether every epoch has run.
 func (r *Run) Done() bool { return r.Trainer.Done() }
@@ -80,13 +81,8 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 		Epoch: st.Epoch, Loss: report.Float(st.Loss), TrainAccuracy: report.Float(st.Accuracy),
 		TestAccuracy: test.Accuracy, TestECE: test.ECE, Seconds: report.Float(r.Trainer.Elapsed().Seconds()),
 	}
-	if g, err := r.Model.Gaussian(); err == nil {
-		ld := report.Float(g.LogDet)
-		row.LogDetCov = &ld
-		if r.Model.Spec.Cov == kernels.Spherical {
-			s := report.Float(math.Sqrt(g.Sigma[0][0]))
-			row.Sigma = &s
-		}
+	if h, _, ok := headReport(r.Model); ok {
+		row.LogDetCov, row.Sigma = h.LogDetCov, h.Sigma
 	}
 	r.Report.History = append(r.Report.History, row)
 	r.Report.Test = test
@@ -109,24 +105,17 @@ func (r *Run) Finish() error {
 	rep.Train = evaluateSplit(r.TrainOut, r.TrainSet.Y)
 	rep.Test = evaluateSplit(r.TestOut, r.TestSet.Y)
 	rep.Seconds = report.Float(r.Trainer.Elapsed().Seconds())
-	rep.Head = report.Head{Kind: r.Model.Spec.Head}
 	if r.Done() {
 		rep.Status = "done"
 	} else {
 		rep.Status = "stopped"
 	}
-	g, err := r.Model.Gaussian()
-	if err != nil {
+	var g model.Gaussian
+	var lda bool
+	if rep.Head, g, lda = headReport(r.Model); !lda {
 		return nil // softmax head
 	}
-	ld := report.Float(g.LogDet)
-	rep.Head.CovKind = r.Model.Spec.Cov.String()
-	rep.Head.Pi, rep.Head.Mu, rep.Head.Cov, rep.Head.LogDetCov = report.Floats(g.Pi), report.Matrix(g.Mu), report.Matrix(g.Sigma), &ld
-	if r.Model.Spec.Cov == kernels.Spherical {
-		s := report.Float(math.Sqrt(g.Sigma[0][0]))
-		rep.Head.Sigma = &s
-	}
-	refit, err := metrics.FitLDA(toFloat64(r.TrainOut.Z), r.TrainSet.Y, r.TrainOut.C, r.TrainOut.D)
+	refit, err := metrics.FitLDA(metrics.Float64s(r.TrainOut.Z), r.TrainSet.Y, r.TrainOut.C, r.TrainOut.D)
 	if err != nil {
 		return fmt.Errorf("refitting LDA on the training embeddings: %w", err)
 	}
@@ -143,49 +132,49 @@ func (r *Run) Finish() error {
 	return nil
 }
 
-func toFloat64(v []float32) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = float64(x)
+// headReport returns the report of m's head and, for an LDA head (lda
+// true), its Gaussian model.
+func headReport(m *model.Model) (h report.Head, g model.Gaussian, lda bool) {
+	h = report.Head{Kind: m.Spec.Head.String()}
+	g, err := m.Gaussian()
+	if err != nil {
+		return h, g, false
 	}
-	return out
+	ld := report.Float(g.LogDet)
+	h.CovKind = m.Spec.Cov.String()
+	h.Pi, h.Mu, h.Cov, h.LogDetCov = report.Floats(g.Pi), report.Matrix(g.Mu), report.Matrix(g.Sigma), &ld
+	if m.Spec.Cov == kernels.Spherical {
+		s := report.Float(math.Sqrt(g.Sigma[0][0]))
+		h.Sigma = &s
+	}
+	return h, g, true
 }
+
+// reliabilityBins are the bins of the reliability diagrams, the ECE and the
+// confidence histograms.
+const reliabilityBins = 10
 
 // evaluateSplit computes accuracy, calibration and NLL from scores.
 func evaluateSplit(out train.Outputs, y []int32) report.Split {
 	n, c := len(y), out.C
-	conf := make([]float64, n)
+	conf, pred := metrics.Confidences(metrics.Softmax(out.Scores, c), c)
 	correct := make([]bool, n)
-	hits := 0
-	for i := 0; i < n; i++ {
-		p := metrics.Softmax(out.Scores[i*c:(i+1)*c], c)
-		best := 0
-		for k := range p {
-			if p[k] > p[best] {
-				best = k
-			}
-		}
-		conf[i] = p[best]
-		correct[i] = best == int(y[i])
-		if correct[i] {
-			hits++
-		}
+	var sum float64
+	for i, p := range pred {
+		correct[i] = p == int(y[i])
+		sum += conf[i]
 	}
 	s := report.Split{
-		Examples: n,
-		Accuracy: report.Float(float64(hits) / float64(max(n, 1))),
-		ECE:      report.Float(metrics.ECE(conf, correct, 10)),
-		ECE15:    report.Float(metrics.ECE(conf, correct, 15)),
-		NLL:      report.Float(metrics.NLL(out.Scores, y, c)),
+		Examples:            n,
+		Accuracy:            report.Float(metrics.Accuracy(pred, y)),
+		ECE:                 report.Float(metrics.ECE(conf, correct, reliabilityBins)),
+		ECE15:               report.Float(metrics.ECE(conf, correct, 15)),
+		NLL:                 report.Float(metrics.NLL(out.Scores, y, c)),
+		ConfidenceHistogram: metrics.ConfidenceHistogram(conf, reliabilityBins),
+		MeanConfidence:      report.Float(sum / float64(max(n, 1))),
 	}
-	var sum float64
-	for _, b := range metrics.Reliability(conf, correct, 10) {
+	for _, b := range metrics.Reliability(conf, correct, reliabilityBins) {
 		s.Reliability = append(s.Reliability, report.Bin{Lo: report.Float(b.Lo), Hi: report.Float(b.Hi), Count: b.Count, Accuracy: report.Float(b.Accuracy), Confidence: report.Float(b.Confidence)})
-		s.ConfidenceHistogram = append(s.ConfidenceHistogram, b.Count)
 	}
-	for _, v := range conf {
-		sum += v
-	}
-	s.MeanConfidence = report.Float(sum / float64(max(n, 1)))
 	return s
 }

@@ -151,7 +151,7 @@ var Settings = []Setting{
 	{Name: "seeds", Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
 	{Name: "dump", Kind: KindText, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file"},
-	{Name: "out", Kind: KindText, Commands: runCmds, Help: "output folder for report.json, the SVG figures, checkpoint.safetensors and " + ResumeFile,
+	{Name: "out", Kind: KindText, Commands: runCmds, Help: "output folder for report.json, the SVG figures, " + CheckpointFile + " and " + ResumeFile,
 		CmdHelp: map[string]string{CmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json", CmdEval: "output folder for report.json and the SVG figures"}},
 	{Name: "quiet", Kind: KindBool, Commands: []string{CmdSynth, CmdTrain, CmdSweep}, Help: "no progress bar"},
 	{Name: "resume", Kind: KindBool, Commands: []string{CmdSynth, CmdTrain},

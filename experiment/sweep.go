@@ -31,9 +31,9 @@ func (c SweepConfig) Validate() error {
 	}
 	b := c.Base.Resolved()
 	switch {
-	case b.Head != model.HeadLDA:
+	case b.Head != model.HeadLDA.String():
 		return settingError("head", "the lambda sweep trains the LDA head, not the %s head", b.Head)
-	case b.Loss != "dnll":
+	case b.Loss != kernels.DNLL.String():
 		return settingError("loss", "the lambda sweep trains with dnll, not %s", b.Loss)
 	}
 	return firstError(CheckLambdas(c.Lambdas), checkAtLeast("seeds", c.Seeds, 1))

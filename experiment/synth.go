@@ -29,7 +29,7 @@ type SynthConfig struct {
 // and 4,000 test points.
 func DefaultSynth() SynthConfig {
 	return SynthConfig{
-		Encoder: model.EncoderMLP, Loss: "dnll", Lambda: 0.01, Cov: "full",
+		Encoder: model.EncoderMLP.String(), Loss: kernels.DNLL.String(), Lambda: 0.01, Cov: kernels.Full.String(),
 		Epochs: 100, Batch: 256, LR: 1e-3, Seed: 1, DataSeed: 0, Train: 20000, Test: 4000,
 	}
 }
@@ -49,6 +49,20 @@ func (c SynthConfig) Validate() error {
 	)
 }
 
+// SynthSpec returns the model of c (an LDA head on the toy data), checking
+// c first (Validate).
+func SynthSpec(c SynthConfig) (model.Spec, error) {
+	if err := c.Validate(); err != nil {
+		return model.Spec{}, err
+	}
+	enc, _ := model.ParseEncoder(c.Encoder)
+	loss, cov, _ := lossCov(c.Loss, c.Cov)
+	return model.Spec{
+		Encoder: enc, Input: []int{synth.Dim}, Classes: synth.Classes, Dim: synth.Dim,
+		Head: model.HeadLDA, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
+	}, nil
+}
+
 // SynthData returns the training and test sets of c.
 func SynthData(c SynthConfig) (trainSet, testSet train.Dataset) {
 	gen := func(n int, seed uint64) train.Dataset {
@@ -60,14 +74,9 @@ func SynthData(c SynthConfig) (trainSet, testSet train.Dataset) {
 
 // NewSynth prepares a toy run on be.
 func NewSynth(be kernels.Backend, c SynthConfig) (*Run, error) {
-	if err := c.Validate(); err != nil {
+	spec, err := SynthSpec(c)
+	if err != nil {
 		return nil, err
-	}
-	loss, _ := kernels.ParseLoss(c.Loss)
-	cov, _ := kernels.ParseCov(c.Cov)
-	spec := model.Spec{
-		Encoder: c.Encoder, Input: []int{synth.Dim}, Classes: synth.Classes, Dim: synth.Dim,
-		Head: model.HeadLDA, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
 	}
 	trainSet, testSet := SynthData(c)
 	return newRun(be, "synth", c, spec, trainSet, testSet, train.Config{Epochs: c.Epochs, Batch: c.Batch, Seed: c.Seed})

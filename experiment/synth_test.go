@@ -16,12 +16,7 @@ func runSynth(t *testing.T, c SynthConfig) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for !r.Done() {
-		if err := r.Epoch(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Finish(); err != nil {
+	if err := (Driver{}).Drive(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
 	return r

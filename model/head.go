@@ -16,12 +16,6 @@ type Head interface {
 	Backward(dscores kernels.Tensor) kernels.Tensor
 }
 
-// Head kinds.
-const (
-	HeadLDA     = "lda"
-	HeadSoftmax = "softmax"
-)
-
 // LDAHead is the Gaussian head: priors pi = softmax(prior_logits), means mu
 // and one shared covariance parameterised as Cov says.
 type LDAHead struct {
@@ -75,14 +69,14 @@ func (h SoftmaxHead) Forward(z kernels.Tensor) kernels.Tensor { return h.Linear.
 // Backward computes the layer's gradients and dz.
 func (h SoftmaxHead) Backward(d kernels.Tensor) kernels.Tensor { return h.Linear.Backward(d, true) }
 
-func newHead(r *registry, kind string, c, d int, cov kernels.CovKind) (Head, error) {
+func newHead(r *registry, kind HeadKind, c, d int, cov kernels.CovKind) (Head, error) {
 	switch kind {
 	case HeadLDA:
 		return newLDAHead(r, c, d, cov), nil
 	case HeadSoftmax:
 		return SoftmaxHead{newLinear(r, "head.linear", d, c)}, nil
 	}
-	return nil, fmt.Errorf("unknown head %q (want lda or softmax)", kind)
+	return nil, fmt.Errorf("unknown head %v (want lda or softmax)", kind)
 }
 
 // Gaussian is the class-conditional model of an LDA head, read back to the

@@ -235,7 +235,7 @@ func (g *GlobalAvgPool) Backward(dy kernels.Tensor, needDx bool) kernels.Tensor 
 // Encoder maps inputs to embeddings z through a sequence of layers (none for
 // the identity encoder of classical LDA).
 type Encoder struct {
-	Kind   string
+	Kind   EncoderKind
 	Layers []Layer
 	// fuser, when the backend has it, runs each Linear layer followed by
 	// a ReLU as one product forward and one backward.
@@ -282,16 +282,9 @@ func (e *Encoder) fused(li, ri int) (l *Linear, r *ReLU) {
 	return l, r
 }
 
-// Encoder kinds.
-const (
-	EncoderNone    = "none"
-	EncoderMLP     = "mlp"
-	EncoderConvNet = "convnet"
-)
-
 // newEncoder builds an encoder of the given kind for inputs with inShape
 // (per example) and embeddings of dimension d.
-func newEncoder(r *registry, kind string, inShape []int, d int) (*Encoder, error) {
+func newEncoder(r *registry, kind EncoderKind, inShape []int, d int) (*Encoder, error) {
 	e := &Encoder{Kind: kind}
 	e.fuser, _ = r.be.(kernels.ReLUFuser)
 	switch kind {
@@ -325,7 +318,7 @@ func newEncoder(r *registry, kind string, inShape []int, d int) (*Encoder, error
 		}
 		e.Layers = append(e.Layers, &GlobalAvgPool{be: r.be, y: r.act(), dx: r.act()}, newLinear(r, "enc.proj", 256, d))
 	default:
-		return nil, fmt.Errorf("unknown encoder %q (want none, mlp or convnet)", kind)
+		return nil, fmt.Errorf("unknown encoder %v (want none, mlp or convnet)", kind)
 	}
 	return e, nil
 }

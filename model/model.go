@@ -18,11 +18,11 @@ import (
 
 // Spec describes a model.
 type Spec struct {
-	Encoder string          // none, mlp or convnet
+	Encoder EncoderKind     // none, mlp or convnet
 	Input   []int           // shape of one example: [D] or [C,H,W]
 	Classes int             // C
 	Dim     int             // embedding dimension d
-	Head    string          // lda or softmax
+	Head    HeadKind        // lda or softmax
 	Cov     kernels.CovKind // for the LDA head
 	Loss    kernels.LossKind
 	Lambda  float64 // DNLL weight

@@ -120,6 +120,10 @@ func New(m *model.Model, data Dataset, cfg Config) (*Trainer, error) {
 // Epoch returns the number of completed epochs.
 func (t *Trainer) Epoch() int { return t.epoch }
 
+// Seen returns the number of examples trained on in the run so far (its
+// resumed part included).
+func (t *Trainer) Seen() int { return t.seen }
+
 // Done reports whether every configured epoch has run.
 func (t *Trainer) Done() bool { return t.epoch >= t.Cfg.Epochs }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/metrics"
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/plot"
 	"github.com/deeplda/deeplda/report"
 )
@@ -31,7 +32,7 @@ func consistencyFigure(r *experiment.Run) []byte {
 		YLabel:  "z₂",
 		Caption: fmt.Sprintf("mean shift %.3g · KL %.3g", float64(c.MeanShift), float64(c.KL)),
 	}
-	if r.Model.Spec.Encoder == "none" {
+	if r.Model.Spec.Encoder == model.EncoderNone {
 		fig.XLabel, fig.YLabel = "x₁", "x₂"
 	}
 	pts := plot.Points{}

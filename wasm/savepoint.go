@@ -66,10 +66,7 @@ func (a *app) save(jr *jobRun) {
 // returns false.
 func (a *app) moveToCPU(s *session, err error) bool {
 	jr := s.runs[s.cur]
-	if jr.run != nil {
-		jr.run.Model.Release()
-		jr.run = nil
-	}
+	jr.release()
 	a.backends.broken("during training", err)
 	s.be = a.backends.cpu
 	if rerr := a.newRun(s, jr); rerr != nil {

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -36,8 +35,8 @@ var liveFigures = map[string]bool{"embedding.svg": true, "curves.svg": true, "ac
 // jobRun is one run of a session and what the page shows of it.
 type jobRun struct {
 	job    config.Job
-	run    *experiment.Run
-	img    *experiment.ImageRun // the image run (images demo), whose Run is run
+	t      experiment.Trainable // the run: a toy run or an image run
+	run    *experiment.Run      // t.Base(); nil before the run is built
 	figs   map[string][]byte    // the run's figures by file name
 	report []byte               // report.json
 	ckpt   []byte               // the last good checkpoint (safetensors)
@@ -45,14 +44,26 @@ type jobRun struct {
 	safe   *savePoint // the last host copy of a WebGPU run (see moveToCPU)
 }
 
+// image returns the run when it is an image run, else nil.
+func (jr *jobRun) image() *experiment.ImageRun {
+	img, _ := jr.t.(*experiment.ImageRun)
+	return img
+}
+
+// release frees the GPU (or host) memory of the run's model; its figures,
+// report and checkpoint stay.
+func (jr *jobRun) release() {
+	if jr.run != nil {
+		jr.run.Model.Release()
+		jr.t, jr.run = nil, nil
+	}
+}
+
 // release frees the GPU (or host) memory of the session's models; its
 // figures, reports and checkpoints stay.
 func (s *session) release() {
 	for _, jr := range s.runs {
-		if jr.run != nil {
-			jr.run.Model.Release()
-			jr.run = nil
-		}
+		jr.release()
 	}
 }
 
@@ -146,28 +157,25 @@ func (a *app) train(s *session) {
 	a.finished(s)
 }
 
-// newRun prepares jr's run on the session's backend (jr.run and, for an
-// image run, jr.img).
+// newRun prepares jr's run on the session's backend.
 func (a *app) newRun(s *session, jr *jobRun) error {
-	var run *experiment.Run
+	var t experiment.Trainable
+	var err error
 	if c := jr.job.Image; c != nil {
-		img, err := a.newImageRun(s, c)
-		if err != nil {
-			return err
-		}
-		jr.img, run = img, img.Run
+		t, err = a.newImageRun(s, c)
 	} else {
-		var err error
-		if run, err = experiment.NewSynth(s.be, jr.job.Synth); err != nil {
-			return err
-		}
+		t, err = experiment.NewSynth(s.be, jr.job.Synth)
 	}
+	if err != nil {
+		return err
+	}
+	run := t.Base()
 	if experiment.BackendOf(s.be) == experiment.BackendCPU {
 		// Reading the statistics back is free on the CPU: report (and so
 		// yield to the browser) after every step.
 		run.Trainer.Cfg.ReportEvery = 1
 	}
-	jr.run = run
+	jr.t, jr.run = t, run
 	return nil
 }
 
@@ -181,7 +189,7 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 	}
 	jr.status = statusTraining
 	a.view.update(s)
-	onProgress := func(p train.Progress) {
+	progress := func(p train.Progress) {
 		if a.debugPanic {
 			a.debugPanic = false
 			panic("debug=panic: a deliberate panic to test the recovery")
@@ -199,21 +207,7 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		}
 		a.yield.maybe()
 	}
-	for !jr.run.Done() {
-		err := jr.run.Epoch(ctx, onProgress)
-		var div *train.DivergedError
-		if errors.As(err, &div) {
-			// The run's outcome, not a failure of the page: keep the last
-			// good checkpoint and the history, and go on with the next run.
-			jr.status = err.Error()
-			jr.report = jr.marshal()
-			jr.figs = jr.figures()
-			a.view.update(s)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	afterEpoch := func() error {
 		if err := a.checkpoint(jr); err != nil {
 			return err
 		}
@@ -221,14 +215,28 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		a.yield.maybe()
 		// An image run is evaluated at its end only: its evaluation (with
 		// the BatchNorm recalibration) costs as much as many steps.
-		if jr.img == nil && !jr.run.Done() && time.Since(a.lastRefresh) >= refreshEvery {
-			if err := a.refresh(s, jr, false); err != nil {
-				return err
-			}
+		if jr.image() == nil && !jr.run.Done() && time.Since(a.lastRefresh) >= refreshEvery {
+			return a.refresh(s, jr, false)
 		}
+		return nil
+	}
+	err := experiment.Driver{Progress: progress, AfterEpoch: afterEpoch}.Drive(ctx, jr.t)
+	var div *train.DivergedError
+	switch {
+	case errors.As(err, &div):
+		// The run's outcome, not a failure of the page: keep the last good
+		// checkpoint and the history, and go on with the next run.
+		jr.status = err.Error()
+		jr.report = reportJSON(jr.t)
+		jr.figs = jr.t.Figures()
+		a.view.update(s)
+		return nil
+	case err != nil:
+		return err
 	}
 	jr.status = statusDone
-	return a.refresh(s, jr, true)
+	a.draw(s, jr, true)
+	return nil
 }
 
 // checkpoint keeps the model's state as safetensors (the last good epoch).
@@ -245,20 +253,28 @@ func (a *app) checkpoint(jr *jobRun) error {
 	return nil
 }
 
-// refresh evaluates the run (experiment.Run.Finish), rebuilds its figures
-// and report, and redraws the page. While the run is still training
-// (final false) an evaluation error only skips the consistency part.
+// refresh evaluates the run (its Finish) and draws it. While the run is
+// still training (final false) an evaluation error only skips the
+// consistency part.
 func (a *app) refresh(s *session, jr *jobRun, final bool) error {
-	defer func() { a.lastRefresh = time.Now() }()
-	err := jr.finish()
+	err := jr.t.Finish()
 	if err != nil && final {
 		return err
 	}
 	if !final {
 		jr.run.Report.Status = "training"
 	}
+	a.draw(s, jr, final)
+	return nil
+}
+
+// draw rebuilds the figures and the report of an evaluated run and
+// redraws the page; while the run trains (final false), only the live
+// figures.
+func (a *app) draw(s *session, jr *jobRun, final bool) {
+	defer func() { a.lastRefresh = time.Now() }()
 	a.yield.now()
-	figs := jr.figures()
+	figs := jr.t.Figures()
 	a.yield.now()
 	if !final && jr.figs != nil {
 		// While training, redraw only the embedding and the curves: the
@@ -273,40 +289,10 @@ func (a *app) refresh(s *session, jr *jobRun, final bool) error {
 		figs["consistency.svg"] = c
 	}
 	jr.figs = figs
-	jr.report = jr.marshal()
+	jr.report = reportJSON(jr.t)
 	a.yield.now()
 	a.view.update(s)
 	a.yield.now()
-	return nil
-}
-
-// finish evaluates the run (an image run with its BatchNorm
-// recalibration and temperature scaling).
-func (jr *jobRun) finish() error {
-	if jr.img != nil {
-		return jr.img.Finish()
-	}
-	return jr.run.Finish()
-}
-
-// figures returns the run's figures.
-func (jr *jobRun) figures() map[string][]byte {
-	if jr.img != nil {
-		return jr.img.Figures()
-	}
-	return jr.run.Figures()
-}
-
-// marshal returns the run's report.json (an image run's with its extras).
-func (jr *jobRun) marshal() []byte {
-	if jr.img != nil {
-		b, err := json.MarshalIndent(jr.img, "", "  ")
-		if err != nil {
-			return []byte(fmt.Sprintf(`{"status": %q}`, "cannot encode the report: "+err.Error()))
-		}
-		return append(b, '\n')
-	}
-	return marshal(jr.run)
 }
 
 // newImageRun loads the data of an image run (the site's copy or the
@@ -338,13 +324,14 @@ type dataError struct{ err error }
 func (e *dataError) Error() string { return e.err.Error() }
 func (e *dataError) Unwrap() error { return e.err }
 
-// marshal returns the run's report.json.
-func marshal(r *experiment.Run) []byte {
-	b, err := json.MarshalIndent(r.Report, "", "  ")
+// reportJSON returns the run's report.json, or one that says why it
+// cannot be encoded.
+func reportJSON(t experiment.Trainable) []byte {
+	b, err := experiment.ReportJSON(t)
 	if err != nil {
-		return []byte(fmt.Sprintf(`{"status": %q}`, "cannot encode the report: "+err.Error()))
+		return []byte(fmt.Sprintf(`{"status": %q}`, err.Error()))
 	}
-	return append(b, '\n')
+	return b
 }
 
 // stopped shows a stopped session: the current run's report and figures as
@@ -361,7 +348,7 @@ func (a *app) stopped(s *session) {
 		// Stopped within the first epoch: nothing evaluated yet, but the
 		// report says where the run stands.
 		jr.run.Report.Status = statusStopped
-		jr.report = jr.marshal()
+		jr.report = reportJSON(jr.t)
 	}
 	a.view.update(s)
 	a.setProgressText(fmt.Sprintf("Stopped during run %d of %d (%s). Resume continues at the same step.", s.cur+1, len(s.runs), jr.job.Label))
@@ -404,7 +391,7 @@ func (a *app) failed(s *session, err error) {
 		jr.status = "error: " + err.Error()
 		if jr.run != nil {
 			jr.run.Report.Status = jr.status
-			jr.report = jr.marshal()
+			jr.report = reportJSON(jr.t)
 		}
 	}
 	a.view.update(s)

@@ -230,8 +230,8 @@ func (v *view) drawSummary(s *session) {
 	}
 	table.AppendChild(body)
 	v.summary.AppendChild(table)
-	if jr := s.runs[s.shown()]; jr.img != nil {
-		v.drawExtras(jr.img)
+	if img := s.runs[s.shown()].image(); img != nil {
+		v.drawExtras(img)
 	}
 }
 

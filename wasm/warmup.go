@@ -8,6 +8,7 @@ import (
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/safetensors"
 )
 
@@ -20,27 +21,27 @@ import (
 // while the page loads keeps those stalls out of the first run. An error
 // means that be failed.
 func warmUp(y *yielder, cpu, be kernels.Backend) error {
-	for _, enc := range []string{"mlp", "none"} {
+	for _, enc := range []model.EncoderKind{model.EncoderMLP, model.EncoderNone} {
 		if err := warmUpRun(y, cpu, enc); err != nil {
 			return fmt.Errorf("warming up the CPU backend: %w", err)
 		}
 	}
 	if be != cpu {
-		return warmUpRun(y, be, "mlp")
+		return warmUpRun(y, be, model.EncoderMLP)
 	}
 	return nil
 }
 
 // warmUpRun takes one tiny run with the given encoder through the page's
 // steps on be. A panic comes back as an error.
-func warmUpRun(y *yielder, be kernels.Backend, encoder string) (err error) {
+func warmUpRun(y *yielder, be kernels.Backend, encoder model.EncoderKind) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
 	c := experiment.DefaultSynth()
-	c.Encoder, c.Train, c.Test, c.Epochs, c.Batch = encoder, 64, 32, 1, 32
+	c.Encoder, c.Train, c.Test, c.Epochs, c.Batch = encoder.String(), 64, 32, 1, 32
 	run, err := experiment.NewSynth(be, c)
 	if err != nil {
 		return err
@@ -57,7 +58,7 @@ func warmUpRun(y *yielder, be kernels.Backend, encoder string) (err error) {
 	y.now()
 	warmUpDrawing(y, figs["embedding.svg"])
 	consistencyFigure(run)
-	marshal(run)
+	reportJSON(run)
 	st, err := run.Model.State()
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train"
@@ -48,7 +49,7 @@ Flags:`)
 	if c.DataDir == "" {
 		c.DataDir = filepath.Join("datasets", c.Data)
 	}
-	f, mspec, err := experiment.ReadCheckpoint(c.Checkpoint, [2]int{spec.Shape[1], spec.Shape[2]})
+	f, mspec, err := model.ReadConvNet(c.Checkpoint, [2]int{spec.Shape[1], spec.Shape[2]})
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ Flags:`)
 		return err
 	}
 	defer be.Close()
-	m, err := experiment.NewCheckpointModel(be, f, mspec, c.Checkpoint)
+	m, err := model.NewFromState(be, f, mspec, c.Checkpoint)
 	if err != nil {
 		return err
 	}
@@ -84,8 +85,8 @@ Flags:`)
 		return err
 	}
 	r := res.Report
-	desc := m.Spec.Head
-	if m.Spec.Head == "lda" {
+	desc := m.Spec.Head.String()
+	if m.Spec.Head == model.HeadLDA {
 		desc += " " + m.Spec.Cov.String()
 	}
 	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))

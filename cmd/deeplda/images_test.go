@@ -10,6 +10,7 @@ import (
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/model/modeltest"
 	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train"
@@ -131,7 +132,7 @@ func TestEvalGoldenCheckpoints(t *testing.T) {
 		hw   [2]int
 	}{{"convnet_fmnist", [2]int{28, 28}}, {"convnet_cifar", [2]int{32, 32}}} {
 		path, g := goldenCheckpoint(t, tc.name)
-		m, err := experiment.LoadCheckpoint(cpu.New(), path, tc.hw)
+		m, err := model.LoadConvNet(cpu.New(), path, tc.hw)
 		if err != nil {
 			t.Fatal(err)
 		}

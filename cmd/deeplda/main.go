@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 )
 
 // usageError is a mistake in the command line: it is reported with a hint
@@ -26,9 +25,7 @@ import (
 type usageError struct{ error }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(interruptible(os.Stderr), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes one command and returns the exit status.

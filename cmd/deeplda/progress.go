@@ -59,9 +59,10 @@ func (p *progressBar) update(pr train.Progress) {
 	p.drawn = true
 }
 
-// finish ends the bar's line.
+// finish ends the bar's line (once, however often it is called).
 func (p *progressBar) finish() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
+		p.drawn = false
 	}
 }

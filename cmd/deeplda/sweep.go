@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/report"
 )
 
@@ -18,7 +19,7 @@ import (
 // figures after every run, and each run's report.json under runs/.
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.SweepConfig{Base: experiment.DefaultImages(), Lambdas: experiment.DefaultLambdas(), Seeds: 3}
-	c.Base.Loss = "dnll"
+	c.Base.Loss = kernels.DNLL.String()
 	fetch, backend, out, quiet := false, experiment.BackendAuto, "out/sweep", false
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	flags(fs, experiment.CmdSweep, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "out": &out, "quiet": &quiet})
@@ -104,27 +105,8 @@ Flags:`)
 // run is reported (its status says so) and the sweep goes on.
 func sweepRun(ctx context.Context, run *experiment.ImageRun, dir string, quiet bool, stderr io.Writer) error {
 	bar := newProgressBar(stderr, quiet)
-	var err error
-	for !run.Done() {
-		if err = run.Epoch(ctx, bar.update); err != nil {
-			break
-		}
-	}
-	bar.finish()
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
-	if err != nil {
-		run.Report.Status = err.Error()
-		if werr := run.WriteReport(dir); werr != nil {
-			return werr
-		}
-		return err
-	}
-	if err := run.Finish(); err != nil {
-		return err
-	}
-	return run.WriteReport(dir)
+	defer bar.finish()
+	return experiment.Driver{Dir: dir, Progress: bar.update}.Drive(ctx, run)
 }
 
 // writeSweep writes sweep.json and the sweep figures.

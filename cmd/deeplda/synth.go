@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/report"
-	"github.com/deeplda/deeplda/train"
 )
 
 // synthCmd runs the toy experiment and writes report.json, the figures and
@@ -74,24 +72,16 @@ func (o *output) bind() experiment.Values {
 	return experiment.Values{"out": &o.dir, "quiet": &o.quiet, "resume": &o.resume}
 }
 
-// trainable is a run that trainAndWrite drives: *experiment.Run, or an
-// image run that finishes, reports and draws more (*experiment.ImageRun).
-type trainable interface {
-	Base() *experiment.Run
-	Finish() error
-	WriteReport(dir string) error
-	Figures() map[string][]byte
-}
-
-// trainAndWrite trains the run epoch by epoch with a progress bar (after
-// its last completed epoch in o.dir with o.resume), saving the checkpoint
-// and the resume file after every epoch, then finishes it and writes the
-// report and the figures. On a divergence it writes the report and returns
-// the error; on cancellation it writes the report of the epochs done.
-func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io.Writer, summary func(io.Writer)) error {
+// trainAndWrite trains the run with a progress bar (after its last
+// completed epoch in o.dir with o.resume), saving the checkpoint and the
+// resume file after every epoch, then writes the report and the figures
+// (experiment.Driver). On a divergence it writes the report and returns the
+// error; on cancellation it writes the report of the last whole epoch, which
+// the checkpoint holds.
+func trainAndWrite(ctx context.Context, t experiment.Trainable, o output, stdout, stderr io.Writer, summary func(io.Writer)) error {
 	run := t.Base()
-	ckpt, resume := filepath.Join(o.dir, "checkpoint.safetensors"), filepath.Join(o.dir, experiment.ResumeFile)
 	if o.resume {
+		resume := filepath.Join(o.dir, experiment.ResumeFile)
 		if err := run.Resume(resume); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return usageError{fmt.Errorf("-resume: there is no %s: nothing to resume", resume)}
@@ -101,44 +91,22 @@ func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io
 		fmt.Fprintf(stderr, "resuming after epoch %d of %d (%s)\n", run.Trainer.Epoch(), run.Trainer.Cfg.Epochs, resume)
 	}
 	bar := newProgressBar(stderr, o.quiet)
-	var trainErr error
-	for !run.Done() {
-		if trainErr = run.Epoch(ctx, bar.update); trainErr != nil {
-			break
+	d := experiment.Driver{Dir: o.dir, Save: true, Figures: true, Progress: bar.update, Stopping: func() {
+		bar.finish()
+		if e := run.Trainer.Epoch(); e > 0 {
+			fmt.Fprintf(stderr, "interrupted: writing the report of epoch %d, the last whole one, which the checkpoint holds (-resume continues after it)\n", e)
+		} else {
+			fmt.Fprintln(stderr, "interrupted during the first epoch: writing the report of the untrained model (no checkpoint was saved)")
 		}
-		if err := run.SaveEpoch(ckpt, resume); err != nil {
-			return err
-		}
-	}
+	}}
+	err := d.Drive(ctx, t)
 	bar.finish()
-	var div *train.DivergedError
-	switch {
-	case trainErr == nil:
-	case errors.As(trainErr, &div):
-		run.Report.Status = trainErr.Error()
-		if err := t.WriteReport(o.dir); err != nil {
-			return err
-		}
-		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", trainErr, run.Trainer.Epoch(), ckpt)
-	case errors.Is(trainErr, context.Canceled):
-		fmt.Fprintf(stderr, "interrupted: writing the report of the epochs done (-resume continues after epoch %d)\n", run.Trainer.Epoch())
-	default:
-		return trainErr
-	}
-	if err := t.Finish(); err != nil {
+	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
-	}
-	if err := t.WriteReport(o.dir); err != nil {
-		return err
-	}
-	for name, svg := range t.Figures() {
-		if err := report.WriteFileAtomic(filepath.Join(o.dir, name), svg); err != nil {
-			return err
-		}
 	}
 	summary(stdout)
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.dir, "report.json"))
-	return trainErr
+	return err
 }
 
 // printSynthSummary prints the headline numbers of a finished toy run.

@@ -76,7 +76,7 @@ func printImageSummary(w io.Writer, run *experiment.ImageRun) {
 	r := run.Report
 	fmt.Fprintf(w, "train accuracy %.2f%%, test accuracy %.2f%%, test ECE %.2f%%, %.1f s training (%.0f images/s) on %s (%s)\n",
 		100*r.Train.Accuracy, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Seconds),
-		float64(run.Config.Epochs*run.TrainSet.Len())/max(float64(r.Seconds), 1e-9), r.Backend.Name, r.Backend.Adapter)
+		float64(run.Trainer.Seen())/max(float64(r.Seconds), 1e-9), r.Backend.Name, r.Backend.Adapter)
 	if bn := run.Extras.BatchNorm; bn != nil {
 		fmt.Fprintf(w, "BatchNorm: test accuracy %.2f%% with the trained running statistics, %.2f%% recomputed over %d batches (ECE %.2f%% and %.2f%%)\n",
 			100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy, bn.Batches, 100*bn.Running.ECE, 100*bn.Recalibrated.ECE)

@@ -86,13 +86,14 @@ func Trajectory(t *testing.T, be kernels.Backend, tol ...TrajectoryTolerance) {
 	}
 	xs := trainSet.Dataset(trajSteps * trajBatch)
 	xt := testSet.Dataset(trajTest)
-	for _, kind := range []string{model.HeadLDA, model.HeadSoftmax} {
+	for _, head := range []model.HeadKind{model.HeadLDA, model.HeadSoftmax} {
+		kind := head.String()
 		t.Run(kind, func(t *testing.T) {
 			spec := model.Spec{
 				Encoder: model.EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9,
-				Head: kind, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3,
+				Head: head, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3,
 			}
-			if kind == model.HeadSoftmax {
+			if head == model.HeadSoftmax {
 				spec.Loss, spec.Lambda = kernels.CE, 0
 			}
 			m, err := model.New(be, spec)

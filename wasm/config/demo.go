@@ -94,7 +94,7 @@ func Defaults(d Demo) Settings {
 	switch d {
 	case Classical:
 		c := &s.Synth
-		c.Encoder, c.Loss, c.Batch, c.Epochs, c.LR = model.EncoderNone, "nll", c.Train, 300, 0.1
+		c.Encoder, c.Loss, c.Batch, c.Epochs, c.LR = model.EncoderNone.String(), "nll", c.Train, 300, 0.1
 		s.Compare = true
 	case Sweep:
 		s.Synth.Cov = "spherical"

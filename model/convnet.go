@@ -1,4 +1,4 @@
-package experiment
+package model
 
 import (
 	"encoding/json"
@@ -6,14 +6,13 @@ import (
 	"fmt"
 
 	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/safetensors"
 )
 
 // Checkpoints written by PyTorch (with the reference model's parameter
 // names) or by this project.
 
-// CheckpointSpec infers the model of a ConvNet checkpoint from its tensor
+// ConvNetSpec infers the model of a ConvNet checkpoint from its tensor
 // names and shapes: the input channels from enc.conv1.weight [64, C_in, 3,
 // 3], d from enc.proj.weight [d, 256], the head from head.mu [C, d] with
 // head.log_var (a scalar: spherical; [d]: diagonal) or head.raw_tril [d,
@@ -22,7 +21,7 @@ import (
 // lambda come from the "spec" metadata when this project wrote the file,
 // else DNLL with lambda 0.01 for LDA heads (they only matter for the loss
 // statistics, not for evaluation).
-func CheckpointSpec(f *safetensors.File, hw [2]int) (model.Spec, error) {
+func ConvNetSpec(f *safetensors.File, hw [2]int) (Spec, error) {
 	shape := func(name string, rank int) ([]int, error) {
 		t, ok := f.Tensors[name]
 		if !ok {
@@ -37,7 +36,7 @@ func CheckpointSpec(f *safetensors.File, hw [2]int) (model.Spec, error) {
 		return t.Shape, nil
 	}
 	has := func(name string) bool { _, ok := f.Tensors[name]; return ok }
-	s := model.Spec{Encoder: model.EncoderConvNet, LR: 1e-3, Loss: kernels.DNLL, Lambda: 0.01}
+	s := Spec{Encoder: EncoderConvNet, LR: 1e-3, Loss: kernels.DNLL, Lambda: 0.01}
 	conv1, err := shape("enc.conv1.weight", 4)
 	if err != nil {
 		return s, err
@@ -56,12 +55,12 @@ func CheckpointSpec(f *safetensors.File, hw [2]int) (model.Spec, error) {
 	var classDim []int
 	switch {
 	case has("head.linear.weight"):
-		s.Head, s.Loss, s.Lambda = model.HeadSoftmax, kernels.CE, 0
+		s.Head, s.Loss, s.Lambda = HeadSoftmax, kernels.CE, 0
 		if classDim, err = shape("head.linear.weight", 2); err != nil {
 			return s, err
 		}
 	case has("head.mu"):
-		s.Head = model.HeadLDA
+		s.Head = HeadLDA
 		if classDim, err = shape("head.mu", 2); err != nil {
 			return s, err
 		}
@@ -86,8 +85,8 @@ func CheckpointSpec(f *safetensors.File, hw [2]int) (model.Spec, error) {
 		return s, fmt.Errorf("the head has shape %v, want [C %d] with C >= 2 (d from enc.proj.weight)", classDim, s.Dim)
 	}
 	s.Classes = classDim[0]
-	if raw, ok := f.Metadata["spec"]; ok && s.Head == model.HeadLDA {
-		var saved model.Spec
+	if raw, ok := f.Metadata["spec"]; ok && s.Head == HeadLDA {
+		var saved Spec
 		if json.Unmarshal([]byte(raw), &saved) == nil && saved.Head == s.Head {
 			s.Loss, s.Lambda = saved.Loss, saved.Lambda
 			if saved.LR > 0 {
@@ -98,35 +97,35 @@ func CheckpointSpec(f *safetensors.File, hw [2]int) (model.Spec, error) {
 	return s, nil
 }
 
-// ReadCheckpoint reads a ConvNet checkpoint and infers its model (see
-// CheckpointSpec); hw is the input's height and width.
-func ReadCheckpoint(path string, hw [2]int) (*safetensors.File, model.Spec, error) {
+// ReadConvNet reads a ConvNet checkpoint and infers its model (see
+// ConvNetSpec); hw is the input's height and width.
+func ReadConvNet(path string, hw [2]int) (*safetensors.File, Spec, error) {
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
-		return nil, model.Spec{}, fmt.Errorf("reading the checkpoint: %w", err)
+		return nil, Spec{}, fmt.Errorf("reading the checkpoint: %w", err)
 	}
-	spec, err := CheckpointSpec(f, hw)
+	spec, err := ConvNetSpec(f, hw)
 	if err != nil {
 		return nil, spec, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, spec, nil
 }
 
-// LoadCheckpoint builds the model a ConvNet checkpoint describes (see
-// CheckpointSpec) on be and loads its parameters and BatchNorm statistics.
+// LoadConvNet builds the model a ConvNet checkpoint describes (see
+// ConvNetSpec) on be and loads its parameters and BatchNorm statistics.
 // hw is the input's height and width.
-func LoadCheckpoint(be kernels.Backend, path string, hw [2]int) (*model.Model, error) {
-	f, spec, err := ReadCheckpoint(path, hw)
+func LoadConvNet(be kernels.Backend, path string, hw [2]int) (*Model, error) {
+	f, spec, err := ReadConvNet(path, hw)
 	if err != nil {
 		return nil, err
 	}
-	return NewCheckpointModel(be, f, spec, path)
+	return NewFromState(be, f, spec, path)
 }
 
-// NewCheckpointModel builds the model of spec on be and loads the state of
+// NewFromState builds the model of spec on be and loads the state of
 // f (read from path, which names it in errors).
-func NewCheckpointModel(be kernels.Backend, f *safetensors.File, spec model.Spec, path string) (*model.Model, error) {
-	m, err := model.New(be, spec)
+func NewFromState(be kernels.Backend, f *safetensors.File, spec Spec, path string) (*Model, error) {
+	m, err := New(be, spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
