@@ -9,6 +9,7 @@ import (
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/model"
 )
 
 // Kind is the type of a setting's value.
@@ -94,9 +95,9 @@ var Settings = []Setting{
 	{Name: "data", Kind: KindChoice, Choices: images.Names(), Label: "Data set", Commands: dataCmds, Demos: imageOnly,
 		Help:    "the image data set: hosted by this site, or from files you choose below",
 		CmdHelp: map[string]string{CmdTrain: dataHelp, CmdSweep: dataHelp, CmdEval: dataHelp}},
-	{Name: "head", Kind: KindChoice, Choices: []string{"lda", "softmax"}, Label: "Head", Commands: []string{CmdTrain}, Demos: imageOnly,
+	{Name: "head", Kind: KindChoice, Choices: names(model.HeadLDA, model.HeadSoftmax), Label: "Head", Commands: []string{CmdTrain}, Demos: imageOnly,
 		Help: "lda: the Gaussian (LDA) head; softmax: a linear softmax head (trains with ce)"},
-	{Name: "loss", Kind: KindChoice, Choices: []string{"dnll", "ce", "nll"}, Label: "Loss", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
+	{Name: "loss", Kind: KindChoice, Choices: names(kernels.DNLL, kernels.CE, kernels.NLL), Label: "Loss", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
 		Help:    "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y",
 		CmdHelp: map[string]string{CmdSynth: "loss: dnll, ce or nll", CmdTrain: "loss: dnll, ce or nll (default dnll for lda, ce for softmax)"}},
 	{Name: "compare", Kind: KindBool, Label: "Side by side", Demos: []string{DemoClassical, DemoDeep},
@@ -105,7 +106,7 @@ var Settings = []Setting{
 		Help: "weight of the DNLL density penalty, a number >= 0", CmdHelp: map[string]string{CmdSynth: "DNLL penalty weight lambda (>= 0)", CmdTrain: "DNLL penalty weight lambda (>= 0)"}},
 	{Name: "lambdas", Kind: KindFloats, Label: "λ values", Commands: []string{CmdSweep}, Demos: []string{DemoSweep}, PageMax: 12,
 		Help: "comma-separated list of λ values (numbers > 0)", CmdHelp: map[string]string{CmdSweep: "comma-separated values of the DNLL weight lambda (> 0)"}},
-	{Name: "cov", Kind: KindChoice, Choices: []string{"full", "diag", "spherical"}, Label: "Covariance", Commands: trainCmds, Demos: allDemos,
+	{Name: "cov", Kind: KindChoice, Choices: names(kernels.Full, kernels.Diagonal, kernels.Spherical), Label: "Covariance", Commands: trainCmds, Demos: allDemos,
 		Help: "parameterisation of the shared covariance Σ", CmdHelp: map[string]string{CmdSynth: "covariance of the LDA head: full, diag or spherical",
 			CmdTrain: "covariance of the LDA head: full, diag or spherical", CmdSweep: "covariance of the LDA head: full, diag or spherical"}},
 	{Name: "epochs", Kind: KindInt, Label: "Epochs", Commands: trainCmds, Demos: allDemos,
@@ -125,11 +126,11 @@ var Settings = []Setting{
 		Help: "seed of the initialisation and the shuffling (a whole number >= 0)",
 		CmdHelp: map[string]string{CmdSynth: "seed of the initialisation and the shuffling", CmdTrain: "seed of the initialisation, the shuffling and the augmentation",
 			CmdSweep: "first seed", CmdEval: "seed of the recalibration batches (deeplda train uses its -seed)"}},
-	{Name: "backend", Kind: KindChoice, Choices: []string{string(BackendAuto), string(BackendWebGPU), string(BackendCPU)}, Label: "Backend", Commands: allCmds, Demos: allDemos,
+	{Name: "backend", Kind: KindChoice, Choices: names(BackendAuto, BackendWebGPU, BackendCPU), Label: "Backend", Commands: allCmds, Demos: allDemos,
 		Help: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
 	{Name: "lr", Kind: KindFloat, Label: "Learning rate", Advanced: true, Commands: trainCmds, Demos: allDemos,
 		Help: "Adam's learning rate (> 0)"},
-	{Name: "encoder", Kind: KindChoice, Choices: []string{"mlp", "none"}, Label: "Encoder", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
+	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone), Label: "Encoder", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
 		Help: "mlp: Deep LDA; none: classical LDA on the inputs"},
 	{Name: "train", Kind: KindInt, Label: "Training points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
 		Help: "size of the training set (at least 2)"},
@@ -161,6 +162,15 @@ var Settings = []Setting{
 	{Name: "size", Kind: KindInt, Commands: []string{CmdBench}, Help: "matrix size S (matmul)"},
 	{Name: "steps", Kind: KindInt, Commands: []string{CmdBench}, Help: "timed steps (after one untimed warm-up step)"},
 	{Name: "cpuprofile", Kind: KindText, Commands: []string{CmdBench}, Help: "write a CPU profile of the timed steps to this file (go tool pprof)"},
+}
+
+// names returns the spellings of values.
+func names(v ...fmt.Stringer) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = x.String()
+	}
+	return out
 }
 
 // setting returns the setting called name; it panics for an unknown name
