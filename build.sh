@@ -34,31 +34,32 @@ build_site() {
 
 # copy_data DIR: copy the image data sets the page can train on into DIR
 # (DIR/<data set>/<published files>, listed in DIR/index.json, which is {}
-# when there is none), from
-# $DEEPLDA_DATA or else ../shared/datasets when it exists. Without them the
-# page says that the site hosts no data and reads the user's files.
+# when there is none), from $DEEPLDA_DATA or else ../shared/datasets when it
+# exists. Which data sets and files: package data/images (images.Hosted),
+# as internal/hosted prints them. Without them the page says that the site
+# hosts no data and reads the user's files.
 copy_data() {
-	local dst=$1 src=${DEEPLDA_DATA:-../shared/datasets} entries="" name f files
+	local dst=$1 src=${DEEPLDA_DATA:-../shared/datasets} entries="" name files f list
 	mkdir -p "$dst"
 	# An empty list when there is nothing to host (the page asks for it).
 	echo '{}' >"$dst/index.json"
 	[ -d "$src" ] || { echo "no image data to host ($src does not exist)"; return 0; }
-	for name in fashion-mnist mnist; do
-		files=""
-		for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz; do
-			[ -f "$src/$name/$f" ] || { files=""; break; }
-			files="$files${files:+, }\"$f\""
+	while read -r name files; do
+		list=""
+		for f in $files; do
+			[ -f "$src/$name/$f" ] || { list=""; break; }
+			list="$list${list:+, }\"$f\""
 		done
-		[ -n "$files" ] || continue
+		[ -n "$list" ] || continue
 		mkdir -p "$dst/$name"
-		cp "$src/$name"/*-ubyte.gz "$dst/$name/"
-		chmod -R u+w "$dst/$name"
-		for f in LICENSE LICENSE.mnist-pngs; do
-			if [ -f "$src/$name/$f" ]; then cp "$src/$name/$f" "$dst/$name/"; fi
+		for f in $files; do cp "$src/$name/$f" "$dst/$name/"; done
+		for f in "$src/$name"/LICENSE*; do
+			if [ -f "$f" ]; then cp "$f" "$dst/$name/"; fi
 		done
+		chmod -R u+w "$dst/$name"
 		entries="$entries${entries:+,
-}  \"$name\": [$files]"
-	done
+}  \"$name\": [$list]"
+	done < <(go run ./internal/hosted)
 	if [ -n "$entries" ]; then
 		printf '{\n%s\n}\n' "$entries" >"$dst/index.json"
 		echo "hosting image data from $src: $(cd "$dst" && echo */)"

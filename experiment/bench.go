@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -27,20 +26,14 @@ type BenchConfig struct {
 	Steps int    // timed steps, after one untimed warm-up step
 }
 
-// Validate reports the first invalid field, named as the command's flag
-// and the benchmark page's URL parameter are.
+// Validate reports the first invalid field as a *SettingError.
 func (c BenchConfig) Validate() error {
-	switch {
-	case c.Model != "convnet" && c.Model != "mlp" && c.Model != "matmul":
-		return fmt.Errorf("model must be convnet, mlp or matmul, got %q", c.Model)
-	case c.Batch < 1:
-		return fmt.Errorf("batch must be positive, got %d", c.Batch)
-	case c.Size < 1:
-		return fmt.Errorf("size must be positive, got %d", c.Size)
-	case c.Steps < 1:
-		return fmt.Errorf("steps must be positive, got %d", c.Steps)
-	}
-	return nil
+	return firstError(
+		checkChoice("model", c.Model),
+		checkAtLeast("batch", c.Batch, 1),
+		checkAtLeast("size", c.Size, 1),
+		checkAtLeast("steps", c.Steps, 1),
+	)
 }
 
 // BenchResult is the timing of a Bench, as "deeplda bench" prints it.

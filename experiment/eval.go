@@ -110,6 +110,21 @@ type EvalConfig struct {
 	Seed          uint64 `json:"seed"`
 }
 
+// Validate reports the first invalid setting as a *SettingError.
+func (c EvalConfig) Validate() error {
+	if c.Checkpoint == "" {
+		return settingError("checkpoint", "checkpoint is required")
+	}
+	return firstError(
+		checkChoice("data", c.Data),
+		checkAtLeast("eval-batch", c.EvalBatch, 1),
+		checkAtLeast("batch", c.Batch, 1),
+		checkAtLeast("limit-test", c.LimitTest, 0),
+		checkAtLeast("limit-train", c.LimitTrain, 0),
+		checkAtLeast("bn-recalibrate", c.BNRecalibrate, 0),
+	)
+}
+
 // EvaluateImages evaluates m on test; with c.BNRecalibrate > 0, it first
 // evaluates with the model's running statistics, recomputes them over
 // batches of trainSet and evaluates again, recording both in

@@ -1,11 +1,8 @@
 package experiment
 
 import (
-	"fmt"
-	"math"
 	"strings"
 
-	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/model"
 )
@@ -82,7 +79,7 @@ type ImageConfig struct {
 // augmentation and BatchNorm recalibration.
 func DefaultImages() ImageConfig {
 	return ImageConfig{
-		Data: "fashion-mnist", DataDir: "data/fashion-mnist", Head: model.HeadLDA.String(), Cov: kernels.Spherical.String(),
+		Data: "fashion-mnist", Head: model.HeadLDA.String(), Cov: kernels.Spherical.String(),
 		Lambda: 0.01, Epochs: 100, Batch: 256, LR: 1e-3, Val: 5000, Seed: 1,
 		Augment: AugmentAuto, BNRecalibrate: BNAuto, EvalBatch: 1024,
 	}
@@ -114,59 +111,42 @@ func (c ImageConfig) Resolved() ImageConfig {
 	return c
 }
 
-// Validate reports the first invalid setting in the words of the flags.
+// Validate reports the first invalid setting as a *SettingError.
 func (c ImageConfig) Validate() error {
 	c = c.Resolved()
-	if _, err := images.Lookup(c.Data); err != nil {
-		return fmt.Errorf("-data: %w", err)
-	}
-	head, err := model.ParseHead(c.Head)
-	if err != nil {
-		return fmt.Errorf("-head must be lda or softmax, got %q", c.Head)
-	}
-	switch {
-	case c.Epochs < 1:
-		return fmt.Errorf("-epochs must be at least 1, got %d", c.Epochs)
-	case c.Batch < 1:
-		return fmt.Errorf("-batch must be at least 1, got %d", c.Batch)
-	case c.EvalBatch < 1:
-		return fmt.Errorf("-eval-batch must be at least 1, got %d", c.EvalBatch)
-	case c.LimitTrain < 0 || c.LimitTest < 0:
-		return fmt.Errorf("-limit-train and -limit-test must be >= 0 (0 means all), got %d and %d", c.LimitTrain, c.LimitTest)
-	case c.Val < 0:
-		return fmt.Errorf("-val must be >= 0, got %d", c.Val)
-	case c.BNRecalibrate < BNAuto:
-		return fmt.Errorf("-bn-recalibrate must be a number of batches >= 0, or -1 for the automatic rule; got %d", c.BNRecalibrate)
-	case !(c.LR > 0) || math.IsInf(c.LR, 0):
-		return fmt.Errorf("-lr must be a finite number > 0, got %v", c.LR)
-	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
-		return fmt.Errorf("-lambda must be a finite number >= 0, got %v", c.Lambda)
-	}
-	switch c.Augment {
-	case AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip:
-	default:
-		return fmt.Errorf("-augment must be auto, none, crop, flip or crop+flip, got %q", c.Augment)
-	}
-	loss, _, err := lossCov(c.Loss, c.Cov)
-	if err != nil {
+	if err := firstError(
+		checkChoice("data", c.Data),
+		checkChoice("head", c.Head),
+		checkAtLeast("epochs", c.Epochs, 1),
+		checkAtLeast("batch", c.Batch, 1),
+		checkAtLeast("eval-batch", c.EvalBatch, 1),
+		checkAtLeast("limit-train", c.LimitTrain, 0),
+		checkAtLeast("limit-test", c.LimitTest, 0),
+		checkAtLeast("val", c.Val, 0),
+		checkLR(c.LR),
+		checkLambda(c.Lambda),
+		checkChoice("augment", c.Augment),
+		checkChoice("loss", c.Loss),
+		checkChoice("cov", c.Cov),
+	); err != nil {
 		return err
 	}
-	if head == model.HeadSoftmax && loss != kernels.CE {
-		return fmt.Errorf("the softmax head trains with -loss ce, not %s", c.Loss)
+	if c.BNRecalibrate < BNAuto {
+		return settingError("bn-recalibrate", "bn-recalibrate must be a number of batches >= 0, or -1 for the automatic rule; got %d", c.BNRecalibrate)
+	}
+	if c.Head == model.HeadSoftmax.String() && c.Loss != kernels.CE.String() {
+		return settingError("loss", "the softmax head trains with ce, not %s", c.Loss)
 	}
 	return nil
 }
 
-// lossCov parses the -loss and -cov settings.
+// lossCov parses the loss and cov settings.
 func lossCov(loss, cov string) (kernels.LossKind, kernels.CovKind, error) {
-	l, err := kernels.ParseLoss(loss)
-	if err != nil {
-		return 0, 0, fmt.Errorf("-loss: %w", err)
+	if err := firstError(checkChoice("loss", loss), checkChoice("cov", cov)); err != nil {
+		return 0, 0, err
 	}
-	c, err := kernels.ParseCov(cov)
-	if err != nil {
-		return 0, 0, fmt.Errorf("-cov: %w", err)
-	}
+	l, _ := kernels.ParseLoss(loss)
+	c, _ := kernels.ParseCov(cov)
 	return l, c, nil
 }
 
@@ -175,10 +155,10 @@ func lossCov(loss, cov string) (kernels.LossKind, kernels.CovKind, error) {
 // fails when c's head, loss or covariance is unknown.
 func ImageSpec(c ImageConfig, shape [3]int, classes int) (model.Spec, error) {
 	c = c.Resolved()
-	head, err := model.ParseHead(c.Head)
-	if err != nil {
-		return model.Spec{}, fmt.Errorf("-head: %w", err)
+	if err := checkChoice("head", c.Head); err != nil {
+		return model.Spec{}, err
 	}
+	head, _ := model.ParseHead(c.Head)
 	loss, cov, err := lossCov(c.Loss, c.Cov)
 	if err != nil {
 		return model.Spec{}, err

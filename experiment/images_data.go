@@ -2,8 +2,8 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/train"
@@ -19,19 +19,23 @@ type ImageData struct {
 // from the official locations (images.Fetch). A missing file gives an error
 // that says how to fetch it.
 func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, error) {
-	if _, err := images.Lookup(c.Data); err != nil {
-		return ImageData{}, fmt.Errorf("-data: %w", err)
+	if err := checkChoice("data", c.Data); err != nil {
+		return ImageData{}, err
 	}
 	if fetch {
-		if err := images.Fetch(ctx, c.Data, c.DataDir, nil); err != nil {
+		if err := fetchImages(ctx, c); err != nil {
 			return ImageData{}, fmt.Errorf("downloading %s into %s: %w", c.Data, c.DataDir, err)
 		}
 	}
 	tr, te, err := images.Load(c.Data, c.DataDir)
-	if err != nil {
-		if strings.Contains(err.Error(), "not found") {
-			return ImageData{}, fmt.Errorf("%w\n(-datadir %s lacks the published files of %s: add -fetch to download them, or call images.Fetch)", err, c.DataDir, c.Data)
-		}
+	var missing *images.MissingError
+	var wrong *images.WrongSetError
+	switch {
+	case errors.As(err, &missing):
+		return ImageData{}, fmt.Errorf("%w\n(-datadir %s lacks the published files of %s: add -fetch to download them)", err, c.DataDir, c.Data)
+	case errors.As(err, &wrong):
+		return ImageData{}, fmt.Errorf("%w\n(-data %s reads them, or give -datadir the files of %s)", err, wrong.Have, c.Data)
+	case err != nil:
 		return ImageData{}, err
 	}
 	return ImageData{Train: tr, Test: te}, nil
@@ -41,11 +45,11 @@ func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, e
 func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Dataset, err error) {
 	n := d.Train.Len()
 	if c.Val >= n {
-		return trainSet, valSet, testSet, fmt.Errorf("-val %d leaves no training image of the %d", c.Val, n)
+		return trainSet, valSet, testSet, settingError("val", "val %d leaves no training image of the %d", c.Val, n)
 	}
 	avail := n - c.Val
 	if c.LimitTrain > avail {
-		return trainSet, valSet, testSet, fmt.Errorf("-limit-train %d with -val %d needs %d training images; %s has %d", c.LimitTrain, c.Val, c.LimitTrain+c.Val, c.Data, n)
+		return trainSet, valSet, testSet, settingError("limit-train", "limit-train %d with val %d needs %d training images; %s has %d", c.LimitTrain, c.Val, c.LimitTrain+c.Val, c.Data, n)
 	}
 	limit := c.LimitTrain
 	if limit == 0 {
@@ -62,16 +66,9 @@ func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Datase
 }
 
 // ClassNames returns the names of the classes of a data set for the
-// figures' legends (nil when they are not listed here: CIFAR-100's 100
-// classes do not fit a legend).
+// figures' legends (nil when they do not fit a legend, see
+// images.Spec.ClassNames).
 func ClassNames(data string) []string {
-	switch data {
-	case "fashion-mnist":
-		return []string{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"}
-	case "mnist":
-		return []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
-	case "cifar10":
-		return []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"}
-	}
-	return nil
+	s, _ := images.Lookup(data)
+	return s.ClassNames
 }

@@ -3,12 +3,15 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/data/images"
+	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/model"
 )
@@ -44,28 +47,27 @@ func TestImageConfigValidate(t *testing.T) {
 		t.Fatalf("defaults: %v", err)
 	}
 	for _, tc := range []struct {
-		edit func(*ImageConfig)
-		want string
+		edit       func(*ImageConfig)
+		name, want string
 	}{
-		{func(c *ImageConfig) { c.Data = "svhn" }, `unknown data set "svhn"`},
-		{func(c *ImageConfig) { c.Head = "mlp" }, "-head must be lda or softmax"},
-		{func(c *ImageConfig) { c.Head, c.Loss = "softmax", "dnll" }, "the softmax head trains with -loss ce"},
-		{func(c *ImageConfig) { c.Loss = "mse" }, `unknown loss "mse"`},
-		{func(c *ImageConfig) { c.Cov = "banana" }, `unknown covariance "banana"`},
-		{func(c *ImageConfig) { c.Epochs = 0 }, "-epochs must be at least 1"},
-		{func(c *ImageConfig) { c.Batch = 0 }, "-batch must be at least 1"},
-		{func(c *ImageConfig) { c.LimitTrain = -1 }, "-limit-train and -limit-test must be >= 0"},
-		{func(c *ImageConfig) { c.Val = -5 }, "-val must be >= 0"},
-		{func(c *ImageConfig) { c.BNRecalibrate = -2 }, "-bn-recalibrate"},
-		{func(c *ImageConfig) { c.Lambda = math.NaN() }, "-lambda must be a finite number"},
-		{func(c *ImageConfig) { c.LR = 0 }, "-lr must be a finite number > 0"},
-		{func(c *ImageConfig) { c.Augment = "rotate" }, "-augment must be"},
+		{func(c *ImageConfig) { c.Data = "svhn" }, "data", `data must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`},
+		{func(c *ImageConfig) { c.Head = "mlp" }, "head", "head must be lda or softmax"},
+		{func(c *ImageConfig) { c.Head, c.Loss = "softmax", "dnll" }, "loss", "the softmax head trains with ce, not dnll"},
+		{func(c *ImageConfig) { c.Loss = "mse" }, "loss", `loss must be dnll, ce or nll, got "mse"`},
+		{func(c *ImageConfig) { c.Cov = "banana" }, "cov", `cov must be full, diag or spherical, got "banana"`},
+		{func(c *ImageConfig) { c.Epochs = 0 }, "epochs", "epochs must be at least 1, got 0"},
+		{func(c *ImageConfig) { c.Batch = 0 }, "batch", "batch must be at least 1"},
+		{func(c *ImageConfig) { c.LimitTrain = -1 }, "limit-train", "limit-train must be >= 0, got -1"},
+		{func(c *ImageConfig) { c.LimitTest = -1 }, "limit-test", "limit-test must be >= 0, got -1"},
+		{func(c *ImageConfig) { c.Val = -5 }, "val", "val must be >= 0"},
+		{func(c *ImageConfig) { c.BNRecalibrate = -2 }, "bn-recalibrate", "bn-recalibrate must be a number of batches"},
+		{func(c *ImageConfig) { c.Lambda = math.NaN() }, "lambda", "lambda must be a finite number"},
+		{func(c *ImageConfig) { c.LR = 0 }, "lr", "learning rate must be a finite number > 0"},
+		{func(c *ImageConfig) { c.Augment = "rotate" }, "augment", "augment must be"},
 	} {
 		c := DefaultImages()
 		tc.edit(&c)
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: error %v, want %q", c, err, tc.want)
-		}
+		checkSettingError(t, c.Validate(), tc.name, tc.want)
 	}
 	// Automatic choices.
 	c := DefaultImages()
@@ -81,21 +83,28 @@ func TestImageConfigValidate(t *testing.T) {
 		t.Errorf("CIFAR-100 spec %+v, %v; want d = 99", s, err)
 	}
 	c.Head = "mlp"
-	if _, err := ImageSpec(c, [3]int{3, 32, 32}, 100); err == nil || !strings.Contains(err.Error(), `-head: unknown head "mlp"`) {
-		t.Errorf("ImageSpec of head mlp: %v", err)
-	}
+	_, err := ImageSpec(c, [3]int{3, 32, 32}, 100)
+	checkSettingError(t, err, "head", `head must be lda or softmax, got "mlp"`)
 }
 
+// TestLoadImageDataErrors checks the messages of a missing data set and
+// of another data set's files: they name the flags to use, not Go
+// functions.
 func TestLoadImageDataErrors(t *testing.T) {
 	c := DefaultImages()
 	c.DataDir = t.TempDir()
 	_, err := LoadImageData(context.Background(), c, false)
-	if err == nil || !strings.Contains(err.Error(), "-fetch") || !strings.Contains(err.Error(), "train-images-idx3-ubyte.gz") {
+	if err == nil || !strings.Contains(err.Error(), "add -fetch to download them") || !strings.Contains(err.Error(), "-datadir "+c.DataDir) ||
+		!strings.Contains(err.Error(), "train-images-idx3-ubyte.gz") || strings.Contains(err.Error(), "images.") || strings.Contains(err.Error(), "Fetch") {
 		t.Errorf("missing files: %v", err)
 	}
 	c.Data = "svhn"
-	if _, err := LoadImageData(context.Background(), c, false); err == nil || !strings.Contains(err.Error(), "unknown data set") {
-		t.Errorf("unknown data set: %v", err)
+	_, err = LoadImageData(context.Background(), c, false)
+	checkSettingError(t, err, "data", `data must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`)
+	c.Data, c.DataDir = "mnist", filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
+	_, err = LoadImageData(context.Background(), c, false)
+	if err == nil || !strings.Contains(err.Error(), "holds fashion-mnist data, not mnist") || !strings.Contains(err.Error(), "-data fashion-mnist reads them") {
+		t.Errorf("Fashion-MNIST as MNIST: %v", err)
 	}
 }
 
@@ -185,15 +194,26 @@ func TestRecalibrationRule(t *testing.T) {
 		t.Errorf("explicit 7: %d batches (%s)", r.BNBatches, r.bnRule())
 	}
 	c.LimitTrain, c.Val = 60, 10
-	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "-limit-train 60 with -val 10") {
-		t.Errorf("too many images asked: %v", err)
-	}
+	_, err = NewImagesFrom(cpu.New(), c, data)
+	checkSettingError(t, err, "limit-train", "limit-train 60 with val 10 needs 70 training images")
 	c.LimitTrain, c.Val = 0, 64
-	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "-val 64 leaves no training image") {
-		t.Errorf("all held out: %v", err)
-	}
+	_, err = NewImagesFrom(cpu.New(), c, data)
+	checkSettingError(t, err, "val", "val 64 leaves no training image")
 	c.Val, c.Data = 0, "cifar10"
 	if _, err := NewImagesFrom(cpu.New(), c, data); err == nil || !strings.Contains(err.Error(), "images in") {
 		t.Errorf("wrong data set: %v", err)
+	}
+}
+
+// checkSettingError checks that err is a *SettingError of the setting
+// name whose message contains want and has no flag syntax.
+func checkSettingError(t *testing.T, err error, name, want string) {
+	t.Helper()
+	var se *SettingError
+	switch {
+	case !errors.As(err, &se):
+		t.Errorf("error %v, want a SettingError of %s", err, name)
+	case se.Name != name || !strings.Contains(se.Msg, want) || strings.Contains(se.Msg, "-"+name):
+		t.Errorf("error of %s: %q, want one of %s with %q", se.Name, se.Msg, name, want)
 	}
 }

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -25,26 +24,19 @@ type SweepConfig struct {
 // about half a decade.
 func DefaultLambdas() []float64 { return []float64{0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10} }
 
-// Validate reports the first invalid setting in the words of the flags.
+// Validate reports the first invalid setting as a *SettingError.
 func (c SweepConfig) Validate() error {
 	if err := c.Base.Validate(); err != nil {
 		return err
 	}
 	b := c.Base.Resolved()
 	switch {
-	case b.Head != model.HeadLDA.String() || b.Loss != kernels.DNLL.String():
-		return fmt.Errorf("the lambda sweep trains the LDA head with DNLL, not the %s head with %s", b.Head, b.Loss)
-	case len(c.Lambdas) == 0:
-		return errors.New("-lambdas is empty")
-	case c.Seeds < 1:
-		return fmt.Errorf("-seeds must be at least 1, got %d", c.Seeds)
+	case b.Head != model.HeadLDA.String():
+		return settingError("head", "the lambda sweep trains the LDA head, not the %s head", b.Head)
+	case b.Loss != kernels.DNLL.String():
+		return settingError("loss", "the lambda sweep trains with dnll, not %s", b.Loss)
 	}
-	for _, l := range c.Lambdas {
-		if !(l > 0) || math.IsInf(l, 0) {
-			return fmt.Errorf("-lambdas: every lambda must be a finite number > 0 (the axis is logarithmic), got %v", l)
-		}
-	}
-	return nil
+	return firstError(CheckLambdas(c.Lambdas), checkAtLeast("seeds", c.Seeds, 1))
 }
 
 // Runs returns the configuration of every run, lambda by lambda, seed by

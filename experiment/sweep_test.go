@@ -20,20 +20,18 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("runs %+v", runs)
 	}
 	for _, tc := range []struct {
-		edit func(*SweepConfig)
-		want string
+		edit       func(*SweepConfig)
+		name, want string
 	}{
-		{func(c *SweepConfig) { c.Lambdas = nil }, "-lambdas is empty"},
-		{func(c *SweepConfig) { c.Lambdas = []float64{0.1, 0} }, "every lambda must be a finite number > 0"},
-		{func(c *SweepConfig) { c.Seeds = 0 }, "-seeds must be at least 1"},
-		{func(c *SweepConfig) { c.Base.Head, c.Base.Loss = "softmax", "ce" }, "trains the LDA head with DNLL"},
-		{func(c *SweepConfig) { c.Base.Loss = "ce" }, "trains the LDA head with DNLL"},
+		{func(c *SweepConfig) { c.Lambdas = nil }, "lambdas", "lambdas is empty"},
+		{func(c *SweepConfig) { c.Lambdas = []float64{0.1, 0} }, "lambdas", "every lambda must be a finite number > 0"},
+		{func(c *SweepConfig) { c.Seeds = 0 }, "seeds", "seeds must be at least 1"},
+		{func(c *SweepConfig) { c.Base.Head, c.Base.Loss = "softmax", "ce" }, "head", "the lambda sweep trains the LDA head"},
+		{func(c *SweepConfig) { c.Base.Loss = "ce" }, "loss", "the lambda sweep trains with dnll"},
 	} {
 		bad := SweepConfig{Base: DefaultImages(), Lambdas: []float64{0.01}, Seeds: 1}
 		tc.edit(&bad)
-		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("error %v, want %q", err, tc.want)
-		}
+		checkSettingError(t, bad.Validate(), tc.name, tc.want)
 	}
 	res := NewSweepResult(c, kernels.Info{Name: "cpu"})
 	f := func(v float64) *report.Float { x := report.Float(v); return &x }

@@ -1,9 +1,6 @@
 package experiment
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/deeplda/deeplda/data/synth"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/model"
@@ -37,25 +34,19 @@ func DefaultSynth() SynthConfig {
 	}
 }
 
-// Validate reports the first invalid setting in the words of the flags.
+// Validate reports the first invalid setting as a *SettingError.
 func (c SynthConfig) Validate() error {
-	if enc, err := model.ParseEncoder(c.Encoder); err != nil || enc == model.EncoderConvNet {
-		return fmt.Errorf("-encoder must be mlp or none, got %q", c.Encoder)
-	}
-	switch {
-	case c.Train < 2 || c.Test < 1:
-		return fmt.Errorf("need at least 2 training and 1 test points, got %d and %d", c.Train, c.Test)
-	case c.Epochs < 1:
-		return fmt.Errorf("-epochs must be at least 1, got %d", c.Epochs)
-	case c.Batch < 1:
-		return fmt.Errorf("-batch must be at least 1, got %d", c.Batch)
-	case !(c.LR > 0) || math.IsInf(c.LR, 0):
-		return fmt.Errorf("-lr must be a finite number > 0, got %v", c.LR)
-	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
-		return fmt.Errorf("-lambda must be a finite number >= 0, got %v", c.Lambda)
-	}
-	_, _, err := lossCov(c.Loss, c.Cov)
-	return err
+	return firstError(
+		checkChoice("encoder", c.Encoder),
+		checkAtLeast("train", c.Train, 2),
+		checkAtLeast("test", c.Test, 1),
+		checkAtLeast("epochs", c.Epochs, 1),
+		checkAtLeast("batch", c.Batch, 1),
+		checkChoice("loss", c.Loss),
+		checkChoice("cov", c.Cov),
+		checkLambda(c.Lambda),
+		checkLR(c.LR),
+	)
 }
 
 // SynthSpec returns the model of c (an LDA head on the toy data), checking
@@ -64,14 +55,8 @@ func SynthSpec(c SynthConfig) (model.Spec, error) {
 	if err := c.Validate(); err != nil {
 		return model.Spec{}, err
 	}
-	enc, err := model.ParseEncoder(c.Encoder)
-	if err != nil {
-		return model.Spec{}, err
-	}
-	loss, cov, err := lossCov(c.Loss, c.Cov)
-	if err != nil {
-		return model.Spec{}, err
-	}
+	enc, _ := model.ParseEncoder(c.Encoder)
+	loss, cov, _ := lossCov(c.Loss, c.Cov)
 	return model.Spec{
 		Encoder: enc, Input: []int{synth.Dim}, Classes: synth.Classes, Dim: synth.Dim,
 		Head: model.HeadLDA, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,

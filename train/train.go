@@ -11,43 +11,16 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/deeplda/deeplda/data"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/model"
 )
 
-// Dataset is an in-memory labelled data set: example i is
-// X[i*Size : (i+1)*Size] with label Y[i].
-type Dataset struct {
-	X       []float32
-	Y       []int32
-	Shape   []int // shape of one example
-	Classes int
-}
+// Dataset is an in-memory labelled data set (see data.Dataset).
+type Dataset = data.Dataset
 
-// Len returns the number of examples.
-func (d Dataset) Len() int { return len(d.Y) }
-
-// Size returns the number of values per example.
-func (d Dataset) Size() int { return kernels.Numel(d.Shape) }
-
-// Validate reports a data set whose sizes or labels are inconsistent.
-func (d Dataset) Validate() error {
-	if d.Len() == 0 {
-		return errors.New("empty data set")
-	}
-	if len(d.X) != d.Len()*d.Size() {
-		return fmt.Errorf("data set has %d values for %d examples of shape %v", len(d.X), d.Len(), d.Shape)
-	}
-	for i, y := range d.Y {
-		if y < 0 || int(y) >= d.Classes {
-			return fmt.Errorf("label %d of example %d is outside [0, %d)", y, i, d.Classes)
-		}
-	}
-	return nil
-}
-
-// Augment transforms one example in place (random crop, flip, ...).
-type Augment func(rng *rand.Rand, x []float32)
+// Augment transforms one example in place (see data.Augment).
+type Augment = data.Augment
 
 // Config controls a training run.
 type Config struct {

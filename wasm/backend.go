@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall/js"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
@@ -26,11 +27,11 @@ type backends struct {
 // get returns the backend for a choice (cpu, webgpu or auto) and, when
 // WebGPU was wanted but cannot be used, a notice saying why the CPU runs
 // instead.
-func (b *backends) get(choice string) (kernels.Backend, string) {
+func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) {
 	if b.cpu == nil {
 		b.cpu = cpu.New()
 	}
-	if choice == "cpu" {
+	if choice == experiment.BackendCPU {
 		return b.cpu, ""
 	}
 	b.probe.Do(func() { b.gpu, b.why = openWebGPU() })
@@ -75,7 +76,7 @@ func openWebGPU() (be kernels.Backend, why string) {
 // describe names a backend for the page's badge.
 func describe(be kernels.Backend) string {
 	info := be.Info()
-	if info.Name == "webgpu" {
+	if experiment.BackendOf(be) == experiment.BackendWebGPU {
 		return "WebGPU · " + info.Adapter
 	}
 	return "CPU · " + info.Adapter

@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,19 +124,13 @@ func (d *dataSource) describe() {
 	}
 }
 
-// hostedSize guesses the download size of a hosted data set.
+// hostedSize says about how much a hosted data set weighs.
 func (d *dataSource) hostedSize(name string) string {
-	switch name {
-	case "fashion-mnist":
-		return "about 30 MB"
-	case "mnist":
-		return "about 11 MB"
-	case "cifar10":
-		return "about 160 MB"
-	case "cifar100":
-		return "about 160 MB"
+	s, err := images.Lookup(name)
+	if err != nil {
+		return "a few files"
 	}
-	return "a few files"
+	return s.DownloadText()
 }
 
 // get returns the data set name: the user's files when they hold it, else
@@ -242,121 +238,76 @@ func (d *dataSource) readFiles(list js.Value) {
 	}
 }
 
-// Roles of the IDX files.
-const (
-	trainImages = iota
-	trainLabels
-	testImages
-	testLabels
-)
-
-// idxRole returns the role of an IDX file by its published name
-// (train-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte, …), or -1.
-func idxRole(name string) int {
-	n := strings.ToLower(path.Base(name))
-	train := strings.HasPrefix(n, "train-")
-	test := strings.HasPrefix(n, "t10k-") || strings.HasPrefix(n, "test-")
-	switch {
-	case train && strings.Contains(n, "-images"):
-		return trainImages
-	case train && strings.Contains(n, "-labels"):
-		return trainLabels
-	case test && strings.Contains(n, "-images"):
-		return testImages
-	case test && strings.Contains(n, "-labels"):
-		return testLabels
+// parse reads a data set from files (recognised by images.Identify): the
+// IDX files of Fashion-MNIST or MNIST, told apart by the SHA-256 of their
+// labels (unknown files are read as want when it is one of the two,
+// else as the first), or CIFAR binary batches. It returns the data set's
+// name, its splits and a description of where they came from.
+func (d *dataSource) parse(files []namedFile, want string) (string, experiment.ImageData, string, error) {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.name
 	}
-	return -1
+	id, err := images.Identify(names)
+	if err != nil {
+		return "", experiment.ImageData{}, "", err
+	}
+	if id.Format != images.IDX {
+		return d.parseCIFAR(files, id)
+	}
+	return d.parseIDX(files, id, want)
 }
 
-// parse reads a data set from files: the IDX files of (Fashion-)MNIST
-// (want names which of the two when it is one of them; fashion-mnist
-// otherwise) or CIFAR binary batches. It returns the data set's name, its
-// splits and a description of where they came from.
-func (d *dataSource) parse(files []namedFile, want string) (string, experiment.ImageData, string, error) {
-	var idx [4]*namedFile
-	var cifarTrain, cifarTest []namedFile
-	cifar100 := false
-	for i := range files {
-		f := &files[i]
-		n := strings.ToLower(path.Base(f.name))
-		if r := idxRole(n); r >= 0 {
-			if idx[r] != nil {
-				return "", experiment.ImageData{}, "", fmt.Errorf("%s and %s are both %s: choose one", idx[r].name, f.name, []string{"training images", "training labels", "test images", "test labels"}[r])
-			}
-			idx[r] = f
+// parseIDX reads the IDX files that Identify recognised.
+func (d *dataSource) parseIDX(files []namedFile, id images.Dropped, want string) (string, experiment.ImageData, string, error) {
+	var raw [2][2][]byte // split, images or labels: the uncompressed data
+	name := ""
+	for k, pair := range [][]int{id.Train, id.Test} {
+		if pair == nil {
 			continue
-		}
-		switch {
-		case n == "test_batch.bin":
-			cifarTest = append(cifarTest, *f)
-		case strings.HasPrefix(n, "data_batch_") && strings.HasSuffix(n, ".bin"):
-			cifarTrain = append(cifarTrain, *f)
-		case n == "train.bin":
-			cifarTrain, cifar100 = append(cifarTrain, *f), true
-		case n == "test.bin":
-			cifarTest, cifar100 = append(cifarTest, *f), true
-		default:
-			return "", experiment.ImageData{}, "", fmt.Errorf("%s: not a file of a data set this page reads: choose the IDX files of Fashion-MNIST or MNIST "+
-				"(train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz; gzipped or not) "+
-				"or CIFAR binary batches (data_batch_1.bin … test_batch.bin, or train.bin and test.bin of CIFAR-100)", f.name)
-		}
-	}
-	hasIDX := slices.ContainsFunc(idx[:], func(f *namedFile) bool { return f != nil })
-	hasCIFAR := len(cifarTrain)+len(cifarTest) > 0
-	switch {
-	case hasIDX && hasCIFAR:
-		return "", experiment.ImageData{}, "", errors.New("these are IDX and CIFAR files together: choose the files of one data set")
-	case hasCIFAR:
-		return d.parseCIFAR(cifarTrain, cifarTest, cifar100)
-	}
-	name := want
-	if name != "fashion-mnist" && name != "mnist" {
-		name = "fashion-mnist"
-	}
-	spec, _ := images.Lookup(name)
-	pair := func(img, lbl int) (*images.Set, error) {
-		switch {
-		case idx[img] == nil && idx[lbl] == nil:
-			return nil, nil
-		case idx[img] == nil:
-			return nil, fmt.Errorf("%s has no images file beside it (%s)", idx[lbl].name, strings.Replace(path.Base(idx[lbl].name), "labels-idx1", "images-idx3", 1))
-		case idx[lbl] == nil:
-			return nil, fmt.Errorf("%s has no labels file beside it (%s)", idx[img].name, strings.Replace(path.Base(idx[img].name), "images-idx3", "labels-idx1", 1))
 		}
 		// Damaged gzip data comes back from gunzip as it is: the parser's
 		// message then names the problem.
-		s, err := images.ParseIDX(idx[img].name, d.gunzip(idx[img].data), idx[lbl].name, d.gunzip(idx[lbl].data), spec.Classes)
+		raw[k][0], raw[k][1] = d.gunzip(files[pair[0]].data), d.gunzip(files[pair[1]].data)
+		sum := sha256.Sum256(raw[k][1])
+		if n := images.Which(hex.EncodeToString(sum[:])); n != "" {
+			name = n
+		}
+	}
+	if name == "" {
+		name = id.Names[0]
+		if slices.Contains(id.Names, want) {
+			name = want
+		}
+	}
+	spec, _ := images.Lookup(name)
+	sets := [2]*images.Set{}
+	for k, pair := range [][]int{id.Train, id.Test} {
+		if pair == nil {
+			continue
+		}
+		img, lbl := files[pair[0]].name, files[pair[1]].name
+		s, err := images.ParseIDX(img, raw[k][0], lbl, raw[k][1], spec.Classes)
 		if err != nil {
-			return nil, err
+			return "", experiment.ImageData{}, "", err
 		}
 		if s.Shape != spec.Shape {
-			return nil, fmt.Errorf("%s: images are %dx%d, %s has %dx%d", idx[img].name, s.Shape[1], s.Shape[2], name, spec.Shape[1], spec.Shape[2])
+			return "", experiment.ImageData{}, "", fmt.Errorf("%s: images are %dx%d, %s has %dx%d", img, s.Shape[1], s.Shape[2], name, spec.Shape[1], spec.Shape[2])
 		}
 		s.Mean, s.Std = slices.Clone(spec.Mean), slices.Clone(spec.Std)
-		return s, nil
+		sets[k] = s
 	}
-	tr, err := pair(trainImages, trainLabels)
-	if err != nil {
-		return "", experiment.ImageData{}, "", err
-	}
-	te, err := pair(testImages, testLabels)
-	if err != nil {
-		return "", experiment.ImageData{}, "", err
-	}
+	tr, te := sets[0], sets[1]
 	var from string
-	switch {
-	case tr != nil && te != nil:
+	if tr != nil && te != nil {
 		from = fmt.Sprintf("%d training and %d test images (IDX, read as %s)", tr.Len(), te.Len(), name)
-	case tr != nil || te != nil:
+	} else {
 		one := tr
 		if one == nil {
 			one = te
 		}
 		tr, te = split(one)
 		from = fmt.Sprintf("one pair of files (%s), split into %d training and %d test images (IDX, read as %s)", path.Base(one.Name), tr.Len(), te.Len(), name)
-	default:
-		return "", experiment.ImageData{}, "", errors.New("no data file chosen")
 	}
 	tr.Name, te.Name = name+" train", name+" test"
 	return name, experiment.ImageData{Train: tr, Test: te}, from, nil
@@ -376,25 +327,15 @@ func split(s *images.Set) (train, test *images.Set) {
 	return part(0, k), part(k, n)
 }
 
-// parseCIFAR reads CIFAR binary batches: the training batches in order
-// and the test batch.
-func (d *dataSource) parseCIFAR(trainFiles, testFiles []namedFile, is100 bool) (string, experiment.ImageData, string, error) {
-	name, f := "cifar10", images.CIFAR10
-	if is100 {
-		name, f = "cifar100", images.CIFAR100
-	}
-	switch {
-	case len(trainFiles) == 0:
-		return "", experiment.ImageData{}, "", fmt.Errorf("%s: no training batch (data_batch_1.bin … or train.bin) among the files", name)
-	case len(testFiles) == 0:
-		return "", experiment.ImageData{}, "", fmt.Errorf("%s: no test batch (test_batch.bin or test.bin) among the files", name)
-	}
-	sort.Slice(trainFiles, func(i, j int) bool { return trainFiles[i].name < trainFiles[j].name })
+// parseCIFAR reads the CIFAR binary batches that Identify recognised: the
+// training batches in order and the test batch.
+func (d *dataSource) parseCIFAR(files []namedFile, id images.Dropped) (string, experiment.ImageData, string, error) {
+	name := id.Names[0]
 	spec, _ := images.Lookup(name)
-	read := func(split string, files []namedFile) (*images.Set, error) {
+	read := func(split string, which []int) (*images.Set, error) {
 		var all *images.Set
-		for _, file := range files {
-			s, err := images.ParseCIFAR(f, file.name, file.data)
+		for _, i := range which {
+			s, err := images.ParseCIFAR(id.Format, files[i].name, files[i].data)
 			if err != nil {
 				return nil, err
 			}
@@ -413,15 +354,15 @@ func (d *dataSource) parseCIFAR(trainFiles, testFiles []namedFile, is100 bool) (
 		all.Mean, all.Std = slices.Clone(spec.Mean), slices.Clone(spec.Std)
 		return all, nil
 	}
-	tr, err := read("train", trainFiles)
+	tr, err := read("train", id.Train)
 	if err != nil {
 		return "", experiment.ImageData{}, "", err
 	}
-	te, err := read("test", testFiles)
+	te, err := read("test", id.Test)
 	if err != nil {
 		return "", experiment.ImageData{}, "", err
 	}
-	from := fmt.Sprintf("%d training and %d test images (%d CIFAR batches)", tr.Len(), te.Len(), len(trainFiles)+len(testFiles))
+	from := fmt.Sprintf("%d training and %d test images (%d CIFAR batches)", tr.Len(), te.Len(), len(id.Train)+len(id.Test))
 	return name, experiment.ImageData{Train: tr, Test: te}, from, nil
 }
 

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"slices"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
@@ -10,7 +11,8 @@ import (
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
-// form is the settings panel: one control per config.Field, each with its
+// form is the settings panel: one control per config.Field (made from
+// experiment.Settings), each with its
 // error message underneath.
 type form struct {
 	controls map[string]dom.HTMLElement // input or select, by field name
@@ -31,10 +33,10 @@ func newForm(onInput func()) *form {
 		row.SetAttribute("data-field", fd.Name)
 		id := "f-" + fd.Name
 		var ctl dom.HTMLElement
-		switch fd.Kind {
+		switch fd.Control {
 		case config.Select:
 			ctl = el("select", "", "")
-			for _, o := range fd.Options {
+			for _, o := range fd.Choices {
 				opt := el("option", "", o)
 				opt.SetAttribute("value", o)
 				ctl.AppendChild(opt)
@@ -50,7 +52,7 @@ func newForm(onInput func()) *form {
 			ctl.SetAttribute("type", "text")
 			ctl.SetAttribute("spellcheck", "false")
 			ctl.SetAttribute("autocomplete", "off")
-			if fd.Kind == config.Number {
+			if fd.Control == config.Number {
 				mode := "decimal"
 				if fd.Step == "1" {
 					mode = "numeric"
@@ -67,7 +69,7 @@ func newForm(onInput func()) *form {
 		msg := el("p", "field-error", "")
 		msg.SetID("e-" + fd.Name)
 		msg.SetAttribute("role", "alert")
-		if fd.Kind == config.Checkbox {
+		if fd.Control == config.Checkbox {
 			row.AppendChild(ctl)
 			row.AppendChild(label)
 		} else {
@@ -94,16 +96,16 @@ func (f *form) value(name string) js.Value { return f.controls[name].Underlying(
 func (f *form) setRaw(raw config.Raw) {
 	for _, fd := range config.Fields {
 		v := raw[fd.Name]
-		if fd.Kind == config.Checkbox {
+		if fd.Control == config.Checkbox {
 			f.value(fd.Name).Set("checked", v == "1")
 			continue
 		}
-		if fd.Kind == config.Select {
+		if fd.Control == config.Select {
 			for _, o := range f.controls[fd.Name].QuerySelectorAll("option[data-unknown]") {
 				f.controls[fd.Name].RemoveChild(o)
 			}
 		}
-		if fd.Kind == config.Select && !contains(fd.Options, v) {
+		if fd.Control == config.Select && !slices.Contains(fd.Choices, v) {
 			// Keep an unknown value visible (with its message) rather than
 			// silently showing the first option.
 			opt := el("option", "", v)
@@ -119,7 +121,7 @@ func (f *form) setRaw(raw config.Raw) {
 func (f *form) raw() config.Raw {
 	r := config.Raw{}
 	for _, fd := range config.Fields {
-		if fd.Kind == config.Checkbox {
+		if fd.Control == config.Checkbox {
 			r[fd.Name] = "0"
 			if f.value(fd.Name).Get("checked").Bool() {
 				r[fd.Name] = "1"
@@ -174,13 +176,4 @@ func (f *form) lock(training bool) {
 	for name, c := range f.controls {
 		enable(c, !training && !(name == "loss" && compare))
 	}
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -11,6 +11,7 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels/webgpu"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/train"
@@ -40,7 +41,7 @@ const saveRatio = 50
 // back is skipped: the GPU's error comes back from the trainer's next read.
 func (a *app) save(jr *jobRun) {
 	r := jr.run
-	if _, gpu := r.Model.Backend.(*webgpu.Backend); !gpu {
+	if experiment.BackendOf(r.Model.Backend) != experiment.BackendWebGPU {
 		return
 	}
 	if last := jr.safe; last != nil && time.Since(last.at) < saveRatio*last.took {
@@ -103,7 +104,7 @@ func (a *app) moveToCPU(s *session, err error) bool {
 	}
 	jr.run.Report.BackendMoves = append(jr.run.Report.BackendMoves, report.BackendMove{From: "webgpu", To: s.be.Info().Name,
 		Error: err.Error(), LostStep: s.at.TotalStep, ResumeStep: resume, KeptEpochs: kept})
-	if s.settings.Backend == "auto" {
+	if s.settings.Backend == experiment.BackendAuto {
 		a.showBackend(s.be, notice+fmt.Sprintf("Training continues on the CPU backend (Go compiled to WebAssembly) %s, %s.", from, state))
 		return true
 	}

@@ -144,7 +144,7 @@ func (a *app) train(s *session) {
 		case errors.As(err, new(*dataError)):
 			a.noData(s, err)
 			return
-		case s.be.Info().Name == "webgpu":
+		case experiment.BackendOf(s.be) == experiment.BackendWebGPU:
 			if !a.moveToCPU(s, err) {
 				return
 			}
@@ -170,7 +170,7 @@ func (a *app) newRun(s *session, jr *jobRun) error {
 		return err
 	}
 	run := t.Base()
-	if s.be.Info().Name == "cpu" {
+	if experiment.BackendOf(s.be) == experiment.BackendCPU {
 		// Reading the statistics back is free on the CPU: report (and so
 		// yield to the browser) after every step.
 		run.Trainer.Cfg.ReportEvery = 1
@@ -194,7 +194,7 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 			a.debugPanic = false
 			panic("debug=panic: a deliberate panic to test the recovery")
 		}
-		if a.debugLose && jr.safe != nil && 2*p.TotalStep >= p.Epochs*p.Steps && s.be.Info().Name == "webgpu" {
+		if a.debugLose && jr.safe != nil && 2*p.TotalStep >= p.Epochs*p.Steps && experiment.BackendOf(s.be) == experiment.BackendWebGPU {
 			a.debugLose = false
 			loseDevices()
 		}
@@ -306,7 +306,7 @@ func (a *app) newImageRun(s *session, c *experiment.ImageConfig) (*experiment.Im
 	a.setProgressText("Preparing the run…")
 	a.yield.now()
 	be := s.be
-	if be.Info().Name == "cpu" {
+	if experiment.BackendOf(be) == experiment.BackendCPU {
 		// Convolutions a few images at a time, with yields between.
 		be = &yieldingBackend{Backend: be, y: &a.yield}
 	}
@@ -380,7 +380,7 @@ func (a *app) failed(s *session, err error) {
 			fatal(fmt.Sprintf("%v (and then: %v)", err, r))
 		}
 	}()
-	if s.be != nil && s.be.Info().Name == "webgpu" {
+	if s.be != nil && experiment.BackendOf(s.be) == experiment.BackendWebGPU {
 		if a.moveToCPU(s, err) {
 			go a.train(s)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 )
@@ -17,22 +18,22 @@ var errNoWebGPU = errors.New("this deeplda was built without cgo (CGO_ENABLED=0)
 // openBackend returns the backend a -backend flag names: cpu, webgpu, or
 // auto (WebGPU on a hardware adapter, else the CPU with a notice on
 // standard error).
-func openBackend(name string) (kernels.Backend, error) {
-	return openBackendNote(name, os.Stderr)
+func openBackend(kind experiment.BackendKind) (kernels.Backend, error) {
+	return openBackendNote(kind, os.Stderr)
 }
 
 // openBackendNote is openBackend writing its notice to stderr.
-func openBackendNote(name string, stderr io.Writer) (kernels.Backend, error) {
-	switch name {
-	case "cpu":
+func openBackendNote(kind experiment.BackendKind, stderr io.Writer) (kernels.Backend, error) {
+	switch kind {
+	case experiment.BackendCPU:
 		return cpu.New(), nil
-	case "webgpu":
+	case experiment.BackendWebGPU:
 		b, _, err := openWebGPU()
 		if err != nil {
 			return nil, fmt.Errorf("-backend webgpu: %w", err)
 		}
 		return b, nil
-	case "auto":
+	case experiment.BackendAuto:
 		b, software, err := openWebGPU()
 		switch {
 		case err == nil && !software:
@@ -49,5 +50,6 @@ func openBackendNote(name string, stderr io.Writer) (kernels.Backend, error) {
 		}
 		return cpu.New(), nil
 	}
-	return nil, usageError{fmt.Errorf("-backend must be cpu, webgpu or auto, got %q", name)}
+	_, err := experiment.ParseBackend(string(kind))
+	return nil, usageError{err}
 }

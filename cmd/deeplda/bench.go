@@ -16,13 +16,10 @@ import (
 // a backend and prints one JSON line (experiment.Bench, which the browser's
 // benchmark page runs too).
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := experiment.BenchConfig{Model: "convnet", Batch: 64, Size: 1024, Steps: 10}
+	backend, cpuprofile := experiment.BackendAuto, ""
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto")
-	which := fs.String("model", "convnet", "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)")
-	batch := fs.Int("batch", 64, "batch size (convnet, mlp)")
-	size := fs.Int("size", 1024, "matrix size S (matmul)")
-	steps := fs.Int("steps", 10, "timed steps (after one untimed warm-up step)")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file (go tool pprof)")
+	flags(fs, experiment.CmdBench, cfg.Bind(), experiment.Values{"backend": &backend, "cpuprofile": &cpuprofile})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deeplda bench [flags]\n\nTimes the backend and prints one JSON line.\n\nFlags:")
 		fs.PrintDefaults()
@@ -30,11 +27,10 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	cfg := experiment.BenchConfig{Model: *which, Batch: *batch, Size: *size, Steps: *steps}
 	if err := cfg.Validate(); err != nil {
-		return usageError{fmt.Errorf("-%w", err)}
+		return usageError{err}
 	}
-	be, err := openBackendNote(*backend, stderr)
+	be, err := openBackendNote(backend, stderr)
 	if err != nil {
 		return err
 	}
@@ -46,8 +42,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := b.WarmUp(); err != nil {
 		return err
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
 		if err != nil {
 			return err
 		}

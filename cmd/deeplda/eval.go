@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
@@ -21,20 +20,9 @@ import (
 // embeddings and scores).
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.EvalConfig{Data: "fashion-mnist", EvalBatch: 1024, Batch: 256, Seed: 1}
+	fetch, backend, dump, out := false, experiment.BackendAuto, "", "out/eval"
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.StringVar(&c.Checkpoint, "checkpoint", "", "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names")
-	fs.StringVar(&c.Data, "data", c.Data, "data set: "+strings.Join(images.Names(), ", "))
-	fs.StringVar(&c.DataDir, "datadir", "", "folder with the data set's published files (default datasets/<data>)")
-	fetch := fs.Bool("fetch", false, "download the data set's missing files into -datadir first")
-	fs.IntVar(&c.LimitTest, "limit-test", 0, "evaluate on the first N test images (0: all)")
-	fs.IntVar(&c.EvalBatch, "eval-batch", c.EvalBatch, "evaluation batch size")
-	fs.IntVar(&c.BNRecalibrate, "bn-recalibrate", 0, "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)")
-	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size of the BatchNorm recalibration")
-	fs.IntVar(&c.LimitTrain, "limit-train", 0, "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)")
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the recalibration batches (deeplda train uses its -seed)")
-	dump := fs.String("dump", "", "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)")
-	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
-	out := fs.String("out", "out/eval", "output folder for report.json and the SVG figures")
+	flags(fs, experiment.CmdEval, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "dump": &dump, "out": &out})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda eval -checkpoint FILE [flags]
 
@@ -53,19 +41,10 @@ Flags:`)
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if c.Checkpoint == "" {
-		return usageError{fmt.Errorf("-checkpoint is required")}
+	if err := c.Validate(); err != nil {
+		return usageError{err}
 	}
-	spec, err := images.Lookup(c.Data)
-	if err != nil {
-		return usageError{fmt.Errorf("-data: %w", err)}
-	}
-	switch {
-	case c.EvalBatch < 1 || c.Batch < 1:
-		return usageError{fmt.Errorf("-eval-batch and -batch must be at least 1")}
-	case c.LimitTest < 0 || c.LimitTrain < 0 || c.BNRecalibrate < 0:
-		return usageError{fmt.Errorf("-limit-test, -limit-train and -bn-recalibrate must be >= 0")}
-	}
+	spec, _ := images.Lookup(c.Data)
 	if c.DataDir == "" {
 		c.DataDir = filepath.Join("datasets", c.Data)
 	}
@@ -77,7 +56,7 @@ Flags:`)
 		return fmt.Errorf("the checkpoint takes %d-channel images in %d classes; %s has %d channels and %d classes",
 			mspec.Input[0], mspec.Classes, c.Data, spec.Shape[0], spec.Classes)
 	}
-	be, err := openBackend(*backend)
+	be, err := openBackend(backend)
 	if err != nil {
 		return err
 	}
@@ -86,11 +65,11 @@ Flags:`)
 	if err != nil {
 		return err
 	}
-	data, err := experiment.LoadImageData(ctx, experiment.ImageConfig{Data: c.Data, DataDir: c.DataDir}, *fetch)
+	data, err := experiment.LoadImageData(ctx, experiment.ImageConfig{Data: c.Data, DataDir: c.DataDir}, fetch)
 	if err != nil {
 		return err
 	}
-	folder, err := openOut(*out, false)
+	folder, err := openOut(out, false)
 	if err != nil {
 		return err
 	}
@@ -103,7 +82,7 @@ Flags:`)
 	if err != nil {
 		return err
 	}
-	if err := writeEval(*out, *dump, res); err != nil {
+	if err := writeEval(out, dump, res); err != nil {
 		return err
 	}
 	r := res.Report
@@ -118,7 +97,7 @@ Flags:`)
 	if s := r.Head.Sigma; s != nil {
 		fmt.Fprintf(stdout, "head: sigma %.4g\n", float64(*s))
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*out, "report.json"))
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "report.json"))
 	return nil
 }
 

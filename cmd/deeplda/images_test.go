@@ -51,10 +51,10 @@ func TestImageBadCommandLines(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"train", "-data", "svhn"}, `unknown data set "svhn"`},
+		{[]string{"train", "-data", "svhn"}, `-data must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`},
 		{[]string{"train", "-head", "mlp"}, "-head must be lda or softmax"},
-		{[]string{"train", "-head", "softmax", "-loss", "dnll"}, "the softmax head trains with -loss ce"},
-		{[]string{"train", "-cov", "banana"}, `unknown covariance "banana"`},
+		{[]string{"train", "-head", "softmax", "-loss", "dnll"}, "-loss: the softmax head trains with ce, not dnll"},
+		{[]string{"train", "-cov", "banana"}, `-cov must be full, diag or spherical, got "banana"`},
 		{[]string{"train", "-augment", "rotate"}, "-augment must be"},
 		{[]string{"train", "-epochs", "0"}, "-epochs must be at least 1"},
 		{[]string{"train", "-bn-recalibrate", "-3"}, "-bn-recalibrate must be"},
@@ -64,7 +64,7 @@ func TestImageBadCommandLines(t *testing.T) {
 		{[]string{"sweep", "-lambdas", "0,1"}, "every lambda must be a finite number > 0"},
 		{[]string{"sweep", "-seeds", "0"}, "-seeds must be at least 1"},
 		{[]string{"eval"}, "-checkpoint is required"},
-		{[]string{"eval", "-checkpoint", "x", "-data", "svhn"}, `unknown data set "svhn"`},
+		{[]string{"eval", "-checkpoint", "x", "-data", "svhn"}, `-data must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`},
 		{[]string{"eval", "-checkpoint", "x", "-limit-test", "-1"}, "must be >= 0"},
 	} {
 		code, _, stderr := runCmd(t, tc.args...)

@@ -82,10 +82,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "deeplda %s: %v (run 'deeplda %s -h' for the flags)\n", name, ue.error, name)
+		fmt.Fprintf(stderr, "deeplda %s: %s (run 'deeplda %s -h' for the flags)\n", name, flagMessage(ue.error), name)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "deeplda %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "deeplda %s: %s\n", name, flagMessage(err))
 		return 1
 	}
 }

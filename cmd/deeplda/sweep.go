@@ -7,53 +7,21 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/report"
 )
 
-// floatList is a comma-separated list of numbers as a flag value.
-type floatList []float64
-
-func (l *floatList) String() string {
-	s := make([]string, len(*l))
-	for i, v := range *l {
-		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return strings.Join(s, ",")
-}
-
-func (l *floatList) Set(v string) error {
-	var out floatList
-	for _, f := range strings.Split(v, ",") {
-		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, x)
-	}
-	*l = out
-	return nil
-}
-
 // sweepCmd runs the lambda sweep: the image experiment with the LDA head
 // and DNLL for every lambda and seed; it writes sweep.json and the sweep
 // figures after every run, and each run's report.json under runs/.
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.SweepConfig{Base: experiment.DefaultImages(), Lambdas: experiment.DefaultLambdas(), Seeds: 3}
-	c.Base.DataDir, c.Base.Loss = "", kernels.DNLL.String()
+	c.Base.Loss = kernels.DNLL.String()
+	fetch, backend, out, quiet := false, experiment.BackendAuto, "out/sweep", false
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fetch := imageFlags(fs, &c.Base)
-	lambdas := floatList(c.Lambdas)
-	fs.Var(&lambdas, "lambdas", "comma-separated values of the DNLL weight lambda (> 0)")
-	fs.IntVar(&c.Seeds, "seeds", c.Seeds, "seeds per lambda (-seed, -seed+1, ...)")
-	fs.Uint64Var(&c.Base.Seed, "seed", c.Base.Seed, "first seed")
-	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
-	out := fs.String("out", "out/sweep", "output folder for sweep.json, the SVG figures and runs/*/report.json")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	flags(fs, experiment.CmdSweep, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "out": &out, "quiet": &quiet})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda sweep [flags]
 
@@ -72,21 +40,20 @@ Flags:`)
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	c.Lambdas = lambdas
 	defaultDataDir(&c.Base)
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
-	data, err := experiment.LoadImageData(ctx, c.Base, *fetch)
+	data, err := experiment.LoadImageData(ctx, c.Base, fetch)
 	if err != nil {
 		return err
 	}
-	be, err := openBackend(*backend)
+	be, err := openBackend(backend)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	folder, err := openOut(*out, false)
+	folder, err := openOut(out, false)
 	if err != nil {
 		return err
 	}
@@ -94,26 +61,26 @@ Flags:`)
 	res := experiment.NewSweepResult(c, be.Info())
 	runs := c.Runs()
 	for i, rc := range runs {
-		dir := filepath.Join(*out, "runs", fmt.Sprintf("lambda-%g-seed-%d", rc.Lambda, rc.Seed))
+		dir := filepath.Join(out, "runs", fmt.Sprintf("lambda-%g-seed-%d", rc.Lambda, rc.Seed))
 		if err := prepareOut(dir); err != nil {
 			return err
 		}
-		if !*quiet {
+		if !quiet {
 			fmt.Fprintf(stderr, "run %d/%d: lambda %g, seed %d\n", i+1, len(runs), rc.Lambda, rc.Seed)
 		}
 		run, err := experiment.NewImagesFrom(be, rc, data)
 		if err != nil {
 			return usageError{err}
 		}
-		if err := sweepRun(ctx, run, dir, *quiet, stderr); err != nil {
+		if err := sweepRun(ctx, run, dir, quiet, stderr); err != nil {
 			if errors.Is(err, context.Canceled) {
-				fmt.Fprintf(stderr, "interrupted: %s holds the %d finished runs\n", filepath.Join(*out, "sweep.json"), len(res.Points))
+				fmt.Fprintf(stderr, "interrupted: %s holds the %d finished runs\n", filepath.Join(out, "sweep.json"), len(res.Points))
 				return err
 			}
 			fmt.Fprintf(stderr, "lambda %g, seed %d: %v\n", rc.Lambda, rc.Seed, err)
 		}
 		res.Add(run)
-		if err := writeSweep(*out, res); err != nil {
+		if err := writeSweep(out, res); err != nil {
 			return err
 		}
 		p := res.Points[len(res.Points)-1]
@@ -131,7 +98,7 @@ Flags:`)
 		fmt.Fprintf(stdout, "lambda %-6g accuracy %.2f ± %.2f%%, ECE %.2f ± %.2f%%%s (%d runs)\n", r.Lambda,
 			100*r.Accuracy.Mean, 200*r.Accuracy.Std, 100*r.ECE.Mean, 200*r.ECE.Std, sigma, r.Runs)
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*out, "sweep.json"))
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "sweep.json"))
 	return nil
 }
 

@@ -16,20 +16,10 @@ import (
 // the checkpoint to -out.
 func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.DefaultSynth()
+	backend := experiment.BackendAuto
+	o := &output{dir: "out/synth"}
 	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
-	fs.StringVar(&c.Encoder, "encoder", c.Encoder, "encoder: mlp (deep LDA) or none (classical LDA on the inputs)")
-	fs.StringVar(&c.Loss, "loss", c.Loss, "loss: nll, ce or dnll")
-	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "DNLL penalty weight lambda (>= 0)")
-	fs.StringVar(&c.Cov, "cov", c.Cov, "covariance of the LDA head: full, diag or spherical")
-	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
-	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size")
-	fs.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the initialisation and the shuffling")
-	fs.Uint64Var(&c.DataSeed, "data-seed", c.DataSeed, "seed of the data set (the test set uses data-seed+1)")
-	fs.IntVar(&c.Train, "train", c.Train, "training points")
-	fs.IntVar(&c.Test, "test", c.Test, "test points")
-	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
-	o := outputFlags(fs, "out/synth")
+	flags(fs, experiment.CmdSynth, c.Bind(), o.bind(), experiment.Values{"backend": &backend})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deeplda synth [flags]\n\nTrains Deep LDA (or classical LDA) on the paper's 3-class 2-D toy data.\n\nFlags:")
 		fs.PrintDefaults()
@@ -40,7 +30,7 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
-	be, err := openBackendNote(*backend, stderr)
+	be, err := openBackendNote(backend, stderr)
 	if err != nil {
 		return err
 	}
@@ -65,14 +55,9 @@ type output struct {
 	resume bool
 }
 
-// outputFlags registers -out (default dir), -quiet and -resume on fs.
-func outputFlags(fs *flag.FlagSet, dir string) *output {
-	o := &output{}
-	fs.StringVar(&o.dir, "out", dir, "output folder for report.json, the SVG figures, "+experiment.CheckpointFile+" and "+experiment.ResumeFile)
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	fs.BoolVar(&o.resume, "resume", false, "continue the run in -out after its last completed epoch ("+experiment.ResumeFile+
-		", written after every epoch), with the same flags; -epochs may be raised")
-	return o
+// bind returns the variables of -out, -quiet and -resume.
+func (o *output) bind() experiment.Values {
+	return experiment.Values{"out": &o.dir, "quiet": &o.quiet, "resume": &o.resume}
 }
 
 // trainAndWrite trains the run with a progress bar (after its last

@@ -6,29 +6,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
-	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
 )
-
-// imageFlags registers the flags that train and sweep share on fs.
-func imageFlags(fs *flag.FlagSet, c *experiment.ImageConfig) (fetch *bool) {
-	fs.StringVar(&c.Data, "data", c.Data, "data set: "+strings.Join(images.Names(), ", "))
-	fs.StringVar(&c.DataDir, "datadir", c.DataDir, "folder with the data set's published files (default datasets/<data>)")
-	fetch = fs.Bool("fetch", false, "download the data set's missing files into -datadir first (official locations, hashes checked)")
-	fs.StringVar(&c.Cov, "cov", c.Cov, "covariance of the LDA head: spherical, diag or full")
-	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
-	fs.IntVar(&c.Batch, "batch", c.Batch, "batch size")
-	fs.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
-	fs.IntVar(&c.LimitTrain, "limit-train", c.LimitTrain, "train on the first N training images in file order (0: all but the -val held-out ones)")
-	fs.IntVar(&c.LimitTest, "limit-test", c.LimitTest, "evaluate on the first N test images (0: all)")
-	fs.IntVar(&c.Val, "val", c.Val, "training images held out from the end of the training file to fit temperature scaling (0: none)")
-	fs.StringVar(&c.Augment, "augment", c.Augment, "augmentation: auto (crop+flip for CIFAR, none for the MNISTs, as the paper says), none, crop, flip or crop+flip")
-	fs.IntVar(&c.BNRecalibrate, "bn-recalibrate", c.BNRecalibrate, fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", experiment.BNAutoBatches, experiment.BNAutoMaxSteps))
-	fs.IntVar(&c.EvalBatch, "eval-batch", c.EvalBatch, "evaluation batch size")
-	return fetch
-}
 
 // defaultDataDir fills an empty -datadir.
 func defaultDataDir(c *experiment.ImageConfig) {
@@ -41,15 +21,11 @@ func defaultDataDir(c *experiment.ImageConfig) {
 // report.json, the figures and the checkpoint to -out.
 func trainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.DefaultImages()
-	c.DataDir, c.Loss = "", ""
+	c.Loss = ""
+	fetch, backend := false, experiment.BackendAuto
+	o := &output{dir: "out/train"}
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fetch := imageFlags(fs, &c)
-	fs.StringVar(&c.Head, "head", c.Head, "head: lda or softmax")
-	fs.StringVar(&c.Loss, "loss", c.Loss, "loss: dnll, ce or nll (default dnll for lda, ce for softmax)")
-	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "DNLL penalty weight lambda (>= 0)")
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the initialisation, the shuffling and the augmentation")
-	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto (WebGPU when an adapter exists)")
-	o := outputFlags(fs, "out/train")
+	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), experiment.Values{"fetch": &fetch, "backend": &backend})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda train [flags]
 
@@ -72,11 +48,11 @@ Flags:`)
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
-	data, err := experiment.LoadImageData(ctx, c, *fetch)
+	data, err := experiment.LoadImageData(ctx, c, fetch)
 	if err != nil {
 		return err
 	}
-	be, err := openBackend(*backend)
+	be, err := openBackend(backend)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/deeplda/deeplda/train"
+	"github.com/deeplda/deeplda/data"
 )
 
 // CropPadding is the zero padding of the random crop, as in torchvision's
@@ -26,7 +26,7 @@ const CropPadding = 4
 // The function keeps no state and may be used concurrently with separate
 // generators. It panics if an example does not have s.Size() values, and
 // Augment panics if the shape or normalisation constants of s are unusable.
-func Augment(s *Set, crop, flip bool) train.Augment {
+func Augment(s *Set, crop, flip bool) data.Augment {
 	fill := s.Fill()
 	c, h, w := s.Shape[0], s.Shape[1], s.Shape[2]
 	size := c * h * w

@@ -1,3 +1,5 @@
+//go:build !js
+
 package images
 
 import (
@@ -12,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/deeplda/deeplda/internal/sharedtest"
 )
 
 // server serves files from a map of paths to contents and counts requests.
@@ -156,7 +160,7 @@ func TestFetchIDXErrors(t *testing.T) {
 	t.Run("unknown", func(t *testing.T) {
 		wantErr(t, Fetch(ctx, "imagenet", t.TempDir(), nil), `unknown data set "imagenet"`)
 		_, _, err := Load("svhn", t.TempDir())
-		wantErr(t, err, `unknown data set "svhn" (known: cifar10, cifar100, fashion-mnist, mnist)`)
+		wantErr(t, err, `unknown data set "svhn" (known: fashion-mnist, mnist, cifar10, cifar100)`)
 	})
 }
 
@@ -302,7 +306,7 @@ func TestFetchCIFARErrors(t *testing.T) {
 }
 
 func TestSpecs(t *testing.T) {
-	if got := strings.Join(Names(), " "); got != "cifar10 cifar100 fashion-mnist mnist" {
+	if got := strings.Join(Names(), " "); got != "fashion-mnist mnist cifar10 cifar100" {
 		t.Errorf("Names() = %s", got)
 	}
 	for _, n := range Names() {
@@ -347,7 +351,7 @@ func TestSpecs(t *testing.T) {
 func TestLoadMissingAndShape(t *testing.T) {
 	dir := t.TempDir()
 	_, _, err := Load("fashion-mnist", dir)
-	wantErr(t, err, "fashion-mnist: train-images-idx3-ubyte.gz not found", "Fetch downloads it from http://fashion-mnist")
+	wantErr(t, err, "fashion-mnist: train-images-idx3-ubyte.gz not found", "it is published at http://fashion-mnist")
 	_, _, err = Load("cifar100", dir)
 	wantErr(t, err, "cifar100: train.bin not found", "cifar-100-binary.tar.gz")
 
@@ -370,4 +374,21 @@ func TestLoadMissingAndShape(t *testing.T) {
 	writeFile(t, dir, "t10k-labels-idx1-ubyte", idxBytes(idxLabels, []uint32{2}, []byte{1, 2}))
 	_, _, err = LoadSpec(s, dir)
 	wantErr(t, err, "t10k-labels-idx1-ubyte: 2 labels, but", "t10k-images-idx3-ubyte has 3 images")
+}
+
+// TestFetchReal serves the published MNIST files from a local server and
+// fetches them with the recorded hashes.
+func TestFetchReal(t *testing.T) {
+	root := sharedtest.Dir(t, "datasets")
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(root, "mnist"))))
+	defer srv.Close()
+	spec, _ := Lookup("mnist")
+	spec.BaseURL = srv.URL + "/"
+	dir := t.TempDir()
+	if err := FetchSpec(t.Context(), spec, dir, srv.Client()); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, dir); len(got) != 4 {
+		t.Errorf("fetched %v", got)
+	}
 }

@@ -135,6 +135,9 @@ func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string)
 	}
 	if wantSHA != "" {
 		if got := hex.EncodeToString(h.Sum(nil)); got != wantSHA {
+			if have, want := Which(got), Which(wantSHA); have != "" && have != want {
+				return nil, &WrongSetError{Path: name, Have: have, Want: want}
+			}
 			return nil, fmt.Errorf("%s: SHA-256 of the uncompressed data is %s, expected %s", name, got, wantSHA)
 		}
 	}

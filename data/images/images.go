@@ -8,9 +8,15 @@
 // ([Set.Dataset]). [Augment] returns the training augmentation (random crop
 // with zero padding 4 and horizontal flip) for the trainer.
 //
+// The facts about each data set (its files, their hashes, its class names,
+// its download size, whether the static site hosts it) are in its [Spec]
+// ([Lookup], [Names], [Hosted]); [Identify] recognises a user's set of
+// files by their names, and [Which] a file by its hash.
+//
 // [Load] reads a data set from a local folder and verifies the files whose
 // SHA-256 is recorded (see [Spec]); [Fetch] downloads missing files from the
-// official locations. Nothing is downloaded unless Fetch is called.
+// official locations. Nothing is downloaded unless Fetch is called. The
+// fetcher (net/http) is left out of the WebAssembly build.
 //
 // Integrity: the SHA-256 of the uncompressed IDX data of Fashion-MNIST and
 // MNIST is recorded and checked. For CIFAR-10 and CIFAR-100 no hash is
@@ -26,7 +32,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/deeplda/deeplda/train"
+	"github.com/deeplda/deeplda/data"
 )
 
 // maxBytes is the largest pixel (or label) payload accepted from one file
@@ -188,10 +194,10 @@ func (s *Set) Subset(limit int) *Set {
 }
 
 // Dataset returns the first limit examples (all of them when limit is 0 or
-// at least Len()) as a train.Dataset of normalised float32 values (see
+// at least Len()) as a data.Dataset of normalised float32 values (see
 // Normalize) with shape [C,H,W]. It panics if limit is negative or the set
 // is invalid (see Validate).
-func (s *Set) Dataset(limit int) train.Dataset {
+func (s *Set) Dataset(limit int) data.Dataset {
 	if err := s.Validate(); err != nil {
 		panic("images: Dataset: " + err.Error())
 	}
@@ -212,7 +218,7 @@ func (s *Set) Dataset(limit int) train.Dataset {
 	for i, l := range s.Labels[:n] {
 		y[i] = int32(l)
 	}
-	return train.Dataset{X: x, Y: y, Shape: []int{s.Shape[0], s.Shape[1], s.Shape[2]}, Classes: s.Classes}
+	return data.Dataset{X: x, Y: y, Shape: []int{s.Shape[0], s.Shape[1], s.Shape[2]}, Classes: s.Classes}
 }
 
 // Stats returns the mean and standard deviation of each channel over all

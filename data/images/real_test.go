@@ -2,8 +2,6 @@ package images
 
 import (
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -84,22 +82,5 @@ func TestRealIDX(t *testing.T) {
 				t.Errorf("Dataset(100): %v, %d examples", err, d.Len())
 			}
 		})
-	}
-}
-
-// TestFetchReal serves the published MNIST files from a local server and
-// fetches them with the recorded hashes.
-func TestFetchReal(t *testing.T) {
-	root := sharedtest.Dir(t, "datasets")
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(root, "mnist"))))
-	defer srv.Close()
-	spec, _ := Lookup("mnist")
-	spec.BaseURL = srv.URL + "/"
-	dir := t.TempDir()
-	if err := FetchSpec(t.Context(), spec, dir, srv.Client()); err != nil {
-		t.Fatal(err)
-	}
-	if got := listDir(t, dir); len(got) != 4 {
-		t.Errorf("fetched %v", got)
 	}
 }

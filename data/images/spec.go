@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -43,15 +42,26 @@ type Spec struct {
 	// Train and Test are the files of each split. For IDX, the image file
 	// then the label file; for CIFAR, the batch files in order.
 	Train, Test []File
+
+	// ClassNames names the classes for the figures' legends; nil when
+	// they do not fit a legend (CIFAR-100's 100 classes).
+	ClassNames []string
+	// Download is about how many bytes the published files weigh.
+	Download int64
+	// Hosted says that the static site carries the data set's published
+	// files (see Hosted): the small IDX sets.
+	Hosted bool
 }
 
-// specs are the known data sets. The SHA-256 values are those of the
+// specs are the known data sets, in the order of Names. The SHA-256 values are those of the
 // uncompressed IDX data of the published files. No hash is recorded for
 // the CIFAR files: they are checked for structure only.
-var specs = map[string]Spec{
-	"fashion-mnist": {
+var specs = []Spec{
+	{
 		Name: "fashion-mnist", Format: IDX, Shape: [3]int{1, 28, 28}, Classes: 10,
 		Mean: []float32{0.2860}, Std: []float32{0.3530},
+		ClassNames: []string{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"},
+		Download:   30_878_645, Hosted: true,
 		BaseURL: "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",
 		Train: []File{
 			{"train-images-idx3-ubyte.gz", "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888"},
@@ -62,9 +72,11 @@ var specs = map[string]Spec{
 			{"t10k-labels-idx1-ubyte.gz", "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34"},
 		},
 	},
-	"mnist": {
+	{
 		Name: "mnist", Format: IDX, Shape: [3]int{1, 28, 28}, Classes: 10,
 		Mean: []float32{0.1307}, Std: []float32{0.3081},
+		ClassNames: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
+		Download:   11_594_722, Hosted: true,
 		BaseURL: "https://ossci-datasets.s3.amazonaws.com/mnist/",
 		Train: []File{
 			{"train-images-idx3-ubyte.gz", "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db"},
@@ -75,51 +87,88 @@ var specs = map[string]Spec{
 			{"t10k-labels-idx1-ubyte.gz", "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"},
 		},
 	},
-	"cifar10": {
+	{
 		Name: "cifar10", Format: CIFAR10, Shape: [3]int{3, 32, 32}, Classes: 10,
-		Mean:    []float32{0.4914, 0.4822, 0.4465},
-		Std:     []float32{0.2470, 0.2435, 0.2616},
-		BaseURL: "https://www.cs.toronto.edu/~kriz/",
-		Archive: "cifar-10-binary.tar.gz",
-		Folder:  "cifar-10-batches-bin",
+		Mean:       []float32{0.4914, 0.4822, 0.4465},
+		Std:        []float32{0.2470, 0.2435, 0.2616},
+		ClassNames: []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"},
+		Download:   170_052_171,
+		BaseURL:    "https://www.cs.toronto.edu/~kriz/",
+		Archive:    "cifar-10-binary.tar.gz",
+		Folder:     "cifar-10-batches-bin",
 		Train: []File{
 			{Name: "data_batch_1.bin"}, {Name: "data_batch_2.bin"}, {Name: "data_batch_3.bin"},
 			{Name: "data_batch_4.bin"}, {Name: "data_batch_5.bin"},
 		},
 		Test: []File{{Name: "test_batch.bin"}},
 	},
-	"cifar100": {
+	{
 		Name: "cifar100", Format: CIFAR100, Shape: [3]int{3, 32, 32}, Classes: 100,
-		Mean:    []float32{0.5071, 0.4867, 0.4408},
-		Std:     []float32{0.2675, 0.2565, 0.2761},
-		BaseURL: "https://www.cs.toronto.edu/~kriz/",
-		Archive: "cifar-100-binary.tar.gz",
-		Folder:  "cifar-100-binary",
-		Train:   []File{{Name: "train.bin"}},
-		Test:    []File{{Name: "test.bin"}},
+		Mean:     []float32{0.5071, 0.4867, 0.4408},
+		Std:      []float32{0.2675, 0.2565, 0.2761},
+		Download: 168_513_733,
+		BaseURL:  "https://www.cs.toronto.edu/~kriz/",
+		Archive:  "cifar-100-binary.tar.gz",
+		Folder:   "cifar-100-binary",
+		Train:    []File{{Name: "train.bin"}},
+		Test:     []File{{Name: "test.bin"}},
 	},
 }
 
-// Names returns the names of the known data sets, sorted: cifar10,
-// cifar100, fashion-mnist, mnist.
+// Names returns the names of the known data sets: fashion-mnist, mnist,
+// cifar10, cifar100.
 func Names() []string {
-	names := make([]string, 0, len(specs))
-	for n := range specs {
-		names = append(names, n)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
 	}
-	sort.Strings(names)
 	return names
+}
+
+// spec returns the description of a known data set (shared: not to be
+// modified), or false.
+func spec(name string) (Spec, bool) {
+	i := slices.IndexFunc(specs, func(s Spec) bool { return s.Name == name })
+	if i < 0 {
+		return Spec{}, false
+	}
+	return specs[i], true
 }
 
 // Lookup returns (a copy of) the description of a known data set.
 func Lookup(name string) (Spec, error) {
-	s, ok := specs[name]
+	s, ok := spec(name)
 	if !ok {
 		return Spec{}, fmt.Errorf("unknown data set %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	s.Mean, s.Std = slices.Clone(s.Mean), slices.Clone(s.Std)
 	s.Train, s.Test = slices.Clone(s.Train), slices.Clone(s.Test)
+	s.ClassNames = slices.Clone(s.ClassNames)
 	return s, nil
+}
+
+// Hosted returns the names of the data sets the static site carries
+// (Spec.Hosted), in the order of Names.
+func Hosted() []string {
+	var out []string
+	for _, s := range specs {
+		if s.Hosted {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// Files returns the names of the published files of both splits, in
+// order (the training files first).
+func (s Spec) Files() []string {
+	return fileNames(slices.Concat(s.Train, s.Test))
+}
+
+// DownloadText says about how much the published files weigh:
+// "about 30 MB".
+func (s Spec) DownloadText() string {
+	return fmt.Sprintf("about %d MB", (s.Download+500_000)/1_000_000)
 }
 
 // check panics on a description that cannot be used.
@@ -212,8 +261,7 @@ func locate(s *Spec, dir string, f File) (string, error) {
 	if s.Archive != "" {
 		where = s.BaseURL + s.Archive
 	}
-	return "", fmt.Errorf("%s: %s not found (tried %s); Fetch downloads it from %s",
-		s.Name, f.Name, strings.Join(tries, ", "), where)
+	return "", &MissingError{Set: s.Name, File: f.Name, Tried: tries, URL: where}
 }
 
 // loadIDX reads the four IDX files of s concurrently.

@@ -2,9 +2,14 @@ package config
 
 import (
 	"net/url"
+	"os"
+	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/deeplda/deeplda/experiment"
 )
 
 func TestNoQueryIsTheDNLLDemo(t *testing.T) {
@@ -50,22 +55,25 @@ func TestBadInput(t *testing.T) {
 		{"epochs=0", "epochs", "epochs must be at least 1, got 0"},
 		{"batch=2.5", "batch", `batch must be a whole number, got "2.5"`},
 		{"batch=0", "batch", "batch must be at least 1"},
-		{"train=1", "train", "need at least 2 training and 1 test points"},
-		{"test=0", "test", "need at least 2 training and 1 test points"},
-		{"train=5000000", "train", "at most 1000000 train points"},
+		{"train=1", "train", "train must be at least 2, got 1"},
+		{"test=0", "test", "test must be at least 1, got 0"},
+		{"train=5000000", "train", "train must be at most 1000000 in the browser, got 5000000"},
 		{"lr=0", "lr", "learning rate must be a finite number > 0"},
 		{"lr=Inf", "lr", "learning rate must be a finite number > 0"},
 		{"seed=-1", "seed", "seed must be a whole number >= 0"},
 		{"data-seed=x", "data-seed", "data-seed must be a whole number"},
-		{"loss=mse", "loss", `unknown loss "mse"`},
-		{"cov=round", "cov", `unknown covariance "round"`},
+		{"loss=mse", "loss", `loss must be dnll, ce or nll, got "mse"`},
+		{"cov=round", "cov", `cov must be full, diag or spherical, got "round"`},
 		{"encoder=cnn", "encoder", "encoder must be mlp or none"},
-		{"backend=gpu", "backend", "backend must be cpu, webgpu or auto"},
+		{"backend=gpu", "backend", `backend must be auto, webgpu or cpu, got "gpu"`},
 		{"compare=maybe", "compare", "compare must be 1 or 0"},
-		{"demo=sweep&lambdas=0.1,abc", "lambdas", `each λ must be a number, got "abc"`},
-		{"demo=sweep&lambdas=0.1,-2", "lambdas", "lambda must be a finite number >= 0"},
+		{"demo=sweep&lambdas=0.1,abc", "lambdas", `lambdas must be numbers: "abc" is not a number`},
+		{"demo=sweep&lambdas=0.1,-2", "lambdas", "every lambda must be a finite number > 0 (the axis is logarithmic), got -2"},
 		{"demo=sweep&lambdas=", "lambdas", "lambdas must list 1 to 12 numbers"},
-		{"demo=sweep&lambdas=0,1", "lambdas", "every λ of a sweep must be > 0"},
+		{"demo=sweep&lambdas=0,1", "lambdas", "every lambda must be a finite number > 0"},
+		{"demo=sweep&lambdas=1,2,3,4,5,6,7,8,9,10,11,12,13", "lambdas", "lambdas must list 1 to 12 numbers, got 13"},
+		{"demo=deep&head=knn", "head", `head must be lda or softmax, got "knn"`},
+		{"demo=images&limit-test=2000000", "limit-test", "limit-test must be at most 1000000 in the browser"},
 		{"demo=nope", "demo", `unknown demo "nope"`},
 	}
 	for _, c := range cases {
@@ -85,7 +93,7 @@ func TestBadInput(t *testing.T) {
 
 func TestQueryRoundTrip(t *testing.T) {
 	s := Defaults(Classical)
-	s.Synth.Epochs, s.Synth.Lambda, s.Synth.Seed, s.Backend, s.Compare = 7, 0.5, 3, "cpu", false
+	s.Synth.Epochs, s.Synth.Lambda, s.Synth.Seed, s.Backend, s.Compare = 7, 0.5, 3, experiment.BackendCPU, false
 	got, _, errs := FromQuery(s.Query())
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -144,10 +152,10 @@ func TestImages(t *testing.T) {
 		t.Errorf("softmax jobs %+v", jobs)
 	}
 	cases := []struct{ query, field, want string }{
-		{"data=svhn", "data", `unknown data set "svhn"`},
+		{"data=svhn", "data", `data must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`},
 		{"head=knn", "head", "head must be lda or softmax"},
-		{"head=softmax", "loss", "the softmax head trains with -loss ce"},
-		{"limit-train=-1", "limit-train", "limit-train and -limit-test must be >= 0"},
+		{"head=softmax", "loss", "the softmax head trains with ce, not dnll"},
+		{"limit-train=-1", "limit-train", "limit-train must be >= 0, got -1"},
 		{"limit-test=x", "limit-test", "limit-test must be a whole number"},
 		{"epochs=0", "epochs", "epochs must be at least 1"},
 		{"lambda=-1", "lambda", "lambda must be a finite number >= 0"},
@@ -167,5 +175,78 @@ func TestRawQuery(t *testing.T) {
 	q := RawQuery(Sweep, raw)
 	if q.Encode() != "demo=sweep&epochs=abc&lambdas=0.1%2C+1" {
 		t.Errorf("got %s", q.Encode())
+	}
+}
+
+// TestFieldsFollowTheTable walks experiment.Settings: the page has a field
+// for every setting that a demo shows, and each field's text reaches the
+// settings of its demos and reads back.
+func TestFieldsFollowTheTable(t *testing.T) {
+	var want, got []string
+	for _, s := range experiment.Settings {
+		if s.Demos != nil {
+			want = append(want, s.Name)
+		}
+	}
+	for _, f := range Fields {
+		got = append(got, f.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("fields %v, the table's page settings %v", got, want)
+	}
+	// A valid value other than every demo's default, per field.
+	other := map[string]string{
+		"data": "mnist", "head": "softmax", "loss": "ce", "compare": "1", "lambda": "0.5", "lambdas": "0.5,2", "cov": "diag",
+		"epochs": "3", "batch": "17", "limit-train": "300", "limit-test": "200", "seed": "9", "backend": "cpu", "lr": "0.02",
+		"encoder": "none", "train": "500", "test": "100", "data-seed": "4",
+	}
+	for _, f := range Fields {
+		v, ok := other[f.Name]
+		if !ok {
+			t.Errorf("no test value for %s", f.Name)
+			continue
+		}
+		for _, d := range Demos {
+			raw := Defaults(d.Demo).Raw()
+			if !f.Shown(d.Demo) || raw[f.Name] == v {
+				continue
+			}
+			raw[f.Name] = v
+			if f.Name == "head" {
+				raw["loss"] = "ce"
+			}
+			s, errs := Parse(d.Demo, raw)
+			if len(errs) > 0 {
+				t.Errorf("%s=%s in %s: %v", f.Name, v, d.Demo, errs)
+			} else if back := s.Raw()[f.Name]; back != v {
+				t.Errorf("%s=%s in %s reads back as %q", f.Name, v, d.Demo, back)
+			}
+			if s.Query().Get(f.Name) != v {
+				t.Errorf("%s=%s in %s: query %v", f.Name, v, d.Demo, s.Query())
+			}
+		}
+	}
+}
+
+// TestPageLeavesOutTheFetcher checks that the page's build does not link
+// net/http or crypto/tls (the data sets' fetcher).
+func TestPageLeavesOutTheFetcher(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no go command to list the page's packages")
+		}
+		t.Skip("SKIPPED LOUDLY: no go command to list the page's packages")
+	}
+	cmd := exec.Command(gobin, "list", "-deps", "github.com/deeplda/deeplda/wasm")
+	cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "net/http" || p == "crypto/tls" {
+			t.Errorf("the page links %s", p)
+		}
 	}
 }

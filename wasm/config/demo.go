@@ -1,8 +1,9 @@
 // Package config is the browser trainer's configuration: the demos and
-// their presets, the URL query (the native command's flag names plus demo,
-// compare, lambdas and autostart) parsed and validated with the rules of
-// experiment.SynthConfig.Validate and model.Spec.Validate, and the training
-// runs a configuration plans.
+// their presets, the form's fields and the URL query (the native command's
+// flag names plus demo, compare, lambdas and autostart), both made from
+// the settings table experiment.Settings and validated by the native
+// command's rules (experiment.SynthConfig.Validate, ImageConfig.Validate),
+// and the training runs a configuration plans.
 //
 // It has no build tags: the DOM layer in package main (wasm/) uses it in the
 // browser, and its tests run natively.
@@ -18,10 +19,10 @@ type Demo string
 
 // The demos, in the order of the page's tabs.
 const (
-	Classical Demo = "classical" // 1: classical LDA on the toy data (identity encoder)
-	Deep      Demo = "deep"      // 2: Deep LDA on the toy data (the default)
-	Images    Demo = "images"    // 3: image training (the paper's ConvNet)
-	Sweep     Demo = "sweep"     // 4: the lambda sweep
+	Classical Demo = experiment.DemoClassical // 1: classical LDA on the toy data (identity encoder)
+	Deep      Demo = experiment.DemoDeep      // 2: Deep LDA on the toy data (the default)
+	Images    Demo = experiment.DemoImages    // 3: image training (the paper's ConvNet)
+	Sweep     Demo = experiment.DemoSweep     // 4: the lambda sweep
 )
 
 // DemoInfo describes a demo for its tab and its introduction.
@@ -89,7 +90,7 @@ var DefaultLambdas = []float64{0.001, 0.01, 0.1, 1, 10}
 // LDA; full-batch gradient descent (lr 0.1, 300 epochs) side by side for
 // NLL and CE in classical LDA; a spherical head for the sweep.
 func Defaults(d Demo) Settings {
-	s := Settings{Demo: d, Synth: experiment.DefaultSynth(), Image: DefaultImage(), Backend: "auto", Lambdas: append([]float64(nil), DefaultLambdas...)}
+	s := Settings{Demo: d, Synth: experiment.DefaultSynth(), Image: DefaultImage(), Backend: experiment.BackendAuto, Lambdas: append([]float64(nil), DefaultLambdas...)}
 	switch d {
 	case Classical:
 		c := &s.Synth
@@ -110,7 +111,7 @@ func Defaults(d Demo) Settings {
 // see Settings.Jobs) and evaluation in batches of 64.
 func DefaultImage() experiment.ImageConfig {
 	c := experiment.DefaultImages()
-	c.DataDir, c.Loss = "", "dnll"
+	c.Loss = "dnll"
 	c.LimitTrain, c.LimitTest, c.Epochs, c.Batch, c.Val, c.EvalBatch = 2000, 1000, 2, 64, 0, 64
 	return c
 }

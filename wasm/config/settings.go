@@ -15,10 +15,10 @@ type Settings struct {
 	Demo      Demo
 	Synth     experiment.SynthConfig
 	Image     experiment.ImageConfig // the images demo's run
-	Backend   string                 // cpu, webgpu or auto
-	Compare   bool                   // train the demo's losses side by side
-	Lambdas   []float64              // the sweep's lambda values
-	Autostart bool                   // start training when the page loads
+	Backend   experiment.BackendKind
+	Compare   bool      // train the demo's losses side by side
+	Lambdas   []float64 // the sweep's lambda values
+	Autostart bool      // start training when the page loads
 }
 
 // Raw holds the text of every field, by field name (the form's values or the
@@ -48,26 +48,10 @@ func (e Errors) Err() error {
 
 // Raw returns the text of every field of s.
 func (s Settings) Raw() Raw {
-	c := s.Synth
-	r := Raw{
-		"encoder": c.Encoder, "loss": c.Loss, "lambda": formatFloat(c.Lambda), "cov": c.Cov,
-		"epochs": strconv.Itoa(c.Epochs), "batch": strconv.Itoa(c.Batch), "lr": formatFloat(c.LR),
-		"seed": strconv.FormatUint(c.Seed, 10), "data-seed": strconv.FormatUint(c.DataSeed, 10),
-		"train": strconv.Itoa(c.Train), "test": strconv.Itoa(c.Test), "backend": s.Backend,
-		"compare": formatBool(s.Compare), "lambdas": formatList(s.Lambdas),
-		"data": s.Image.Data, "head": s.Image.Head,
-		"limit-train": strconv.Itoa(s.Image.LimitTrain), "limit-test": strconv.Itoa(s.Image.LimitTest),
-	}
-	if s.Demo == Images {
-		// The settings the image run shares with the toy runs are the
-		// image run's.
-		i := s.Image
-		r["loss"], r["lambda"], r["cov"] = i.Loss, formatFloat(i.Lambda), i.Cov
-		if i.Loss == "" {
-			r["loss"] = i.Resolved().Loss
-		}
-		r["epochs"], r["batch"], r["lr"] = strconv.Itoa(i.Epochs), strconv.Itoa(i.Batch), formatFloat(i.LR)
-		r["seed"] = strconv.FormatUint(i.Seed, 10)
+	v := s.values()
+	r := Raw{}
+	for _, f := range Fields {
+		r[f.Name] = experiment.Format(v[f.Name])
 	}
 	return r
 }
@@ -75,40 +59,27 @@ func (s Settings) Raw() Raw {
 // Parse reads the fields of raw over the defaults of demo d and validates
 // every one of them. Fields missing from raw keep their default. The
 // returned Settings hold the valid values; Errors say what is wrong with
-// the others, by field.
+// the others, by field (each field is checked alone over the defaults,
+// then all of them together).
 func Parse(d Demo, raw Raw) (Settings, Errors) {
 	s := Defaults(d)
 	errs := Errors{}
 	for _, f := range Fields {
-		v, ok := raw[f.Name]
+		text, ok := raw[f.Name]
 		if !ok {
 			continue
 		}
-		set := setField
-		if d == Images {
-			set = setImageField
+		if err := ownError(d, f, text); err != nil {
+			errs[f.Name] = err.Error()
+			continue
 		}
-		if err := set(d, &s, f.Name, strings.TrimSpace(v)); err != nil {
+		if err := s.set(f, text); err != nil {
 			errs[f.Name] = err.Error()
 		}
 	}
-	if d == Images {
-		if len(errs) == 0 {
-			if err := checkImage(s.Image); err != nil {
-				// The one error of two fields together: the head and
-				// its loss.
-				key := ""
-				if strings.Contains(err.Error(), "softmax head") {
-					key = "loss"
-				}
-				errs[key] = strings.TrimPrefix(err.Error(), "-")
-			}
-		}
-		return s, errs
-	}
 	if len(errs) == 0 {
-		if err := check(s.Synth); err != nil {
-			errs[""] = err.Error()
+		if bad := s.check(false); len(bad) > 0 {
+			errs[fieldOf(bad[0])] = bad[0].Error()
 		}
 	}
 	return s, errs
@@ -154,21 +125,6 @@ func (s Settings) Query() url.Values {
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-func formatBool(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
-func formatList(v []float64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = formatFloat(x)
-	}
-	return strings.Join(parts, ",")
-}
 
 // RawQuery returns the URL query of a form's text as typed: the demo and
 // every field whose text differs from the demo's defaults, so that a link

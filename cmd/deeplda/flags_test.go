@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"regexp"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/deeplda/deeplda/experiment"
+)
+
+// TestFlagsFollowTheTable walks experiment.Settings: each command's flags,
+// as its -h lists them, are exactly the settings that name the command,
+// and a choice's default is one of its choices (or "", the automatic
+// choice of train's -loss).
+func TestFlagsFollowTheTable(t *testing.T) {
+	flagLine := regexp.MustCompile(`(?m)^  -(\S+)`)
+	for _, cmd := range []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval, experiment.CmdBench} {
+		code, _, stderr := runCmd(t, cmd, "-h")
+		if code != 0 {
+			t.Fatalf("%s -h: exit %d", cmd, code)
+		}
+		var got, want []string
+		for _, m := range flagLine.FindAllStringSubmatch(stderr, -1) {
+			got = append(got, m[1])
+		}
+		for _, s := range experiment.Settings {
+			if slices.Contains(s.Commands, cmd) {
+				want = append(want, s.Name)
+			}
+		}
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: flags %v, the table says %v", cmd, got, want)
+		}
+	}
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	c := experiment.DefaultImages()
+	backend := experiment.BackendAuto
+	flags(fs, experiment.CmdTrain, c.Bind(), (&output{}).bind(), experiment.Values{"fetch": new(bool), "backend": &backend})
+	for _, s := range experiment.Settings {
+		if f := fs.Lookup(s.Name); f != nil && s.Kind == experiment.KindChoice && f.DefValue != "" && !slices.Contains(s.Choices, f.DefValue) {
+			t.Errorf("train -%s: default %q is not one of %v", s.Name, f.DefValue, s.Choices)
+		}
+	}
+}
+
+func TestFlagMessage(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{(&experiment.SynthConfig{}).Validate(), `-encoder must be mlp or none, got ""`},
+		{experiment.CheckLambdas(nil), "-lambdas is empty"},
+		{experiment.BenchConfig{Model: "mlp", Batch: 1, Size: 1, Steps: 1}.Validate(), "<nil>"},
+		{errors.New("plain"), "plain"},
+	} {
+		got := "<nil>"
+		if tc.err != nil {
+			got = flagMessage(tc.err)
+		}
+		if got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+	c := experiment.DefaultSynth()
+	c.LR = 0
+	if got := flagMessage(c.Validate()); got != "-lr: learning rate must be a finite number > 0, got 0" {
+		t.Errorf("lr: %q", got)
+	}
+}
