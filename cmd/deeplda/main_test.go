@@ -34,7 +34,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"synth", "-epochs", "0"}, "-epochs must be at least 1"},
 		{[]string{"synth", "-lambda", "-1"}, "-lambda must be a finite number >= 0"},
 		{[]string{"synth", "-lambda", "abc"}, `invalid value "abc" for flag -lambda`},
-		{[]string{"synth", "-lr", "NaN"}, "-lr must be a finite number > 0"},
+		{[]string{"synth", "-lr", "NaN"}, "-lr: learning rate must be a finite number > 0, got NaN"},
 		{[]string{"synth", "-epochs", "abc"}, `invalid value "abc" for flag -epochs`},
 		{[]string{"train", "-epochs", "abc"}, `invalid value "abc" for flag -epochs`},
 		{[]string{"sweep", "-lambdas", "0.1,x"}, `"x" is not a number`},
