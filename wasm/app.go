@@ -58,7 +58,7 @@ func newApp() *app {
 	a.view = newView(a)
 	a.data = newDataSource(a)
 	nav := byID("tabs")
-	clear(nav)
+	removeChildren(nav)
 	for _, d := range config.Demos {
 		t := el("a", "tab", d.Tab)
 		t.SetAttribute("href", "?demo="+string(d.Demo))

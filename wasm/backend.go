@@ -73,8 +73,8 @@ func openWebGPU() (be kernels.Backend, why string) {
 	return b, ""
 }
 
-// describe names a backend for the page's badge.
-func describe(be kernels.Backend) string {
+// backendBadge names a backend for the page's badge.
+func backendBadge(be kernels.Backend) string {
 	info := be.Info()
 	if experiment.BackendOf(be) == experiment.BackendWebGPU {
 		return "WebGPU · " + info.Adapter

@@ -53,8 +53,8 @@ func enable(e dom.Element, on bool) {
 	}
 }
 
-// clear removes every child of e.
-func clear(e dom.Element) {
+// removeChildren removes every child of e.
+func removeChildren(e dom.Element) {
 	for e.FirstChild() != nil {
 		e.RemoveChild(e.FirstChild())
 	}

@@ -98,8 +98,8 @@ func sweepFigures(runs []*jobRun) map[string][]byte {
 		}
 		rep := jr.run.Report
 		lambdas = append(lambdas, jr.job.Synth.Lambda)
-		acc = append(acc, float64(rep.Test.Accuracy))
-		ece = append(ece, float64(rep.Test.ECE))
+		acc = append(acc, 100*float64(rep.Test.Accuracy)) // percent, as the native figures
+		ece = append(ece, 100*float64(rep.Test.ECE))
 		s := math.NaN()
 		if rep.Head.Sigma != nil {
 			s = float64(*rep.Head.Sigma)
@@ -110,9 +110,11 @@ func sweepFigures(runs []*jobRun) map[string][]byte {
 		return nil
 	}
 	return map[string][]byte{
-		"sweep-accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy and ECE against λ", XLabel: "λ", LogX: true, YLim: [2]float64{0, 1.02}},
-			[]plot.Series{{Name: "test accuracy", X: lambdas, Y: acc, Markers: true}, {Name: "test ECE", X: lambdas, Y: ece, Markers: true, Dashed: true}}, false),
-		"sweep-sigma.svg": plot.Lines(plot.Figure{Title: "Learned σ against λ (spherical head)", XLabel: "λ", YLabel: "σ", LogX: true},
+		"sweep_accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy against λ", XLabel: "λ", YLabel: "test accuracy (%)", LogX: true, ZeroY: true},
+			[]plot.Series{{Name: "test accuracy", X: lambdas, Y: acc, Markers: true}}, false),
+		"sweep_ece.svg": plot.Lines(plot.Figure{Title: "Test ECE (10 bins) against λ", XLabel: "λ", YLabel: "ECE (%)", LogX: true, ZeroY: true},
+			[]plot.Series{{Name: "test ECE", X: lambdas, Y: ece, Markers: true}}, false),
+		"sweep_sigma.svg": plot.Lines(plot.Figure{Title: "Learned σ against λ (spherical head)", XLabel: "λ", YLabel: "σ", LogX: true},
 			[]plot.Series{{Name: "σ", X: lambdas, Y: sigma, Markers: true}}, true),
 	}
 }

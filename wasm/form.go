@@ -26,8 +26,8 @@ type form struct {
 func newForm(onInput func()) *form {
 	f := &form{controls: map[string]dom.HTMLElement{}, rows: map[string]dom.HTMLElement{}, errs: map[string]dom.HTMLElement{}, general: byID("form-error")}
 	basic, advanced := byID("fields"), byID("fields-advanced")
-	clear(basic) // the loading note
-	clear(advanced)
+	removeChildren(basic) // the loading note
+	removeChildren(advanced)
 	for _, fd := range config.Fields {
 		row := el("div", "field", "")
 		row.SetAttribute("data-field", fd.Name)

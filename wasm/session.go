@@ -364,7 +364,7 @@ func (a *app) finished(s *session) {
 	if len(s.runs) > 1 {
 		runs = fmt.Sprintf("%d runs", len(s.runs))
 	}
-	a.setProgressText(fmt.Sprintf("Done: %s in %.1f s on %s.", runs, s.elapsed().Seconds(), describe(s.be)))
+	a.setProgressText(fmt.Sprintf("Done: %s in %.1f s on %s.", runs, s.elapsed().Seconds(), backendBadge(s.be)))
 	a.setIdle(false)
 	setState("done")
 }

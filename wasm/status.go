@@ -50,8 +50,8 @@ func (a *app) setProgressText(s string) { a.barText.SetTextContent(s) }
 // showBackend names the backend in the header and shows why WebGPU is not
 // used, if it is not.
 func (a *app) showBackend(be kernels.Backend, why string) {
-	a.badge.SetTextContent(describe(be))
-	a.badge.SetAttribute("title", describe(be))
+	a.badge.SetTextContent(backendBadge(be))
+	a.badge.SetAttribute("title", backendBadge(be))
 	a.badge.SetAttribute("data-backend", be.Info().Name)
 	if why != "" {
 		a.notice.SetTextContent(why)

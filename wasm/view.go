@@ -69,8 +69,9 @@ func layout(s *session) (overview, detail []slot) {
 	switch {
 	case multi && s.settings.Demo == config.Sweep:
 		overview = []slot{
-			{"sweep-accuracy.svg", "Test accuracy and ECE of every finished run against λ."},
-			{"sweep-sigma.svg", "The learned σ of the spherical head against λ."},
+			{"sweep_accuracy.svg", "Test accuracy of every finished run against λ."},
+			{"sweep_ece.svg", "Test ECE of every finished run against λ."},
+			{"sweep_sigma.svg", "The learned σ of the spherical head against λ."},
 		}
 	case multi:
 		for i, jr := range s.runs {
@@ -96,9 +97,9 @@ func layout(s *session) (overview, detail []slot) {
 // reset clears the results and lays out the (empty, hidden) figure cards
 // of a new session (nil: nothing to show).
 func (v *view) reset(s *session) {
-	clear(v.overview)
-	clear(v.summary)
-	clear(v.figures)
+	removeChildren(v.overview)
+	removeChildren(v.summary)
+	removeChildren(v.figures)
 	v.rep.SetTextContent("")
 	v.cards = map[string]*card{}
 	show(v.results, s != nil)
@@ -194,7 +195,7 @@ func (v *view) fill(name string, svg []byte) {
 // drawSummary rebuilds the table of runs; a click on a run shows its
 // figures.
 func (v *view) drawSummary(s *session) {
-	clear(v.summary)
+	removeChildren(v.summary)
 	table := el("table", "summary", "")
 	head := el("tr", "", "")
 	for _, h := range []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE", "log det Σ", "σ", "Mean shift", "KL", "Train time"} {
