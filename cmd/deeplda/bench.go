@@ -14,7 +14,8 @@ import (
 
 // benchCmd times training steps of a model, or a square matrix product, on
 // a backend and prints one JSON line (experiment.Bench, which the browser's
-// benchmark page runs too).
+// benchmark page runs too); with -suite it times the whole GPU table
+// (experiment.RunSuite) and prints it in Markdown.
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	backend := fs.String("backend", "auto", "compute backend: cpu, webgpu or auto")
@@ -23,12 +24,20 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	size := fs.Int("size", 1024, "matrix size S (matmul)")
 	steps := fs.Int("steps", 10, "timed steps (after one untimed warm-up step)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file (go tool pprof)")
+	suite := fs.Bool("suite", false, "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown")
+	def := experiment.DefaultSuite()
+	sizes, batches := ints(def.Sizes), ints(def.Batches)
+	fs.Var(&sizes, "sizes", "matmul sizes of -suite, comma-separated")
+	fs.Var(&batches, "batches", "ConvNet batch sizes of -suite, comma-separated")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: deeplda bench [flags]\n\nTimes the backend and prints one JSON line.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: deeplda bench [flags]\n\nTimes the backend and prints one JSON line (with -suite, a Markdown table).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args, stderr); err != nil {
 		return err
+	}
+	if *suite {
+		return benchSuite(ctx, *backend, experiment.SuiteConfig{Sizes: toInts(sizes), Batches: toInts(batches), ToyBatch: def.ToyBatch, Steps: *steps}, stdout, stderr)
 	}
 	cfg := experiment.BenchConfig{Model: *which, Batch: *batch, Size: *size, Steps: *steps}
 	if err := cfg.Validate(); err != nil {
@@ -62,4 +71,52 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(res)
+}
+
+// benchSuite runs experiment.RunSuite on the backend, printing each
+// result's JSON line to stderr as it comes and the Markdown table to
+// stdout.
+func benchSuite(ctx context.Context, backend string, c experiment.SuiteConfig, stdout, stderr io.Writer) error {
+	if err := c.Validate(); err != nil {
+		return usageError{fmt.Errorf("-%w", err)}
+	}
+	for _, v := range append(append([]int{}, c.Sizes...), c.Batches...) {
+		if v < 1 {
+			return usageError{fmt.Errorf("-sizes and -batches must be positive whole numbers, got %d", v)}
+		}
+	}
+	be, err := openBackendNote(backend, stderr)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	enc := json.NewEncoder(stderr)
+	rs, err := experiment.RunSuite(ctx, be, c, func(r experiment.BenchResult) { enc.Encode(r) })
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, experiment.SuiteTable(rs))
+	return err
+}
+
+// ints is a floatList of whole numbers, for -sizes and -batches.
+func ints(v []int) floatList {
+	l := make(floatList, len(v))
+	for i, x := range v {
+		l[i] = float64(x)
+	}
+	return l
+}
+
+// toInts returns l's values as ints; a value that is not whole becomes -1,
+// which validation refuses.
+func toInts(l floatList) []int {
+	out := make([]int, len(l))
+	for i, x := range l {
+		out[i] = int(x)
+		if float64(out[i]) != x {
+			out[i] = -1
+		}
+	}
+	return out
 }

@@ -44,6 +44,9 @@ type Backend struct {
 	scratch    kernels.Tensor // the LDA head's working memory (see headScratch)
 	nextID     int
 
+	count kernels.DeviceCounters
+	loss  deviceLoss
+
 	mu   sync.Mutex
 	lost error // set by the device-lost callback
 	err  error // first error of a recorded operation
@@ -53,6 +56,9 @@ type Backend struct {
 // limits. It returns ErrNoAdapter (wrapped) when there is none.
 func New() (*Backend, error) {
 	b := &Backend{pipelines: map[string]*pipeline{}, bindGroups: map[string]*wgpu.BindGroup{}, staging: map[uint64]*wgpu.Buffer{}}
+	if err := b.loss.fromEnv(); err != nil {
+		return nil, err
+	}
 	wgpu.SetLogLevel(wgpu.LogLevelError)
 	b.instance = wgpu.CreateInstance(nil)
 	adapter, err := b.instance.RequestAdapter(&wgpu.RequestAdapterOptions{PowerPreference: wgpu.PowerPreferenceHighPerformance})
@@ -73,7 +79,7 @@ func New() (*Backend, error) {
 	}
 	b.device = device
 	b.queue = device.GetQueue()
-	if err := b.ring.init(b.device); err != nil {
+	if err := b.ring.init(b); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -92,7 +98,7 @@ func (b *Backend) Info() kernels.Info { return b.info }
 // report it.
 func (b *Backend) fail(err error) {
 	if err != nil && b.err == nil {
-		b.err = err
+		b.err = deviceError(err)
 	}
 }
 
@@ -127,6 +133,7 @@ func (b *Backend) computePass() *wgpu.ComputePassEncoder {
 			return nil
 		}
 		b.pass = enc.BeginComputePass(nil)
+		b.count.Passes++
 	}
 	return b.pass
 }
@@ -153,9 +160,10 @@ func (b *Backend) submit() {
 		b.fail(fmt.Errorf("webgpu: finishing commands: %w", err))
 		return
 	}
+	b.ring.flush(b)
 	b.queue.Submit(cmd)
 	cmd.Release()
-	b.ring.submitted()
+	b.count.Submits++
 }
 
 // Sync submits the pending work, waits for the queue to drain and reports

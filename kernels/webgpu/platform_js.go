@@ -37,11 +37,6 @@ func adapterName(*wgpu.Adapter) string {
 	return strings.Join(parts, " ")
 }
 
-// ErrDeviceLost is the error (wrapped) of the operations after the
-// browser lost the backend's device (destroyed it, a driver reset, ...):
-// the data on the GPU is gone with it.
-var ErrDeviceLost = errors.New("the WebGPU device was lost")
-
 // requestDevice asks for a device with the default limits (the js binding
 // ignores required limits and panics on required features) and records its
 // loss when the browser reports it: the next Read or Sync returns it.
@@ -147,3 +142,14 @@ func jsValue(p unsafe.Pointer) js.Value { return *(*js.Value)(p) }
 // software reports whether the adapter runs on the CPU; the browser does
 // not say (the page decides for itself), so it reports false.
 func software(*wgpu.Adapter) bool { return false }
+
+// hasTimestamps reports whether the browser's adapter offers timestamp
+// queries (the wgpu package does not expose the features in the browser).
+func hasTimestamps(*Backend) bool {
+	gpu := js.Global().Get("navigator").Get("gpu")
+	if !gpu.Truthy() {
+		return false
+	}
+	a, ok := jsx.Await(gpu.Call("requestAdapter"))
+	return ok && a.Truthy() && a.Get("features").Call("has", "timestamp-query").Bool()
+}

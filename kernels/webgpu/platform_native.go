@@ -55,6 +55,9 @@ func mapRead(b *Backend, staging *wgpu.Buffer, n uint64) ([]byte, error) {
 	if err := b.wait(&done, "reading back a tensor"); err != nil {
 		return nil, err
 	}
+	if status == wgpu.BufferMapAsyncStatusDeviceLost {
+		return nil, fmt.Errorf("mapping the read-back buffer: %w", ErrDeviceLost)
+	}
 	if status != wgpu.BufferMapAsyncStatusSuccess {
 		return nil, fmt.Errorf("mapping the read-back buffer failed (%v)", status)
 	}
@@ -66,3 +69,6 @@ func mapRead(b *Backend, staging *wgpu.Buffer, n uint64) ([]byte, error) {
 // software reports whether the adapter runs on the CPU (Mesa's lavapipe,
 // SwiftShader): correct, but slower than the CPU backend.
 func software(a *wgpu.Adapter) bool { return a.GetInfo().AdapterType == wgpu.AdapterTypeCPU }
+
+// hasTimestamps reports whether the adapter offers timestamp queries.
+func hasTimestamps(b *Backend) bool { return b.adapter.HasFeature(wgpu.FeatureNameTimestampQuery) }

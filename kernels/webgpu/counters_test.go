@@ -1,0 +1,95 @@
+package webgpu_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/webgpu"
+)
+
+// TestCountsPerTrainingStep holds the goals for a training step after the
+// warm-up step, for the toy model and the ConvNet (at a small batch: the
+// counts do not depend on it): one compute pass and one submission, no
+// read-back, no creation of any kind, and three uploads (the batch's
+// inputs and labels, the step's uniform blocks).
+func TestCountsPerTrainingStep(t *testing.T) {
+	be := open(t)
+	for _, m := range []string{"mlp", "convnet"} {
+		const steps = 3
+		b, err := experiment.NewBench(be, experiment.BenchConfig{Model: m, Batch: 2, Size: 1, Steps: steps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.WarmUp(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := b.Time(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := r.PerStep
+		if c == nil {
+			t.Fatalf("%s: no per_step counters", m)
+		}
+		t.Logf("%s, per step: %+v", m, *c)
+		want := kernels.DeviceCounters{Passes: 1, Dispatches: c.Dispatches, Submits: 1, Uploads: 3, UploadBytes: c.UploadBytes}
+		if *c != want || c.Dispatches < 2 || c.Dispatches != float64(int(c.Dispatches)) {
+			t.Errorf("%s: per step %+v; want one pass and one submission, three uploads, no read-back or creation, a whole number of dispatches", m, *c)
+		}
+	}
+}
+
+// TestTimingSaysWhyAbsent: on an adapter without timestamp queries (such as
+// lavapipe) the bench result has no gpu_ms and says why.
+func TestTimingSaysWhyAbsent(t *testing.T) {
+	be := open(t)
+	b, err := experiment.NewBench(be, experiment.BenchConfig{Model: "matmul", Batch: 1, Size: 64, Steps: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WarmUp(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Time(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.GPUMs != nil || r.GPUMsUnavailable == "" {
+		t.Fatalf("gpu_ms %v, gpu_ms_unavailable %q; want no times and the reason", r.GPUMs, r.GPUMsUnavailable)
+	}
+	t.Logf("gpu_ms_unavailable: %s", r.GPUMsUnavailable)
+}
+
+// TestLostDeviceInjected loses the device after the second training step
+// through webgpu.LoseDeviceEnv: Sync succeeds before it and fails with
+// kernels.ErrDeviceLost after it, and so does every Read.
+func TestLostDeviceInjected(t *testing.T) {
+	t.Setenv(webgpu.LoseDeviceEnv, "2")
+	be := open(t)
+	b, err := experiment.NewBench(be, experiment.BenchConfig{Model: "mlp", Batch: 4, Size: 1, Steps: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WarmUp(); err != nil { // step 1
+		t.Fatalf("step 1: %v", err)
+	}
+	if _, err := b.Time(context.Background()); !errors.Is(err, kernels.ErrDeviceLost) { // step 2
+		t.Fatalf("after step 2: %v; want ErrDeviceLost", err)
+	}
+	if _, err := be.Read(be.Alloc(kernels.Float32, 3)); !errors.Is(err, webgpu.ErrDeviceLost) {
+		t.Fatalf("Read after the loss: %v; want ErrDeviceLost", err)
+	}
+}
+
+// TestLostDeviceEnvRejectsGarbage: a value that is no positive number of
+// steps is an error of New, not a silent no-op.
+func TestLostDeviceEnvRejectsGarbage(t *testing.T) {
+	t.Setenv(webgpu.LoseDeviceEnv, "soon")
+	if b, err := webgpu.New(); err == nil {
+		b.Close()
+		t.Fatal("New accepted a bad " + webgpu.LoseDeviceEnv)
+	}
+}
