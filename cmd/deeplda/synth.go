@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/train"
 )
@@ -89,8 +90,9 @@ type trainable interface {
 // trainAndWrite trains the run epoch by epoch with a progress bar (after
 // its last completed epoch in o.dir with o.resume), saving the checkpoint
 // and the resume file after every epoch, then finishes it and writes the
-// report and the figures. On a divergence it writes the report and returns
-// the error; on cancellation it writes the report of the epochs done.
+// report and the figures. On a divergence or a lost GPU device it writes
+// the report and returns the error, naming the last good checkpoint; on
+// cancellation it writes the report of the epochs done.
 func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io.Writer, summary func(io.Writer)) error {
 	run := t.Base()
 	ckpt, resume := filepath.Join(o.dir, "checkpoint.safetensors"), filepath.Join(o.dir, experiment.ResumeFile)
@@ -117,7 +119,7 @@ func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io
 	var div *train.DivergedError
 	switch {
 	case trainErr == nil:
-	case errors.As(trainErr, &div):
+	case errors.As(trainErr, &div) || errors.Is(trainErr, kernels.ErrDeviceLost):
 		run.Report.Status = trainErr.Error()
 		if err := t.WriteReport(o.dir); err != nil {
 			return err

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deeplda/deeplda/kernels/webgpu"
+)
+
+// needWebGPU skips the test loudly when the machine has no WebGPU adapter
+// (it fails under CI, which installs lavapipe).
+func needWebGPU(t *testing.T) {
+	t.Helper()
+	b, err := webgpu.New()
+	if err != nil {
+		if os.Getenv("CI") != "" || !errors.Is(err, webgpu.ErrNoAdapter) {
+			t.Fatalf("no WebGPU backend: %v", err)
+		}
+		t.Skipf("SKIPPED: no WebGPU adapter on this machine (%v); install mesa-vulkan-drivers for lavapipe", err)
+	}
+	b.Close()
+}
+
+// TestLostDeviceKeepsLastGoodCheckpoint loses the WebGPU device after step
+// 6 of a toy run (4 steps an epoch) through webgpu.LoseDeviceEnv: the
+// command must stop with one line naming the step where it noticed and the
+// last good checkpoint (epoch 1), write the report of that epoch with the
+// loss as its status, and -resume on the CPU backend must finish the run.
+func TestLostDeviceKeepsLastGoodCheckpoint(t *testing.T) {
+	needWebGPU(t)
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"synth", "-train", "1000", "-test", "200", "-epochs", "3", "-quiet", "-out", out}
+	t.Setenv(webgpu.LoseDeviceEnv, "6")
+	code, text := runMain(t, append(args, "-backend", "webgpu")...)
+	if code != 1 {
+		t.Fatalf("exit status %d; want 1\n%s", code, text)
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "deeplda synth:") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "device was lost") || !strings.Contains(lines[0], "at step 8 (epoch 2)") ||
+		!strings.Contains(lines[0], "last good checkpoint (epoch 1) is "+filepath.Join(out, "checkpoint.safetensors")) || strings.Contains(text, "goroutine ") {
+		t.Fatalf("output %q; want one line naming the loss, the step and the last good checkpoint", text)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		History []json.RawMessage `json:"history"`
+		Status  string            `json:"status"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.History) != 1 || !strings.Contains(r.Status, "device was lost") {
+		t.Errorf("report.json: %d epochs of history, status %q; want epoch 1 and the loss", len(r.History), r.Status)
+	}
+	t.Setenv(webgpu.LoseDeviceEnv, "")
+	if code, text := runMain(t, append(args, "-backend", "cpu", "-resume")...); code != 0 {
+		t.Fatalf("-resume on the CPU: exit status %d\n%s", code, text)
+	}
+}
