@@ -333,3 +333,43 @@ func deviceMs(r BenchResult) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// stepCounts averages what a run's training steps ask of the device (on
+// backends that count it, kernels.Counting) over its epochs after the
+// first one of the process, whose first step compiles the pipelines and
+// allocates the activations; the statistics' read-backs at the reporting
+// interval count, the evaluation after each epoch does not.
+type stepCounts struct {
+	warm  bool // an epoch has run in this process
+	work  kernels.DeviceCounters
+	steps int
+}
+
+// epoch adds the device work of the epoch that started with the reading
+// before (RunEpoch's only) and ran steps steps, and returns the average
+// per step so far, or nil while there is none (no counting backend, or the
+// first epoch).
+func (s *stepCounts) epoch(be kernels.Backend, before kernels.DeviceCounters, steps int) *kernels.DeviceCounters {
+	c, ok := be.(kernels.Counting)
+	if !ok {
+		return nil
+	}
+	if s.warm {
+		s.work = s.work.Add(c.DeviceCounters().Sub(before))
+		s.steps += steps
+	}
+	s.warm = true
+	if s.steps == 0 {
+		return nil
+	}
+	per := s.work.Per(s.steps)
+	return &per
+}
+
+// deviceCounters reads be's counters, zero where it keeps none.
+func deviceCounters(be kernels.Backend) kernels.DeviceCounters {
+	if c, ok := be.(kernels.Counting); ok {
+		return c.DeviceCounters()
+	}
+	return kernels.DeviceCounters{}
+}

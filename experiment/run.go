@@ -28,6 +28,7 @@ type Run struct {
 	// evaluation (TrainOut only after Finish).
 	TrainOut, TestOut train.Outputs
 	evalBatch         int
+	counts            stepCounts
 }
 
 // newRun builds the model and trainer.
@@ -62,6 +63,7 @@ func (r *Run) Done() bool { return r.Trainer.Done() }
 // the test set and appends a row to the history. See train.Trainer.RunEpoch
 // for the errors.
 func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error {
+	before := deviceCounters(r.Model.Backend)
 	st, err := r.Trainer.RunEpoch(ctx, onProgress)
 	if err != nil {
 		var div *train.DivergedError
@@ -70,6 +72,7 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 		}
 		return err
 	}
+	r.Report.WebGPUPerStep = r.counts.epoch(r.Model.Backend, before, r.Trainer.StepsPerEpoch())
 	out, err := train.Evaluate(r.Model, r.TestSet, r.evalBatch)
 	if err != nil {
 		return err

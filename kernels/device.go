@@ -31,6 +31,11 @@ func (c DeviceCounters) Sub(d DeviceCounters) DeviceCounters {
 	return c.combine(d, func(x, y float64) float64 { return x - y })
 }
 
+// Add returns c + d, field by field.
+func (c DeviceCounters) Add(d DeviceCounters) DeviceCounters {
+	return c.combine(d, func(x, y float64) float64 { return x + y })
+}
+
 // Per returns c divided by n: the average per step over n steps.
 func (c DeviceCounters) Per(n int) DeviceCounters {
 	return c.combine(c, func(x, _ float64) float64 { return x / float64(n) })

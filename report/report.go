@@ -126,6 +126,9 @@ type Report struct {
 	// BackendMoves lists the moves of the run to another backend (the
 	// page goes on on the CPU when WebGPU fails); none for most runs.
 	BackendMoves []BackendMove `json:"backend_moves,omitempty"`
+	// WebGPUPerStep is what a training step asked of the WebGPU device, on
+	// average over the epochs after the first (experiment's stepCounts).
+	WebGPUPerStep *kernels.DeviceCounters `json:"webgpu_per_step,omitempty"`
 }
 
 // BackendMove is a move of a run to another backend in the middle of
