@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,7 +38,12 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *suite {
-		return benchSuite(ctx, *backend, experiment.SuiteConfig{Sizes: toInts(sizes), Batches: toInts(batches), ToyBatch: def.ToyBatch, Steps: *steps}, stdout, stderr)
+		sz, errS := toInts(sizes)
+		bs, errB := toInts(batches)
+		if err := errors.Join(errS, errB); err != nil {
+			return usageError{fmt.Errorf("-sizes and -batches: %w", err)}
+		}
+		return benchSuite(ctx, *backend, experiment.SuiteConfig{Sizes: sz, Batches: bs, ToyBatch: def.ToyBatch, Steps: *steps}, stdout, stderr)
 	}
 	cfg := experiment.BenchConfig{Model: *which, Batch: *batch, Size: *size, Steps: *steps}
 	if err := cfg.Validate(); err != nil {
@@ -80,11 +86,6 @@ func benchSuite(ctx context.Context, backend string, c experiment.SuiteConfig, s
 	if err := c.Validate(); err != nil {
 		return usageError{fmt.Errorf("-%w", err)}
 	}
-	for _, v := range append(append([]int{}, c.Sizes...), c.Batches...) {
-		if v < 1 {
-			return usageError{fmt.Errorf("-sizes and -batches must be positive whole numbers, got %d", v)}
-		}
-	}
 	be, err := openBackendNote(backend, stderr)
 	if err != nil {
 		return err
@@ -108,15 +109,15 @@ func ints(v []int) floatList {
 	return l
 }
 
-// toInts returns l's values as ints; a value that is not whole becomes -1,
-// which validation refuses.
-func toInts(l floatList) []int {
+// toInts returns l's values as ints, or an error when one is not a
+// positive whole number.
+func toInts(l floatList) ([]int, error) {
 	out := make([]int, len(l))
 	for i, x := range l {
 		out[i] = int(x)
-		if float64(out[i]) != x {
-			out[i] = -1
+		if float64(out[i]) != x || x < 1 {
+			return nil, fmt.Errorf("want positive whole numbers, got %v", x)
 		}
 	}
-	return out
+	return out, nil
 }
