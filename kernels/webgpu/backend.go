@@ -46,6 +46,7 @@ type Backend struct {
 
 	count kernels.DeviceCounters
 	loss  deviceLoss
+	timer timer
 
 	mu   sync.Mutex
 	lost error // set by the device-lost callback
@@ -153,6 +154,7 @@ func (b *Backend) submit() {
 	if b.encoder == nil {
 		return
 	}
+	b.timer.close(b)
 	cmd, err := b.encoder.Finish(nil)
 	b.encoder.Release()
 	b.encoder = nil
@@ -164,6 +166,7 @@ func (b *Backend) submit() {
 	b.queue.Submit(cmd)
 	cmd.Release()
 	b.count.Submits++
+	b.timer.collect(b)
 }
 
 // Sync submits the pending work, waits for the queue to drain and reports
@@ -223,6 +226,7 @@ func (b *Backend) Close() {
 		s.Release()
 	}
 	b.ring.release()
+	b.timer.release()
 	b.queue.Release()
 	b.device.Release()
 	b.adapter.Release()

@@ -1,24 +1,41 @@
 package webgpu
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
-// errTimingUnsupported is StartTiming's answer on an adapter that has
-// timestamp queries: this backend does not write them yet (v0.23 offers
-// them natively only between compute passes, through the command encoder,
-// and not at all in the browser).
-var errTimingUnsupported = errors.New("the backend does not write timestamp queries yet (the adapter has timestamp-query)")
+// errNoTimestamps is StartTiming's answer on an adapter without timestamp
+// queries.
+var errNoTimestamps = errors.New("adapter lacks timestamp-query")
 
-// StartTiming would time the recorded work by op family with timestamp
-// queries (kernels.Timing); it says why it cannot: the adapter lacks the
-// timestamp-query feature, or this backend does not use it yet.
+// StartTiming starts timing the work recorded from now on by op family
+// (the WGSL file of each dispatch: matmul, conv, batchnorm, ...) with
+// timestamp queries (kernels.Timing), after submitting the work recorded
+// before. It says why it cannot where the adapter lacks the
+// timestamp-query feature or the platform cannot use it. While timing,
+// dispatches of different families go into separate compute passes, and
+// every submission waits for its timestamps: time the same work apart
+// from the wall-clock figures and the device counters.
 func (b *Backend) StartTiming() error {
 	if !hasTimestamps(b) {
-		return errors.New("adapter lacks timestamp-query")
+		return errNoTimestamps
 	}
-	return errTimingUnsupported
+	b.submit()
+	return b.startTiming()
 }
 
-// StopTiming returns the device times of a started timing; none starts.
+// StopTiming waits for the work recorded since StartTiming and returns
+// the device time of each op family in milliseconds.
 func (b *Backend) StopTiming() (map[string]float64, error) {
-	return nil, errors.New("webgpu: timing was not started")
+	err := b.Sync()
+	ms := b.timer.ms
+	b.timer.on, b.timer.ms = false, nil
+	if err != nil {
+		return nil, err
+	}
+	return ms, nil
 }
+
+// family names the op family of a shader file.
+func family(file string) string { return strings.TrimSuffix(file, ".wgsl") }
