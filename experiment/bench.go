@@ -225,6 +225,32 @@ func DefaultSuite() SuiteConfig {
 	return SuiteConfig{Sizes: []int{1024, 2048, 4096}, Batches: []int{64, 256}, ToyBatch: 256, Steps: 10}
 }
 
+// ParseSuite returns the default suite with the matmul sizes and the
+// ConvNet batches of comma-separated lists (an empty list keeps the
+// default) and steps timed steps, as "deeplda bench -suite" and the page's
+// bench=1 take them.
+func ParseSuite(sizes, batches string, steps int) (SuiteConfig, error) {
+	c := DefaultSuite()
+	c.Steps = steps
+	for _, p := range []struct {
+		name, list string
+		v          *[]int
+	}{{"sizes", sizes, &c.Sizes}, {"batches", batches, &c.Batches}} {
+		if p.list == "" {
+			continue
+		}
+		*p.v = nil
+		for _, f := range strings.Split(p.list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("%s must list positive whole numbers, got %q", p.name, f)
+			}
+			*p.v = append(*p.v, n)
+		}
+	}
+	return c, c.Validate()
+}
+
 // Configs lists the benchmarks of the suite in the order RunSuite runs them.
 func (c SuiteConfig) Configs() []BenchConfig {
 	var cs []BenchConfig

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,26 @@ func TestBenchSuiteTable(t *testing.T) {
 	}
 	if err := (SuiteConfig{Batches: []int{64}, ToyBatch: 8, Steps: 1}).Validate(); err == nil {
 		t.Error("a suite without matmul sizes validated")
+	}
+}
+
+// TestBenchParseSuite: empty lists keep the defaults, others replace them,
+// and anything but positive whole numbers is refused, naming the list.
+func TestBenchParseSuite(t *testing.T) {
+	c, err := ParseSuite("", "", 3)
+	if d := DefaultSuite(); err != nil || !slices.Equal(c.Sizes, d.Sizes) || !slices.Equal(c.Batches, d.Batches) || c.Steps != 3 {
+		t.Errorf("ParseSuite of empty lists: %+v, %v; want the defaults with 3 steps", c, err)
+	}
+	if c, err := ParseSuite("8, 16", "2", 1); err != nil || !slices.Equal(c.Sizes, []int{8, 16}) || !slices.Equal(c.Batches, []int{2}) {
+		t.Errorf("ParseSuite: %+v, %v", c, err)
+	}
+	for _, bad := range [][2]string{{"8,-1", ""}, {"", "64,"}, {"1e3", ""}} {
+		if _, err := ParseSuite(bad[0], bad[1], 1); err == nil || !strings.Contains(err.Error(), "must list positive whole numbers") {
+			t.Errorf("ParseSuite(%q, %q): %v", bad[0], bad[1], err)
+		}
+	}
+	if _, err := ParseSuite("", "", 0); err == nil {
+		t.Error("ParseSuite accepted 0 steps")
 	}
 }
 

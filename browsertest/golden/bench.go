@@ -86,23 +86,13 @@ func bench(models string, param func(name, def string) string) (*benchPage, stri
 
 // benchSuite is bench=1: the GPU table on WebGPU.
 func benchSuite(res *benchPage, param func(name, def string) string, fail func(string) (*benchPage, string)) (*benchPage, string) {
-	c := experiment.DefaultSuite()
-	for _, p := range []struct {
-		name, def string
-		v         *[]int
-	}{{"sizes", "1024,2048,4096", &c.Sizes}, {"batches", "64,256", &c.Batches}} {
-		*p.v = nil
-		for _, f := range strings.Split(param(p.name, p.def), ",") {
-			n, err := strconv.Atoi(f)
-			if err != nil {
-				return fail(p.name + " must list integers")
-			}
-			*p.v = append(*p.v, n)
-		}
-	}
-	var err error
-	if c.Steps, err = strconv.Atoi(param("steps", "2")); err != nil {
+	steps, err := strconv.Atoi(param("steps", "2"))
+	if err != nil {
 		return fail("steps must be an integer")
+	}
+	c, err := experiment.ParseSuite(param("sizes", ""), param("batches", ""), steps)
+	if err != nil {
+		return fail(err.Error())
 	}
 	be, err := webgpu.New()
 	if err != nil {

@@ -52,9 +52,10 @@ func TestBenchSuite(t *testing.T) {
 		t.Errorf("%d JSON lines on stderr; want 4:\n%s", n, stderr)
 	}
 	for _, tc := range []struct{ args, want string }{
-		{"-sizes 0", "-sizes and -batches: want positive whole numbers, got 0"},
-		{"-sizes 1.5", "-sizes and -batches: want positive whole numbers, got 1.5"},
-		{"-batches x", `invalid value "x" for flag -batches`},
+		{"-sizes 0", `-sizes must list positive whole numbers, got "0"`},
+		{"-sizes 1.5", `-sizes must list positive whole numbers, got "1.5"`},
+		{"-batches 64,x", `-batches must list positive whole numbers, got "x"`},
+		{"-steps 0", "-steps must be positive, got 0"},
 	} {
 		code, _, stderr := runCmd(t, append([]string{"bench", "-backend", "cpu", "-suite"}, strings.Fields(tc.args)...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
