@@ -107,17 +107,48 @@ func benchPage(t testing.TB, br *browser, u string) benchResult {
 }
 
 // TestGPUBenchSuite runs bench=1, the GPU table of "deeplda bench -suite",
-// reduced to small sizes, in the golden page program on Chromium's WebGPU:
-// each benchmark's result, with what a step asks of the device (one
-// submission per training step) and its device time by op family (or why
-// there is none), and the Markdown table.
+// reduced to small sizes, in the golden page program on Chromium's WebGPU
+// (see checkSuite).
 func TestGPUBenchSuite(t *testing.T) {
 	if noBrowser != "" {
 		t.Skip("SKIPPED: " + noBrowser)
 	}
 	page := serveGoldenPage(t, buildGoldenPage(t), "")
 	br := newBrowser(t, options{})
-	r := benchPage(t, br, page+"?bench=1&sizes=32,64&batches=1&steps=1")
+	checkSuite(t, benchPage(t, br, page+"?bench=1&"+suiteQuery))
+	br.checkClean()
+}
+
+// TestPageBenchSuite runs bench=1 in the trainer's page on WebGPU: it
+// shows the GPU table instead of training, and #report holds the results
+// and the table (see checkSuite).
+func TestPageBenchSuite(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	br := newBrowser(t, options{})
+	br.openOnWebGPU(t, "?bench=1&backend=webgpu&"+suiteQuery)
+	br.waitFinished("done", 10*time.Minute)
+	var r benchResult
+	if err := json.Unmarshal([]byte(br.text("#report")), &r); err != nil {
+		t.Fatalf("#report is not the bench result: %v\n%.500s", err, br.text("#report"))
+	}
+	checkSuite(t, r)
+	if !strings.Contains(br.text("#summary"), "| ConvNet step, batch 1 |") {
+		t.Errorf("the page does not show the table: %q", br.text("#summary"))
+	}
+	br.checkClean()
+}
+
+// suiteQuery shrinks the GPU table to sizes SwiftShader times quickly.
+const suiteQuery = "sizes=32,64&batches=1&steps=1"
+
+// checkSuite checks the result of bench=1 with suiteQuery: each
+// benchmark's result, with what a step asks of the device (one submission
+// per training step, no read-back) and its device time by op family (or
+// why there is none), and the Markdown table.
+func checkSuite(t *testing.T, r benchResult) {
+	t.Helper()
 	t.Logf("\n%s", r.Table)
 	if len(r.Results) != 4 || r.Results[2].Model != "convnet" || r.Results[3].Model != "mlp" {
 		t.Fatalf("results %+v; want two matmuls, the ConvNet step and the toy step", r.Results)
@@ -138,7 +169,6 @@ func TestGPUBenchSuite(t *testing.T) {
 			t.Errorf("the table lacks %q", want)
 		}
 	}
-	br.checkClean()
 }
 
 // mean is the arithmetic mean of xs.
