@@ -109,3 +109,34 @@ func TestLostDeviceEnvRejectsGarbage(t *testing.T) {
 		t.Fatal("New accepted a bad " + webgpu.LoseDeviceEnv)
 	}
 }
+
+// TestCountsUniformRingWraps records more dispatches than the uniform ring
+// holds (1024) before anything is submitted: each dispatch must still see
+// its own uniforms, and each submission uploads its uniforms in one write
+// (the read-back creates its staging buffer, the first Fill its pipeline).
+func TestCountsUniformRingWraps(t *testing.T) {
+	be := open(t)
+	const n = 2100
+	x := be.Alloc(kernels.Float32, n*kernels.ViewAlign)
+	if err := be.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	before := be.DeviceCounters()
+	for i := range n {
+		be.Fill(be.View(x, i*kernels.ViewAlign, kernels.ViewAlign), float32(i))
+	}
+	got, err := be.Read(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if v := got[i*kernels.ViewAlign+i%kernels.ViewAlign]; v != float32(i) {
+			t.Fatalf("view %d holds %v", i, v)
+		}
+	}
+	c := be.DeviceCounters().Sub(before)
+	if want := (kernels.DeviceCounters{Passes: 3, Dispatches: n, Submits: 3, Uploads: 3, UploadBytes: n * 256, Readbacks: 1, ReadbackBytes: n * kernels.ViewAlign * 4,
+		BuffersCreated: 1, PipelinesCreated: 1, BindGroupsCreated: n}); c != want {
+		t.Errorf("counters %+v; want %+v", c, want)
+	}
+}
