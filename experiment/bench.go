@@ -305,9 +305,10 @@ func RunSuite(ctx context.Context, be kernels.Backend, c SuiteConfig, each func(
 }
 
 // SuiteTable formats the results of RunSuite as a Markdown table for
-// BENCHMARKS.md: the rate of each benchmark, the steps' rates as a
-// fraction of the largest matmul's, and what a step asks of the device
-// where the backend counts it.
+// BENCHMARKS.md: the rate of each benchmark, the ConvNet steps' rates as a
+// fraction of the largest matmul's, what a step asks of the device where
+// the backend counts it, and its device time by op family where the
+// backend times it.
 func SuiteTable(rs []BenchResult) string {
 	var ref BenchResult
 	for _, r := range rs {
@@ -326,9 +327,9 @@ func SuiteTable(rs []BenchResult) string {
 		images, frac := "", ""
 		if r.Model != "matmul" {
 			images = fmt.Sprintf("%.1f", r.ImagesPerSecond)
-			if ref.GFLOPS > 0 {
-				frac = fmt.Sprintf("%.0f%%", 100*r.GFLOPS/ref.GFLOPS)
-			}
+		}
+		if r.Model == "convnet" && ref.GFLOPS > 0 {
+			frac = fmt.Sprintf("%.0f%%", 100*r.GFLOPS/ref.GFLOPS)
 		}
 		counts := "- | - | - | - | - | -"
 		if c := r.PerStep; c != nil {
@@ -343,6 +344,15 @@ func SuiteTable(rs []BenchResult) string {
 // num formats a count per step: whole numbers without decimals.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
+// milliseconds formats a time in ms: three significant digits, whole
+// milliseconds from 100 on.
+func milliseconds(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
 // deviceMs formats the device times of a result by op family, or why
 // there are none.
 func deviceMs(r BenchResult) string {
@@ -355,7 +365,7 @@ func deviceMs(r BenchResult) string {
 	families := slices.Sorted(maps.Keys(r.GPUMs))
 	parts := make([]string, len(families))
 	for i, f := range families {
-		parts[i] = fmt.Sprintf("%s %.3g", f, r.GPUMs[f])
+		parts[i] = f + " " + milliseconds(r.GPUMs[f])
 	}
 	return strings.Join(parts, ", ")
 }

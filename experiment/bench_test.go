@@ -70,7 +70,7 @@ func BenchmarkConvNetStep(b *testing.B) {
 }
 
 // TestBenchSuiteTable runs a small suite on the CPU backend: one row per
-// benchmark in order, the steps' rates as a fraction of the largest
+// benchmark in order, the ConvNet step's rate as a fraction of the largest
 // matmul's, and no device counts on a backend that keeps none.
 func TestBenchSuiteTable(t *testing.T) {
 	c := SuiteConfig{Sizes: []int{16, 32}, Batches: []int{2}, ToyBatch: 8, Steps: 1}
@@ -91,6 +91,9 @@ func TestBenchSuiteTable(t *testing.T) {
 	frac := fmt.Sprintf("| %.0f%% |", 100*rs[2].GFLOPS/rs[1].GFLOPS)
 	if !strings.Contains(lines[6], frac) || !strings.Contains(lines[6], "| - | - | - | - | - | - | - |") {
 		t.Errorf("ConvNet row %q; want %s and no counts", lines[6], frac)
+	}
+	if strings.Contains(lines[7], "%") {
+		t.Errorf("toy row %q; want no fraction of the matmul's rate", lines[7])
 	}
 	if err := (SuiteConfig{Batches: []int{64}, ToyBatch: 8, Steps: 1}).Validate(); err == nil {
 		t.Error("a suite without matmul sizes validated")
@@ -123,12 +126,12 @@ func TestBenchTableCounts(t *testing.T) {
 	c := kernels.DeviceCounters{Passes: 1, Dispatches: 84, Submits: 1, Uploads: 3, UploadBytes: 27784, BindGroupsCreated: 0.5}
 	rs := []BenchResult{
 		{Model: "matmul", Size: 64, GFLOPS: 10, PerStep: &c, GPUMsUnavailable: "adapter lacks timestamp-query"},
-		{Model: "convnet", Batch: 2, GFLOPS: 5, PerStep: &c, GPUMs: map[string]float64{"matmul.wgsl": 1.5, "adam.wgsl": 0.25}},
+		{Model: "convnet", Batch: 2, GFLOPS: 5, PerStep: &c, GPUMs: map[string]float64{"matmul": 41900.78, "adam": 0.25}},
 	}
 	table := SuiteTable(rs)
 	for _, want := range []string{
 		"| 1 | 84 | 1 | 3 (27784) | 0 | 0.5 | none: adapter lacks timestamp-query |",
-		"| 50% | 1 | 84 | 1 | 3 (27784) | 0 | 0.5 | adam.wgsl 0.25, matmul.wgsl 1.5 |",
+		"| 50% | 1 | 84 | 1 | 3 (27784) | 0 | 0.5 | adam 0.25, matmul 41901 |",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
