@@ -198,3 +198,27 @@ func TestBenchWebGPURunReportsPerStep(t *testing.T) {
 		t.Errorf("per step %+v; want one pass and submission, 0.1 read-backs, no creation", *got)
 	}
 }
+
+// TestBenchRunKeepsPerStepAfterMove: a run that moves from a counting
+// backend to one that counts nothing (the page goes on on the CPU when
+// WebGPU fails) keeps webgpu_per_step in its report.
+func TestBenchRunKeepsPerStepAfterMove(t *testing.T) {
+	be := &countingCPU{Backend: cpu.New()}
+	c := DefaultSynth()
+	c.Train, c.Test, c.Epochs = 512, 64, 3
+	r, err := NewSynth(be, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if i == 2 {
+			r.Model.Backend = be.Backend // the same tensors, no counters
+		}
+		if err := r.Epoch(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Report.WebGPUPerStep; (got == nil) != (i == 0) {
+			t.Fatalf("after epoch %d: webgpu_per_step %v", i+1, got)
+		}
+	}
+}

@@ -72,7 +72,9 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 		}
 		return err
 	}
-	r.Report.WebGPUPerStep = r.counts.epoch(r.Model.Backend, before, r.Trainer.StepsPerEpoch())
+	if c := r.counts.epoch(r.Model.Backend, before, r.Trainer.StepsPerEpoch()); c != nil {
+		r.Report.WebGPUPerStep = c // kept after a move to the CPU backend
+	}
 	out, err := train.Evaluate(r.Model, r.TestSet, r.evalBatch)
 	if err != nil {
 		return err
