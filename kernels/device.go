@@ -8,6 +8,13 @@ import "errors"
 // on from a copy on the host, such as the last checkpoint.
 var ErrDeviceLost = errors.New("the GPU device was lost")
 
+// ErrDeviceFailed is the error (wrapped) that Sync and Read return after
+// an operation failed on a backend's device (a pipeline or an allocation
+// it refused, a read-back it could not map, no answer from it): the
+// results on the device since then are undefined, and a run can only go
+// on from a copy on the host, such as the last checkpoint.
+var ErrDeviceFailed = errors.New("the GPU device failed")
+
 // DeviceCounters count what a GPU backend asked of its device since it was
 // opened: compute passes, dispatches, queue submissions, uploads and
 // read-backs (count and bytes), and creations of buffers, pipelines and

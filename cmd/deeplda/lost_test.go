@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
 )
 
@@ -66,5 +73,46 @@ func TestLostDeviceKeepsLastGoodCheckpoint(t *testing.T) {
 	t.Setenv(webgpu.LoseDeviceEnv, "")
 	if code, text := runMain(t, append(args, "-backend", "cpu", "-resume")...); code != 0 {
 		t.Fatalf("-resume on the CPU: exit status %d\n%s", code, text)
+	}
+}
+
+// failingBackend is the CPU backend whose reads fail, once fail is set, as
+// those of a failed GPU device do.
+type failingBackend struct {
+	kernels.Backend
+	fail bool
+}
+
+func (b *failingBackend) Read(t kernels.Tensor) ([]float32, error) {
+	if b.fail {
+		return nil, fmt.Errorf("webgpu: reading back a tensor: %w", kernels.ErrDeviceFailed)
+	}
+	return b.Backend.Read(t)
+}
+
+// TestFailedDeviceTakesLostPath: a device that fails after one
+// good epoch ends the run with the step and the last good checkpoint, as a
+// lost one does.
+func TestFailedDeviceTakesLostPath(t *testing.T) {
+	out := t.TempDir()
+	be := &failingBackend{Backend: cpu.New()}
+	c := experiment.DefaultSynth()
+	c.Train, c.Test, c.Epochs = 1000, 200, 3
+	run, err := experiment.NewSynth(be, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Epoch(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.SaveEpoch(filepath.Join(out, "checkpoint.safetensors"), filepath.Join(out, experiment.ResumeFile)); err != nil {
+		t.Fatal(err)
+	}
+	be.fail = true
+	var stdout, stderr bytes.Buffer
+	err = trainAndWrite(context.Background(), run, output{dir: out, quiet: true}, &stdout, &stderr, func(io.Writer) {})
+	if err == nil || !strings.Contains(err.Error(), "the GPU device failed") || !strings.Contains(err.Error(), "at step 8 (epoch 2)") ||
+		!strings.Contains(err.Error(), "last good checkpoint (epoch 1)") {
+		t.Fatalf("error %v; want the failure, the step and the last good checkpoint", err)
 	}
 }

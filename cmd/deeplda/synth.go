@@ -90,8 +90,8 @@ type trainable interface {
 // trainAndWrite trains the run epoch by epoch with a progress bar (after
 // its last completed epoch in o.dir with o.resume), saving the checkpoint
 // and the resume file after every epoch, then finishes it and writes the
-// report and the figures. On a divergence or a lost GPU device it writes
-// the report and returns the error, naming the last good checkpoint; on
+// report and the figures. On a divergence or a lost or failed GPU device it
+// writes the report and returns the error, naming the last good checkpoint; on
 // cancellation it writes the report of the epochs done.
 func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io.Writer, summary func(io.Writer)) error {
 	run := t.Base()
@@ -119,7 +119,7 @@ func trainAndWrite(ctx context.Context, t trainable, o output, stdout, stderr io
 	var div *train.DivergedError
 	switch {
 	case trainErr == nil:
-	case errors.As(trainErr, &div) || errors.Is(trainErr, kernels.ErrDeviceLost):
+	case errors.As(trainErr, &div) || errors.Is(trainErr, kernels.ErrDeviceLost) || errors.Is(trainErr, kernels.ErrDeviceFailed):
 		run.Report.Status = trainErr.Error()
 		if err := t.WriteReport(o.dir); err != nil {
 			return err

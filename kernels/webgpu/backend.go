@@ -195,7 +195,7 @@ func (b *Backend) wait(done *bool, what string) error {
 			return err
 		}
 		if time.Since(start) > 10*time.Minute {
-			return fmt.Errorf("webgpu: %s: no answer from the device after %v", what, time.Since(start).Round(time.Second))
+			return deviceError(fmt.Errorf("webgpu: %s: no answer from the device after %v", what, time.Since(start).Round(time.Second)))
 		}
 		if sleep > 0 {
 			time.Sleep(sleep)

@@ -59,11 +59,15 @@ func (b *Backend) stepDone() {
 	}
 }
 
-// deviceError marks err as ErrDeviceLost when wgpu reports the device lost.
+// deviceError types an error of the device: ErrDeviceLost when wgpu
+// reports the device lost, kernels.ErrDeviceFailed otherwise.
 func deviceError(err error) error {
 	var we *wgpu.Error
-	if errors.As(err, &we) && we.Type == wgpu.ErrorTypeDeviceLost {
+	switch {
+	case err == nil || errors.Is(err, ErrDeviceLost) || errors.Is(err, kernels.ErrDeviceFailed):
+		return err
+	case errors.As(err, &we) && we.Type == wgpu.ErrorTypeDeviceLost:
 		return fmt.Errorf("%w: %w", ErrDeviceLost, err)
 	}
-	return err
+	return fmt.Errorf("%w: %w", kernels.ErrDeviceFailed, err)
 }

@@ -128,7 +128,7 @@ func (b *Backend) readBytes(t *tensor) ([]byte, error) {
 	b.count.ReadbackBytes += float64(n)
 	out, err := mapRead(b, staging, n)
 	if err != nil {
-		return nil, fmt.Errorf("webgpu: reading back a %s tensor: %w", kernels.ShapeString(t.shape), err)
+		return nil, deviceError(fmt.Errorf("webgpu: reading back a %s tensor: %w", kernels.ShapeString(t.shape), err))
 	}
 	return out, b.status()
 }
