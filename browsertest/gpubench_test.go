@@ -66,31 +66,109 @@ func BenchmarkWebGPUConvNetVsMatMul(b *testing.B) {
 // timings; it skips the benchmark when the browser has no WebGPU adapter.
 func gpuBench(b *testing.B, br *browser, u string) []experiment.BenchResult {
 	b.Helper()
-	br.openURL(u)
-	br.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 30*time.Minute)
-	raw := eval[string](br, `document.getElementById('result').textContent`)
-	var r struct {
-		Results []experiment.BenchResult `json:"results"`
-		Error   string                   `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(raw), &r); err != nil {
-		b.Fatalf("#result is not the bench result: %v\n%.500s", err, raw)
-	}
-	if r.Error != "" {
-		if strings.Contains(r.Error, "no WebGPU adapter") && os.Getenv("CI") == "" {
-			b.Skipf("SKIPPED: this Chromium offers no WebGPU adapter: %s", r.Error)
-		}
-		b.Fatalf("the bench page failed: %s", r.Error)
-	}
+	r := benchPage(b, br, u)
 	if len(r.Results) != strings.Count(u, ",")+1 {
 		b.Fatalf("%d results for %s", len(r.Results), u)
 	}
+	return r.Results
+}
+
+// benchResult is the golden page program's bench result.
+type benchResult struct {
+	Results []experiment.BenchResult `json:"results"`
+	Table   string                   `json:"table"`
+	Error   string                   `json:"error"`
+}
+
+// benchPage opens the golden page program's bench mode at u and returns its
+// result, timed on WebGPU; without a WebGPU adapter it skips the test
+// loudly, or fails it in CI.
+func benchPage(t testing.TB, br *browser, u string) benchResult {
+	t.Helper()
+	br.openURL(u)
+	br.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 30*time.Minute)
+	raw := eval[string](br, `document.getElementById('result').textContent`)
+	var r benchResult
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		t.Fatalf("#result is not the bench result: %v\n%.500s", err, raw)
+	}
+	if r.Error != "" {
+		if strings.Contains(r.Error, "no WebGPU adapter") && os.Getenv("CI") == "" {
+			t.Skipf("SKIPPED: this Chromium offers no WebGPU adapter: %s", r.Error)
+		}
+		t.Fatalf("the bench page failed: %s", r.Error)
+	}
 	for _, x := range r.Results {
 		if x.Backend.Name != "webgpu" || x.GFLOPS <= 0 {
-			b.Fatalf("timed on %q at %v GFLOP/s, want webgpu", x.Backend.Name, x.GFLOPS)
+			t.Fatalf("timed on %q at %v GFLOP/s, want webgpu", x.Backend.Name, x.GFLOPS)
 		}
 	}
-	return r.Results
+	return r
+}
+
+// TestGPUBenchSuite runs bench=1, the GPU table of "deeplda bench -suite",
+// reduced to small sizes, in the golden page program on Chromium's WebGPU
+// (see checkSuite).
+func TestGPUBenchSuite(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	page := serveGoldenPage(t, buildGoldenPage(t), "")
+	br := newBrowser(t, options{})
+	checkSuite(t, benchPage(t, br, page+"?bench=1&"+suiteQuery))
+	br.checkClean()
+}
+
+// TestPageBenchSuite runs bench=1 in the trainer's page on WebGPU: it
+// shows the GPU table instead of training, and #report holds the results
+// and the table (see checkSuite).
+func TestPageBenchSuite(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	br := newBrowser(t, options{})
+	br.openOnWebGPU(t, "?bench=1&backend=webgpu&"+suiteQuery)
+	br.waitFinished("done", 10*time.Minute)
+	var r benchResult
+	if err := json.Unmarshal([]byte(br.text("#report")), &r); err != nil {
+		t.Fatalf("#report is not the bench result: %v\n%.500s", err, br.text("#report"))
+	}
+	checkSuite(t, r)
+	if !strings.Contains(br.text("#summary"), "| ConvNet step, batch 1 |") {
+		t.Errorf("the page does not show the table: %q", br.text("#summary"))
+	}
+	br.checkClean()
+}
+
+// suiteQuery shrinks the GPU table to sizes SwiftShader times quickly.
+const suiteQuery = "sizes=32,64&batches=1&steps=1"
+
+// checkSuite checks the result of bench=1 with suiteQuery: each
+// benchmark's result, with what a step asks of the device (one submission
+// per training step, no read-back) and its device time by op family (or
+// why there is none), and the Markdown table.
+func checkSuite(t *testing.T, r benchResult) {
+	t.Helper()
+	t.Logf("\n%s", r.Table)
+	if len(r.Results) != 4 || r.Results[2].Model != "convnet" || r.Results[3].Model != "mlp" {
+		t.Fatalf("results %+v; want two matmuls, the ConvNet step and the toy step", r.Results)
+	}
+	for _, x := range r.Results[2:] {
+		if x.PerStep == nil || x.PerStep.Submits != 1 || x.PerStep.Readbacks != 0 {
+			t.Errorf("%s: per_step %+v; want one submission and no read-back", x.Model, x.PerStep)
+		}
+		if (x.GPUMs == nil) == (x.GPUMsUnavailable == "") {
+			t.Errorf("%s: gpu_ms %v, gpu_ms_unavailable %q; want exactly one", x.Model, x.GPUMs, x.GPUMsUnavailable)
+		}
+	}
+	if ms := r.Results[2].GPUMs; ms != nil && (ms["conv"] <= 0 || ms["batchnorm"] <= 0) {
+		t.Errorf("the ConvNet step's gpu_ms %v; want time for conv and batchnorm", ms)
+	}
+	for _, want := range []string{"| matmul 64 |", "| ConvNet step, batch 1 |", "| toy step, batch 256 |", "of the 64 matmul"} {
+		if !strings.Contains(r.Table, want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
 }
 
 // mean is the arithmetic mean of xs.

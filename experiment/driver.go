@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/train"
 )
@@ -70,9 +71,8 @@ func (d Driver) Drive(ctx context.Context, t Trainable) error {
 	}
 	for !r.Done() {
 		err := r.Epoch(ctx, d.Progress)
-		var div *train.DivergedError
 		switch {
-		case errors.As(err, &div):
+		case lost(err):
 			return d.diverged(t, err)
 		case err != nil && ctx.Err() != nil:
 			return d.stopped(t, saved, err)
@@ -96,16 +96,31 @@ func (d Driver) Drive(ctx context.Context, t Trainable) error {
 	return d.write(t, d.Figures)
 }
 
-// diverged writes the report of a run whose loss diverged (its status says
-// so) and returns err, naming the last good checkpoint when there is one.
+// lost reports whether err ends a run where it stands, keeping what was
+// saved: the loss became NaN or infinite, or the GPU device was lost or
+// failed.
+func lost(err error) bool {
+	var div *train.DivergedError
+	return errors.As(err, &div) || errors.Is(err, kernels.ErrDeviceLost) || errors.Is(err, kernels.ErrDeviceFailed)
+}
+
+// diverged writes the report of a run that lost its training state (see
+// lost; its status says why) and returns err, naming the last good
+// checkpoint when there is one.
 func (d Driver) diverged(t Trainable, err error) error {
+	r := t.Base()
+	r.Report.Status = err.Error()
 	if werr := d.write(t, false); werr != nil {
 		return werr
 	}
-	if d.Save {
-		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", err, t.Base().Trainer.Epoch(), filepath.Join(d.Dir, CheckpointFile))
+	switch e := r.Trainer.Epoch(); {
+	case !d.Save:
+		return err
+	case e == 0:
+		return fmt.Errorf("%w; no epoch had finished, so no checkpoint was saved", err)
+	default:
+		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", err, e, filepath.Join(d.Dir, CheckpointFile))
 	}
-	return err
 }
 
 // stopped handles a cancelled run: one that Save keeps goes back to the

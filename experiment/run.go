@@ -7,7 +7,6 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 
@@ -30,6 +29,7 @@ type Run struct {
 	// evaluation (TrainOut only after Finish).
 	TrainOut, TestOut train.Outputs
 	evalBatch         int
+	counts            stepCounts
 }
 
 // newRun builds the model and trainer.
@@ -64,13 +64,13 @@ func (r *Run) Done() bool { return r.Trainer.Done() }
 // the test set and appends a row to the history. See train.Trainer.RunEpoch
 // for the errors.
 func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error {
+	before := deviceCounters(r.Model.Backend)
 	st, err := r.Trainer.RunEpoch(ctx, onProgress)
 	if err != nil {
-		var div *train.DivergedError
-		if errors.As(err, &div) {
-			r.Report.Status = err.Error()
-		}
 		return err
+	}
+	if c := r.counts.epoch(r.Model.Backend, before, r.Trainer.StepsPerEpoch()); c != nil {
+		r.Report.WebGPUPerStep = c // kept after a move to the CPU backend
 	}
 	out, err := train.Evaluate(r.Model, r.TestSet, r.evalBatch)
 	if err != nil {

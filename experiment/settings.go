@@ -162,6 +162,10 @@ var Settings = []Setting{
 	{Name: "size", Kind: KindInt, Commands: []string{CmdBench}, Help: "matrix size S (matmul)"},
 	{Name: "steps", Kind: KindInt, Commands: []string{CmdBench}, Help: "timed steps (after one untimed warm-up step)"},
 	{Name: "cpuprofile", Kind: KindText, Commands: []string{CmdBench}, Help: "write a CPU profile of the timed steps to this file (go tool pprof)"},
+	{Name: "suite", Kind: KindBool, Commands: []string{CmdBench},
+		Help: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
+	{Name: "sizes", Kind: KindText, Commands: []string{CmdBench}, Help: "matmul sizes of -suite, comma-separated"},
+	{Name: "batches", Kind: KindText, Commands: []string{CmdBench}, Help: "ConvNet batch sizes of -suite, comma-separated"},
 }
 
 // names returns the spellings of values.

@@ -133,6 +133,9 @@ type Report struct {
 	BackendMoves []BackendMove `json:"backend_moves,omitempty"`
 	// Provenance ("version", "commit", "timestamp") is set by WriteAs.
 	Provenance
+	// WebGPUPerStep is what a training step asked of the WebGPU device, on
+	// average over the epochs after the first (experiment's stepCounts).
+	WebGPUPerStep *kernels.DeviceCounters `json:"webgpu_per_step,omitempty"`
 }
 
 // BackendMove is a move of a run to another backend in the middle of

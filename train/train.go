@@ -202,7 +202,7 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 	report := func() (model.Stats, error) {
 		st, err := m.ReadStats()
 		if err != nil {
-			return st, err
+			return st, fmt.Errorf("at step %d (epoch %d): %w", t.epoch*steps+(t.pos+t.Cfg.Batch-1)/t.Cfg.Batch, t.epoch+1, err)
 		}
 		if st.BadStep >= 0 {
 			return st, &DivergedError{Step: st.BadStep, Epoch: t.epoch + 1}

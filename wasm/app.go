@@ -131,6 +131,10 @@ func (a *app) start() {
 			why, be = a.backends.broken("while preparing", err), a.backends.cpu
 		}
 		a.showBackend(be, why)
+		if q.Get("bench") == "1" {
+			a.bench(q, be)
+			return
+		}
 		a.data.probe()
 		if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
 			a.data.preload(s.Image.Data)

@@ -31,7 +31,8 @@
 // debug=lose-device destroys the WebGPU device halfway through a run (once
 // it has a save point); body's data-lost-step, data-resume-step and
 // data-kept-epochs then say where the device was lost, after which step the
-// CPU took over and how many epochs of the history it kept.
+// CPU took over and how many epochs of the history it kept. With bench=1
+// the page times the GPU table instead of training (bench.go).
 package main
 
 import (

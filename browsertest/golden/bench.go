@@ -14,6 +14,7 @@ import (
 // benchPage is the result of the bench mode.
 type benchPage struct {
 	Results []experiment.BenchResult `json:"results"`
+	Table   string                   `json:"table,omitempty"` // bench=1: the Markdown table
 	Error   string                   `json:"error,omitempty"`
 }
 
@@ -26,12 +27,21 @@ type benchPage struct {
 //	batch=N   the ConvNet's (or MLP's) batch (default 64)
 //	steps=N   timed steps of each, after one untimed warm-up (default 2)
 //
+// bench=1 runs the GPU table instead, as "deeplda bench -suite" does
+// (experiment.RunSuite), and adds it in Markdown to the result, with
+//
+//	sizes=S,S   the matmuls' sizes (default 1024,2048,4096)
+//	batches=N,N the ConvNet's batches (default 64,256)
+//
 // It returns the page's result and state.
 func bench(models string, param func(name, def string) string) (*benchPage, string) {
 	res := &benchPage{Results: []experiment.BenchResult{}}
 	fail := func(msg string) (*benchPage, string) {
 		res.Error = msg
 		return res, "error"
+	}
+	if models == "1" {
+		return benchSuite(res, param, fail)
 	}
 	cfg := experiment.BenchConfig{}
 	for _, p := range []struct {
@@ -71,5 +81,29 @@ func bench(models string, param func(name, def string) string) (*benchPage, stri
 		}
 		res.Results = append(res.Results, r)
 	}
+	return res, "done"
+}
+
+// benchSuite is bench=1: the GPU table on WebGPU.
+func benchSuite(res *benchPage, param func(name, def string) string, fail func(string) (*benchPage, string)) (*benchPage, string) {
+	steps, err := strconv.Atoi(param("steps", "2"))
+	if err != nil {
+		return fail("steps must be an integer")
+	}
+	c, err := experiment.ParseSuite(param("sizes", ""), param("batches", ""), steps)
+	if err != nil {
+		return fail(err.Error())
+	}
+	be, err := webgpu.New()
+	if err != nil {
+		return fail("opening WebGPU: " + err.Error())
+	}
+	defer be.Close()
+	rs, err := experiment.RunSuite(context.Background(), be, c, nil)
+	res.Results = append(res.Results, rs...)
+	if err != nil {
+		return fail(err.Error())
+	}
+	res.Table = experiment.SuiteTable(rs)
 	return res, "done"
 }

@@ -27,7 +27,8 @@
 // and writes {"seconds": ...} (the trainer's training time) as the result.
 //
 // With bench=matmul,convnet it instead times those on WebGPU as "deeplda
-// bench" does (bench.go), for browsertest/gpubench_test.go.
+// bench" does (bench.go), for browsertest/gpubench_test.go; with bench=1,
+// the whole GPU table, as "deeplda bench -suite" does.
 package main
 
 import (

@@ -14,18 +14,28 @@ import (
 
 // benchCmd times training steps of a model, or a square matrix product, on
 // a backend and prints one JSON line (experiment.Bench, which the browser's
-// benchmark page runs too).
+// benchmark page runs too); with -suite it times the whole GPU table
+// (experiment.RunSuite) and prints it in Markdown.
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := experiment.BenchConfig{Model: "convnet", Batch: 64, Size: 1024, Steps: 10}
 	backend, cpuprofile := experiment.BackendAuto, ""
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	flags(fs, experiment.CmdBench, cfg.Bind(), experiment.Values{"backend": &backend, "cpuprofile": &cpuprofile})
+	suite, sizes, batches := false, "1024,2048,4096", "64,256"
+	flags(fs, experiment.CmdBench, cfg.Bind(), experiment.Values{"backend": &backend, "cpuprofile": &cpuprofile,
+		"suite": &suite, "sizes": &sizes, "batches": &batches})
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: deeplda bench [flags]\n\nTimes the backend and prints one JSON line.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: deeplda bench [flags]\n\nTimes the backend and prints one JSON line (with -suite, a Markdown table).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args, stderr); err != nil {
 		return err
+	}
+	if suite {
+		c, err := experiment.ParseSuite(sizes, batches, cfg.Steps)
+		if err != nil {
+			return usageError{fmt.Errorf("-%w", err)}
+		}
+		return benchSuite(ctx, backend, c, stdout, stderr)
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
@@ -58,4 +68,22 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(res)
+}
+
+// benchSuite runs experiment.RunSuite on the backend, printing each
+// result's JSON line to stderr as it comes and the Markdown table to
+// stdout.
+func benchSuite(ctx context.Context, backend experiment.BackendKind, c experiment.SuiteConfig, stdout, stderr io.Writer) error {
+	be, err := openBackendNote(backend, stderr)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	enc := json.NewEncoder(stderr)
+	rs, err := experiment.RunSuite(ctx, be, c, func(r experiment.BenchResult) { enc.Encode(r) })
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, experiment.SuiteTable(rs))
+	return err
 }

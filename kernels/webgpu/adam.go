@@ -23,4 +23,5 @@ func (b *Backend) Adam(param, grad, m, v kernels.Tensor, p kernels.AdamParams) {
 	b.dispatch("Adam", adamKernel, g, params{}.u(n, row).f(
 		float32(p.Beta1), float32(1-p.Beta1), float32(p.Beta2), float32(1-p.Beta2),
 		float32(p.LR/bc1), float32(math.Sqrt(bc2)), float32(p.Eps)), param, m, v, grad)
+	b.stepDone()
 }

@@ -44,6 +44,10 @@ type Backend struct {
 	scratch    kernels.Tensor // the LDA head's working memory (see headScratch)
 	nextID     int
 
+	count kernels.DeviceCounters
+	loss  deviceLoss
+	timer timer
+
 	mu   sync.Mutex
 	lost error // set by the device-lost callback
 	err  error // first error of a recorded operation
@@ -53,6 +57,9 @@ type Backend struct {
 // limits. It returns ErrNoAdapter (wrapped) when there is none.
 func New() (*Backend, error) {
 	b := &Backend{pipelines: map[string]*pipeline{}, bindGroups: map[string]*wgpu.BindGroup{}, staging: map[uint64]*wgpu.Buffer{}}
+	if err := b.loss.fromEnv(); err != nil {
+		return nil, err
+	}
 	wgpu.SetLogLevel(wgpu.LogLevelError)
 	var adapter *wgpu.Adapter
 	var err error
@@ -77,7 +84,7 @@ func New() (*Backend, error) {
 	}
 	b.device = device
 	b.queue = device.GetQueue()
-	if err := b.ring.init(b.device); err != nil {
+	if err := b.ring.init(b); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -96,7 +103,7 @@ func (b *Backend) Info() kernels.Info { return b.info }
 // report it.
 func (b *Backend) fail(err error) {
 	if err != nil && b.err == nil {
-		b.err = err
+		b.err = deviceError(err)
 	}
 }
 
@@ -131,6 +138,7 @@ func (b *Backend) computePass() *wgpu.ComputePassEncoder {
 			return nil
 		}
 		b.pass = enc.BeginComputePass(nil)
+		b.count.Passes++
 	}
 	return b.pass
 }
@@ -150,6 +158,7 @@ func (b *Backend) submit() {
 	if b.encoder == nil {
 		return
 	}
+	b.timer.close(b)
 	cmd, err := b.encoder.Finish(nil)
 	b.encoder.Release()
 	b.encoder = nil
@@ -157,9 +166,11 @@ func (b *Backend) submit() {
 		b.fail(fmt.Errorf("webgpu: finishing commands: %w", err))
 		return
 	}
+	b.ring.flush(b)
 	b.queue.Submit(cmd)
 	cmd.Release()
-	b.ring.submitted()
+	b.count.Submits++
+	b.timer.collect(b)
 }
 
 // Sync submits the pending work, waits for the queue to drain and reports
@@ -188,7 +199,7 @@ func (b *Backend) wait(done *bool, what string) error {
 			return err
 		}
 		if time.Since(start) > 10*time.Minute {
-			return fmt.Errorf("webgpu: %s: no answer from the device after %v", what, time.Since(start).Round(time.Second))
+			return deviceError(fmt.Errorf("webgpu: %s: no answer from the device after %v", what, time.Since(start).Round(time.Second)))
 		}
 		if sleep > 0 {
 			time.Sleep(sleep)
@@ -219,6 +230,7 @@ func (b *Backend) Close() {
 		s.Release()
 	}
 	b.ring.release()
+	b.timer.release()
 	b.queue.Release()
 	b.device.Release()
 	b.adapter.Release()

@@ -96,6 +96,7 @@ func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 		return nil, fmt.Errorf("compute pipeline %s: %w", k.key(), err)
 	}
 	p := &pipeline{k: k, layout: layout, playout: playout, module: module, cp: cp}
+	b.count.PipelinesCreated++
 	b.pipelines[k.key()] = p
 	return p, nil
 }
@@ -168,6 +169,7 @@ func (b *Backend) dispatch(op string, k kernel, g groups, p params, ts ...kernel
 		b.fail(wrap(err))
 		return
 	}
+	b.timeFamily(k.File)
 	pass := b.computePass()
 	if pass == nil {
 		return
@@ -175,6 +177,7 @@ func (b *Backend) dispatch(op string, k kernel, g groups, p params, ts ...kernel
 	pass.SetPipeline(pl.cp)
 	pass.SetBindGroup(0, bg, []uint32{offset})
 	pass.DispatchWorkgroups(uint32(g.X), uint32(max(g.Y, 1)), uint32(max(g.Z, 1)))
+	b.count.Dispatches++
 }
 
 // checkAliasing panics when a dispatch would bind one buffer both as
@@ -220,6 +223,7 @@ func (b *Backend) bindGroup(pl *pipeline, ts []kernels.Tensor) (*wgpu.BindGroup,
 	if err != nil {
 		return nil, err
 	}
+	b.count.BindGroupsCreated++
 	b.bindGroups[key.String()] = bg
 	return bg, nil
 }
@@ -243,24 +247,24 @@ const uniformSlot = 256
 // submitted before the ring wraps.
 const ringSlots = 1024
 
-// uniformRing hands out uniform blocks written with Queue.WriteBuffer. A
-// slot is reused only after the commands that read it were submitted, so the
-// write (which the queue orders before later submissions) cannot overtake
-// their reads.
+// uniformRing hands out uniform blocks. They are written into a host copy
+// of the ring and uploaded together, in one Queue.WriteBuffer, just before
+// the commands that read them are submitted (see flush). A slot is reused
+// only after the ring wraps, which submits first, so that the write (which
+// the queue orders before later submissions) cannot overtake their reads.
 type uniformRing struct {
-	buf  *wgpu.Buffer
-	next int // next free slot
-	used int // slots used since the last submit
-	data []byte
+	buf         *wgpu.Buffer
+	data        []byte // host copy of the whole ring
+	start, next int    // slots [start, next) are written but not uploaded
 }
 
-func (r *uniformRing) init(d *wgpu.Device) error {
-	buf, err := d.CreateBuffer(&wgpu.BufferDescriptor{Label: "uniforms", Size: uniformSlot * ringSlots, Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst})
+func (r *uniformRing) init(b *Backend) error {
+	buf, err := b.createBuffer(&wgpu.BufferDescriptor{Label: "uniforms", Size: uniformSlot * ringSlots, Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst})
 	if err != nil {
 		return fmt.Errorf("webgpu: creating the uniform ring: %w", err)
 	}
 	r.buf = buf
-	r.data = make([]byte, uniformSlot)
+	r.data = make([]byte, uniformSlot*ringSlots)
 	return nil
 }
 
@@ -269,27 +273,28 @@ func (r *uniformRing) push(b *Backend, p params) (uint32, error) {
 	if len(p)*4 > uniformSlot {
 		return 0, fmt.Errorf("uniform block of %d bytes exceeds %d", len(p)*4, uniformSlot)
 	}
-	if r.used == ringSlots {
-		b.submit() // also resets used
-	}
 	if r.next == ringSlots {
-		r.next = 0
+		b.submit() // uploads the slots in use
+		r.start, r.next = 0, 0
 	}
-	clear(r.data)
+	off := r.next * uniformSlot
+	block := r.data[off : off+uniformSlot]
+	clear(block)
 	for i, v := range p {
-		binary.LittleEndian.PutUint32(r.data[4*i:], v)
-	}
-	off := uint32(r.next * uniformSlot)
-	if err := writeBuffer(b.queue, r.buf, uint64(off), r.data); err != nil {
-		return 0, err
+		binary.LittleEndian.PutUint32(block[4*i:], v)
 	}
 	r.next++
-	r.used++
-	return off, nil
+	return uint32(off), nil
 }
 
-// submitted notes that every slot handed out so far has been submitted.
-func (r *uniformRing) submitted() { r.used = 0 }
+// flush uploads the slots written since the last flush, in one write; the
+// backend calls it before every submission.
+func (r *uniformRing) flush(b *Backend) {
+	if r.next > r.start {
+		b.fail(b.upload(r.buf, uint64(r.start*uniformSlot), r.data[r.start*uniformSlot:r.next*uniformSlot]))
+		r.start = r.next
+	}
+}
 
 func (r *uniformRing) release() {
 	if r.buf != nil {

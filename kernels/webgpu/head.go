@@ -69,18 +69,20 @@ func (b *Backend) headRun(op string, k kernel, l headLayout, count, rows, inOff,
 	b.dispatch(op, k, g, l.params(count, row, rows, inOff, outOff), ts...)
 }
 
-// headScratch returns the head's scratch memory for the layout: a view of
-// one buffer kept on the backend and grown when a layout needs more, so that
-// repeated steps reuse the same buffer and bind groups.
+// headScratch returns the head's scratch memory for the layout: one buffer
+// kept on the backend, bound whole, and grown when a layout needs more. It
+// is sized for the backward pass's layout of the same shapes from the
+// first forward pass on, so that the steps of training after the first
+// reuse the same buffer and bind groups.
 func (b *Backend) headScratch(l headLayout) kernels.Tensor {
-	n := max(l.size, 1)
+	n := max(newHeadLayout(l.n, l.c, l.d, kernels.CovKind(l.kind), true).size, 1)
 	if b.scratch == nil || kernels.Len(b.scratch) < n {
 		if b.scratch != nil {
 			b.Free(b.scratch)
 		}
 		b.scratch = b.Alloc(kernels.Float32, n)
 	}
-	return b.View(b.scratch, 0, n)
+	return b.scratch
 }
 
 // headPrepare records the dispatches shared by LDA and LDABackward: A, log

@@ -41,18 +41,25 @@ func adapterName(*wgpu.Adapter) string {
 // creation (see platform_native.go).
 func probeEnv(probe func()) { probe() }
 
-// ErrDeviceLost is the error (wrapped) of the operations after the
-// browser lost the backend's device (destroyed it, a driver reset, ...):
-// the data on the GPU is gone with it.
-var ErrDeviceLost = errors.New("the WebGPU device was lost")
-
 // requestDevice asks for a device with the default limits (the js binding
-// ignores required limits and panics on required features) and records its
-// loss when the browser reports it: the next Read or Sync returns it.
+// ignores required limits), with the timestamp-query feature where the
+// adapter has it (through syscall/js: the binding panics on required
+// features), and records its loss when the browser reports it: the next
+// Read or Sync returns it.
 func requestDevice(b *Backend) (*wgpu.Device, error) {
-	d, err := b.adapter.RequestDevice(nil)
-	if err != nil {
-		return nil, err
+	var d *wgpu.Device
+	a := jsValue(unsafe.Pointer(b.adapter))
+	if a.Get("features").Call("has", "timestamp-query").Bool() {
+		if dev, ok := jsx.Await(a.Call("requestDevice", map[string]any{"requiredFeatures": []any{"timestamp-query"}})); ok && dev.Truthy() {
+			d = new(wgpu.Device)
+			*(*js.Value)(unsafe.Pointer(d)) = dev
+		}
+	}
+	if d == nil {
+		var err error
+		if d, err = b.adapter.RequestDevice(nil); err != nil {
+			return nil, err
+		}
 	}
 	var onLost js.Func
 	onLost = js.FuncOf(func(_ js.Value, args []js.Value) any {
@@ -143,11 +150,17 @@ func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) (e
 	return nil
 }
 
-// jsValue returns the JavaScript object behind a wgpu Queue or Buffer: in
-// GOOS=js both types are a struct holding a single js.Value (and v0.23 is
-// the last release, so the layout is fixed).
+// jsValue returns the JavaScript object behind a wgpu Adapter, Device,
+// Queue, Buffer, CommandEncoder or ComputePassEncoder: in GOOS=js each of
+// these types is a struct holding a single js.Value (and v0.23 is the last
+// release, so the layout is fixed).
 func jsValue(p unsafe.Pointer) js.Value { return *(*js.Value)(p) }
 
 // software reports whether the adapter runs on the CPU; the browser does
 // not say (the page decides for itself), so it reports false.
 func software(*wgpu.Adapter) bool { return false }
+
+// hasTimestamps reports whether the device has timestamp queries.
+func hasTimestamps(b *Backend) bool {
+	return jsValue(unsafe.Pointer(b.device)).Get("features").Call("has", "timestamp-query").Bool()
+}

@@ -32,10 +32,16 @@ func adapterName(a *wgpu.Adapter) string {
 
 // requestDevice asks for a device with WebGPU's default limits (the
 // adapter's own limits are not passed on: v0.23 reports garbage in some of
-// them). No device-lost callback is registered: v0.23 passes it to C in a
-// way cgo's pointer checks reject; a lost device shows up as errors of the
+// them) and the timestamp-query feature where the adapter has it. No
+// device-lost callback is registered: v0.23 passes it to C in a way cgo's
+// pointer checks reject; a lost device shows up as errors of the
 // operations instead.
 func requestDevice(b *Backend) (*wgpu.Device, error) {
+	if b.adapter.HasFeature(wgpu.FeatureNameTimestampQuery) {
+		if d, err := b.adapter.RequestDevice(&wgpu.DeviceDescriptor{RequiredFeatures: []wgpu.FeatureName{wgpu.FeatureNameTimestampQuery}}); err == nil {
+			return d, nil
+		}
+	}
 	return b.adapter.RequestDevice(nil)
 }
 
@@ -57,6 +63,9 @@ func mapRead(b *Backend, staging *wgpu.Buffer, n uint64) ([]byte, error) {
 	}
 	if err := b.wait(&done, "reading back a tensor"); err != nil {
 		return nil, err
+	}
+	if status == wgpu.BufferMapAsyncStatusDeviceLost {
+		return nil, fmt.Errorf("mapping the read-back buffer: %w", ErrDeviceLost)
 	}
 	if status != wgpu.BufferMapAsyncStatusSuccess {
 		return nil, fmt.Errorf("mapping the read-back buffer failed (%v)", status)
@@ -105,3 +114,6 @@ func probeEnv(probe func()) {
 	}()
 	probe()
 }
+
+// hasTimestamps reports whether the device has timestamp queries.
+func hasTimestamps(b *Backend) bool { return b.device.HasFeature(wgpu.FeatureNameTimestampQuery) }

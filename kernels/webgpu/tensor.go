@@ -42,7 +42,7 @@ func gt(t kernels.Tensor) *tensor {
 // Alloc returns a zeroed tensor (WebGPU zero-initialises buffers).
 func (b *Backend) Alloc(dt kernels.DType, shape ...int) kernels.Tensor {
 	size := uint64(max(kernels.Numel(shape), 1)) * 4
-	buf, err := b.device.CreateBuffer(&wgpu.BufferDescriptor{
+	buf, err := b.createBuffer(&wgpu.BufferDescriptor{
 		Size:  size,
 		Usage: wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst,
 	})
@@ -89,7 +89,7 @@ func (b *Backend) write(t *tensor, data []byte, n int) {
 		return
 	}
 	b.submit()
-	b.fail(writeBuffer(b.queue, t.buf.gpu, t.offset, data))
+	b.fail(b.upload(t.buf.gpu, t.offset, data))
 }
 
 // Write copies host data into a Float32 tensor.
@@ -110,7 +110,7 @@ func (b *Backend) readBytes(t *tensor) ([]byte, error) {
 	}
 	staging, ok := b.staging[n]
 	if !ok {
-		s, err := b.device.CreateBuffer(&wgpu.BufferDescriptor{Size: n, Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst})
+		s, err := b.createBuffer(&wgpu.BufferDescriptor{Size: n, Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst})
 		if err != nil {
 			return nil, fmt.Errorf("webgpu: staging buffer of %d bytes: %w", n, err)
 		}
@@ -124,9 +124,11 @@ func (b *Backend) readBytes(t *tensor) ([]byte, error) {
 	if err := b.status(); err != nil {
 		return nil, err
 	}
+	b.count.Readbacks++
+	b.count.ReadbackBytes += float64(n)
 	out, err := mapRead(b, staging, n)
 	if err != nil {
-		return nil, fmt.Errorf("webgpu: reading back a %s tensor: %w", kernels.ShapeString(t.shape), err)
+		return nil, deviceError(fmt.Errorf("webgpu: reading back a %s tensor: %w", kernels.ShapeString(t.shape), err))
 	}
 	return out, b.status()
 }
