@@ -237,7 +237,7 @@ func ParseSuite(sizes, batches string, steps int) (SuiteConfig, error) {
 		for _, f := range strings.Split(p.list, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 1 {
-				return c, fmt.Errorf("%s must list positive whole numbers, got %q", p.name, f)
+				return c, settingError(p.name, "%s must list positive whole numbers, got %q", p.name, f)
 			}
 			*p.v = append(*p.v, n)
 		}
@@ -261,7 +261,7 @@ func (c SuiteConfig) Configs() []BenchConfig {
 // are.
 func (c SuiteConfig) Validate() error {
 	if len(c.Sizes) == 0 {
-		return errors.New("sizes must list at least one matrix size")
+		return settingError("sizes", "sizes must list at least one matrix size")
 	}
 	for _, b := range c.Configs() {
 		if err := b.Validate(); err != nil {

@@ -66,7 +66,11 @@ func (d Driver) Drive(ctx context.Context, t Trainable) error {
 	if d.Save {
 		var err error
 		if saved, err = r.Trainer.Snapshot(); err != nil {
-			return fmt.Errorf("reading the training state: %w", err)
+			err = fmt.Errorf("reading the training state before epoch %d: %w", r.Trainer.Epoch()+1, err)
+			if lost(err) {
+				return d.diverged(t, err)
+			}
+			return err
 		}
 	}
 	for !r.Done() {

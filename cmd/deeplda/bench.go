@@ -33,7 +33,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if suite {
 		c, err := experiment.ParseSuite(sizes, batches, cfg.Steps)
 		if err != nil {
-			return usageError{fmt.Errorf("-%w", err)}
+			return usageError{err}
 		}
 		return benchSuite(ctx, backend, c, stdout, stderr)
 	}

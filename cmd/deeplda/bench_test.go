@@ -58,7 +58,7 @@ func TestBenchSuite(t *testing.T) {
 		{"-sizes 0", `-sizes must list positive whole numbers, got "0"`},
 		{"-sizes 1.5", `-sizes must list positive whole numbers, got "1.5"`},
 		{"-batches 64,x", `-batches must list positive whole numbers, got "x"`},
-		{"-steps 0", "-steps must be positive, got 0"},
+		{"-steps 0", "-steps must be at least 1, got 0"},
 	} {
 		code, _, stderr := runCmd(t, append([]string{"bench", "-backend", "cpu", "-suite"}, strings.Fields(tc.args)...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
