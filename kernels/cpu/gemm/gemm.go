@@ -380,8 +380,12 @@ const maxTile = 12 * 32
 // covers them; when it is larger than the tile, it writes into the scratch
 // tile (maxTile floats) which is then merged into C. With transC, element
 // (i, j) of the block is c[j*ldc+i] and every tile goes through the scratch
-// tile.
+// tile. A family with its own macro function runs that instead.
 func macroKernel(kern *microKernel, mb, nb, kb int, packedA, packedB, tile []float32, alpha, beta float32, c []float32, ldc int, transC bool) {
+	if kern.macro != nil {
+		kern.macro(mb, nb, kb, packedA, packedB, tile, alpha, beta, c, ldc, transC)
+		return
+	}
 	mr, nr := kern.mr, kern.nr
 	full := kern.fns[len(kern.rows)-1]
 	for jr := 0; jr < nb; jr += nr {
