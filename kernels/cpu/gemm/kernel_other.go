@@ -28,5 +28,16 @@ func transpose4(dst []float32, ldd int, src []float32, lds, kb int) {
 // copyRows reports false: there is no faster way than the generic code.
 func copyRows(dst, src []float32, lds, w, kb int) bool { return false }
 
-// asmPacking is always false here: packing is done by portable Go code.
-var asmPacking = false
+// asmPacking reports whether the SIMD module's packing (copyPanels) is
+// used: in WebAssembly, where the SIMD kernels load. Tests may clear it to
+// exercise the portable packing code.
+var asmPacking = len(simdKernels) > 0
+
+// copyPanels copies whole micro-panels (see packRowPanels) where
+// asmPacking allows, and returns how many it copied.
+func copyPanels(dst, src []float32, lds, w, kb, panels int) int {
+	if !asmPacking {
+		return 0
+	}
+	return wasmCopyPanels(dst, src, lds, w, kb, panels)
+}

@@ -105,7 +105,11 @@ func newSIMDKernel(name string, mem js.Value, relaxed bool) (k *microKernel) {
 	imports := js.Global().Get("Object").New()
 	imports.Set("env", env)
 	inst := wa.Get("Instance").New(wa.Get("Module").New(u8), imports)
-	s := &simdMacro{fn: inst.Get("exports").Get("macro")}
+	exports := inst.Get("exports")
+	s := &simdMacro{fn: exports.Get("macro")}
+	if packFn.IsUndefined() {
+		packFn = exports.Get("pack")
+	}
 	k = &microKernel{
 		name: name, mr: simdMR, nr: simdNR,
 		kc: goKernel.kc, mc: 128,
@@ -148,6 +152,8 @@ func (s *simdMacro) block(mb, nb, kb int, packedA, packedB, tile []float32, alph
 	} else {
 		_ = c[(mb-1)*ldc+nb-1]
 	}
+	MacroCalls++
+	MacroFlops += mb * nb * kb
 	s.fn.Invoke(mb, nb, kb, offset(packedA), offset(packedB), offset(c), rs, cs, offset(tile), alpha, beta, vec)
 	runtime.KeepAlive(packedA)
 	runtime.KeepAlive(packedB)
@@ -157,3 +163,29 @@ func (s *simdMacro) block(mb, nb, kb int, packedA, packedB, tile []float32, alph
 
 // offset returns the byte offset of s[0] in the linear memory.
 func offset(s []float32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }
+
+// packFn is the pack function of the first SIMD module instantiated.
+var packFn js.Value
+
+// minPackCall is the fewest floats wasmCopyPanels copies with one call to
+// the SIMD module (a call costs about as much as copying a few hundred
+// floats in Go).
+const minPackCall = 512
+
+// wasmCopyPanels copies panels whole micro-panels of w columns from kb rows
+// of src (row stride lds) into dst with the SIMD module (see
+// packRowPanels) and returns panels, or copies nothing and returns 0 when
+// there is too little to copy for a call.
+func wasmCopyPanels(dst, src []float32, lds, w, kb, panels int) int {
+	if panels*w*kb < minPackCall {
+		return 0
+	}
+	_, _ = dst[panels*w*kb-1], src[(kb-1)*lds+panels*w-1]
+	PackCalls++
+	packFn.Invoke(offset(dst), offset(src), 4*lds, w, kb, panels)
+	runtime.KeepAlive(dst)
+	runtime.KeepAlive(src)
+	return panels
+}
+
+var MacroCalls, MacroFlops, PackCalls int

@@ -4,7 +4,8 @@
 // Go's WebAssembly port emits no SIMD instructions, so the gemm package
 // instantiates this small module beside the Go program: it imports the Go
 // program's linear memory (as env.mem) and is called with byte offsets of
-// Go slices in it. [Module] returns its bytes; its one export, "macro",
+// Go slices in it. [Module] returns its bytes. Its export "pack" copies
+// micro-panels for the packing of A and B (see pack); its export "macro"
 // multiplies a packed block of A by a packed block of B into C, as the gemm
 // package's macroKernel does with a micro-kernel:
 //
@@ -31,22 +32,28 @@ package wasmsimd
 
 import "math"
 
-// Module returns the binary of the macro-kernel module for an mr×nr tile
-// (nr a multiple of 4), with relaxed_madd when relaxed is set.
+// Module returns the binary of the module for an mr×nr tile (nr a multiple
+// of 4), with relaxed_madd when relaxed is set.
 func Module(mr, nr int, relaxed bool) []byte {
 	var m []byte
 	m = append(m, 0, 'a', 's', 'm', 1, 0, 0, 0)
-	// Type 0: nine i32 parameters, alpha and beta (f32), vec (i32).
-	params := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
-	m = section(m, 1, vec(1, append(append([]byte{0x60}, vec(len(params), params)...), 0)))
+	// Type 0 (macro): nine i32 parameters, alpha and beta (f32), vec
+	// (i32). Type 1 (pack): six i32 parameters.
+	macroType := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
+	packType := []byte{i32, i32, i32, i32, i32, i32}
+	m = section(m, 1, vec(2, cat(funcType(macroType), funcType(packType))))
 	// Import env.mem, a memory of at least 0 pages with no maximum.
 	m = section(m, 2, vec(1, cat(name("env"), name("mem"), []byte{0x02, 0x00, 0x00})))
-	m = section(m, 3, vec(1, []byte{0}))
-	m = section(m, 7, vec(1, cat(name("macro"), []byte{0x00, 0x00})))
-	body := macro(mr, nr, relaxed)
-	m = section(m, 10, vec(1, cat(u32(len(body)), body)))
+	m = section(m, 3, vec(2, []byte{0, 1}))
+	m = section(m, 7, vec(2, cat(name("macro"), []byte{0x00, 0x00}, name("pack"), []byte{0x00, 0x01})))
+	mb, pb := macro(mr, nr, relaxed), pack()
+	m = section(m, 10, vec(2, cat(u32(len(mb)), mb, u32(len(pb)), pb)))
 	return m
 }
+
+// funcType returns the encoding of a function type with the given
+// parameters and no result.
+func funcType(params []byte) []byte { return cat([]byte{0x60}, vec(len(params), params), []byte{0}) }
 
 // Value types.
 const (
@@ -207,6 +214,53 @@ func macro(mr, nr int, relaxed bool) []byte {
 
 	locals := vec(3, cat(u32(nI32), []byte{i32}, u32(1), []byte{f32}, u32(nV128), []byte{v128}))
 	return cat(locals, f.code)
+}
+
+// pack returns the body of the pack function,
+//
+//	pack(dst, src, lds, w, kb, panels i32)
+//
+// which copies panels micro-panels of w columns (w a multiple of 4) and
+// depth kb: micro-panel q takes columns q*w to q*w+w-1 of the kb rows at
+// byte offset src (row stride lds bytes), and lands, row after row, at
+// dst + q*w*kb*4. kb and panels are at least 1.
+func pack() []byte {
+	const (
+		dst = iota
+		src
+		lds
+		w
+		kb
+		panels
+		q // locals
+		p
+		h
+		s
+		pan
+		wb
+	)
+	var f fn
+	f.get(w).i32c(4).op(opI32Mul).set(wb)
+	f.get(src).set(pan)
+	f.get(panels).set(q)
+	f.loop() // micro-panels: pan += wb
+	f.get(pan).set(s)
+	f.get(kb).set(p)
+	f.loop() // rows: s += lds
+	f.i32c(0).set(h)
+	f.loop() // vectors of a row: h += 16, dst += 16
+	f.get(dst).get(s).get(h).op(opI32Add).vmem(opV128Load, 0).vmem(opV128Store, 0)
+	f.get(dst).i32c(16).op(opI32Add).set(dst)
+	f.get(h).i32c(16).op(opI32Add).tee(h).get(wb).op(opI32LtS).brIf(0)
+	f.end()
+	f.get(s).get(lds).op(opI32Add).set(s)
+	f.get(p).i32c(1).op(opI32Sub).tee(p).brIf(0)
+	f.end()
+	f.get(pan).get(wb).op(opI32Add).set(pan)
+	f.get(q).i32c(1).op(opI32Sub).tee(q).brIf(0)
+	f.end()
+	f.end()
+	return cat(vec(1, cat(u32(wb-q+1), []byte{i32})), f.code)
 }
 
 // Opcodes.
