@@ -1,7 +1,8 @@
 // Package gemm provides a fast single-precision general matrix multiply
 // (SGEMM) for row-major matrices, written in Go with assembly micro-kernels
-// on amd64 and a portable Go fallback everywhere else (including
-// GOOS=js GOARCH=wasm, and any build with the purego tag).
+// on amd64, a WebAssembly SIMD module generated in Go for GOOS=js
+// GOARCH=wasm, and a portable Go fallback everywhere else (and in any build
+// with the purego tag).
 //
 // The entry point is [Sgemm], which has the semantics of BLAS sgemm (and of
 // gonum's blas32.Gemm) for row-major storage:
@@ -49,6 +50,14 @@
 //   - AVX2+FMA, 6×16: 12 YMM accumulators.
 //   - Portable Go, 4×4: 16 scalar accumulators (also used with the purego
 //     build tag, on other architectures, and on CPUs without AVX2/FMA).
+//   - WebAssembly SIMD, 4×8, in a JavaScript host (browser, Node.js) that
+//     runs it: 8 v128 accumulators in a small module of its own, built by
+//     the internal package wasmsimd and instantiated beside the Go program
+//     over its memory (simd_js.go), which runs the whole macro-kernel loop
+//     and the packing's panel copies in one call each. Relaxed SIMD's
+//     multiply-add where the host validates it (fused where the hardware
+//     has FMA), else a multiply then an add, which gives the portable
+//     kernel's bits; else the portable kernel.
 //
 // Each assembly family also has smaller variants (fewer rows, narrower
 // columns) for the bottom and right edges of C, so little work is wasted on
