@@ -43,7 +43,7 @@ var Fields = []Field{
 	{Name: "cov", Label: "Covariance", Kind: Select, Options: []string{"full", "diag", "spherical"}, Help: "parameterisation of the shared covariance Σ"},
 	{Name: "epochs", Label: "Epochs", Kind: Number, Step: "1", Help: "passes over the training set (at least 1)"},
 	{Name: "batch", Label: "Batch", Kind: Number, Step: "1", Help: "examples per Adam step (at least 1; the training-set size means full batch)"},
-	{Name: "limit-train", Label: "Training images", Kind: Number, Step: "1", Help: "train on the first N training images (0: all; the browser trains only a few images a second on the CPU)", Demos: []Demo{Images}},
+	{Name: "limit-train", Label: "Training images", Kind: Number, Step: "1", Help: "train on the first N training images (0: all; on the CPU the browser trains about ten images a second with WebAssembly SIMD, a few without)", Demos: []Demo{Images}},
 	{Name: "limit-test", Label: "Test images", Kind: Number, Step: "1", Help: "evaluate on the first N test images (0: all)", Demos: []Demo{Images}},
 	{Name: "seed", Label: "Seed", Kind: Number, Step: "1", Help: "seed of the initialisation and the shuffling (a whole number >= 0)"},
 	{Name: "backend", Label: "Backend", Kind: Select, Options: []string{"auto", "webgpu", "cpu"}, Help: "auto: WebGPU when the browser offers an adapter, else the CPU"},
