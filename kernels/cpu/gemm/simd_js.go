@@ -44,11 +44,11 @@ func wasmKernels() []*microKernel {
 	}
 	var ks []*microKernel
 	if mode != "plain" {
-		if k := newSIMDKernel("wasmrelaxed4x8", mem, true); k != nil {
+		if k := newSIMDKernel("wasmrelaxed4x8", mem, wasmsimd.Module(simdMR, simdNR, true)); k != nil {
 			ks = append(ks, k)
 		}
 	}
-	if k := newSIMDKernel("wasmsimd4x8", mem, false); k != nil {
+	if k := newSIMDKernel("wasmsimd4x8", mem, wasmsimd.Module(simdMR, simdNR, false)); k != nil {
 		ks = append(ks, k)
 	}
 	return ks
@@ -85,15 +85,15 @@ func goMemory() (mem js.Value, ok bool) {
 	return mem, true
 }
 
-// newSIMDKernel returns the kernel of the module for relaxed, or nil where
-// the host does not validate or cannot instantiate it.
-func newSIMDKernel(name string, mem js.Value, relaxed bool) (k *microKernel) {
+// newSIMDKernel returns the kernel of the module bin (from
+// wasmsimd.Module), or nil where the host does not validate or cannot
+// instantiate it.
+func newSIMDKernel(name string, mem js.Value, bin []byte) (k *microKernel) {
 	defer func() {
 		if recover() != nil {
 			k = nil
 		}
 	}()
-	bin := wasmsimd.Module(simdMR, simdNR, relaxed)
 	u8 := js.Global().Get("Uint8Array").New(len(bin))
 	js.CopyBytesToJS(u8, bin)
 	wa := js.Global().Get("WebAssembly")

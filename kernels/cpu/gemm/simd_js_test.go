@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/deeplda/deeplda/kernels/cpu/gemm/internal/wasmsimd"
 )
 
 // TestSIMDLoads checks that the SIMD kernels load under Node.js (which has
@@ -27,6 +29,23 @@ func TestSIMDLoads(t *testing.T) {
 	}
 	if activeKernel != simdKernels[0] {
 		t.Fatalf("Sgemm uses %s, want %s", activeKernel.name, simdKernels[0].name)
+	}
+}
+
+// TestSIMDFallback checks that a module the host does not validate (as
+// SIMD where the host has none) gives no kernel, without a panic, and that
+// a valid one gives a kernel.
+func TestSIMDFallback(t *testing.T) {
+	mem, ok := goMemory()
+	if !ok {
+		t.Fatal("no Go memory")
+	}
+	bin := wasmsimd.Module(simdMR, simdNR, false)
+	if k := newSIMDKernel("x", mem, bin[:len(bin)-1]); k != nil {
+		t.Error("a kernel from a module that does not validate")
+	}
+	if k := newSIMDKernel("x", mem, bin); k == nil {
+		t.Error("no kernel from the plain module")
 	}
 }
 
