@@ -67,19 +67,20 @@
 // instead, which turns the narrow side into the row side where variants
 // are finer.
 //
-// Small products. With the portable kernel, products of up to 2^18
-// multiply-adds skip packing: they are computed straight from A and B, in
-// whichever of three loop orders (rows of C, rows of C^T, or dot products)
-// has the fewest loop iterations, with unrolled unit-stride inner loops
-// (see direct.go), whose hot loops are WebAssembly assembly in js/wasm
-// builds. The amd64 assembly kernels pack every product.
+// Small products. With the portable kernel and the WebAssembly SIMD
+// kernels, products of up to 2^18 multiply-adds skip packing: they are
+// computed straight from A and B, in whichever of three loop orders (rows
+// of C, rows of C^T, or dot products) has the fewest loop iterations, with
+// unrolled unit-stride inner loops (see direct.go), whose hot loops are
+// WebAssembly assembly in js/wasm builds. The amd64 assembly kernels pack
+// every product.
 //
 // Parallelism. Problems of at least 2*minParallelWork multiply-adds use up
 // to runtime.GOMAXPROCS(0) goroutines: the calling goroutine plus helpers
 // from a persistent pool. The work is a list of items (packing one
-// micro-panel of B, then computing one chunk of C) handed out through an
-// atomic counter, so load balancing is dynamic and a helper that starts
-// late simply does less. Idle helpers poll for the next job for a short
+// micro-panel of B, or all of a k block's for the SIMD kernels, then
+// computing one chunk of C) handed out through an atomic counter, so load
+// balancing is dynamic and a helper that starts late simply does less. Idle helpers poll for the next job for a short
 // while before parking, because waking a parked thread can cost ~100 µs on
 // virtual machines, as much as a whole ConvNet-sized GEMM takes. Small
 // problems, such as a tiny MLP's 256×32×2 products, run on the calling
