@@ -1,7 +1,8 @@
 // Package gemm provides a fast single-precision general matrix multiply
 // (SGEMM) for row-major matrices, written in Go with assembly micro-kernels
-// on amd64 and a portable Go fallback everywhere else (including
-// GOOS=js GOARCH=wasm, and any build with the purego tag).
+// on amd64, a WebAssembly SIMD module generated in Go for GOOS=js
+// GOARCH=wasm, and a portable Go fallback everywhere else (and in any build
+// with the purego tag).
 //
 // The entry point is [Sgemm], which has the semantics of BLAS sgemm (and of
 // gonum's blas32.Gemm) for row-major storage:
@@ -49,6 +50,14 @@
 //   - AVX2+FMA, 6×16: 12 YMM accumulators.
 //   - Portable Go, 4×4: 16 scalar accumulators (also used with the purego
 //     build tag, on other architectures, and on CPUs without AVX2/FMA).
+//   - WebAssembly SIMD, 4×8, in a JavaScript host (browser, Node.js) that
+//     runs it: 8 v128 accumulators in a small module of its own, built by
+//     the internal package wasmsimd and instantiated beside the Go program
+//     over its memory (simd_js.go), which runs the whole macro-kernel loop
+//     and the packing's panel copies in one call each. Relaxed SIMD's
+//     multiply-add where the host validates it (fused where the hardware
+//     has FMA), else a multiply then an add, which gives the portable
+//     kernel's bits; else the portable kernel.
 //
 // Each assembly family also has smaller variants (fewer rows, narrower
 // columns) for the bottom and right edges of C, so little work is wasted on
@@ -58,19 +67,20 @@
 // instead, which turns the narrow side into the row side where variants
 // are finer.
 //
-// Small products. With the portable kernel, products of up to 2^18
-// multiply-adds skip packing: they are computed straight from A and B, in
-// whichever of three loop orders (rows of C, rows of C^T, or dot products)
-// has the fewest loop iterations, with unrolled unit-stride inner loops
-// (see direct.go), whose hot loops are WebAssembly assembly in js/wasm
-// builds. The amd64 assembly kernels pack every product.
+// Small products. With the portable kernel and the WebAssembly SIMD
+// kernels, products of up to 2^18 multiply-adds skip packing: they are
+// computed straight from A and B, in whichever of three loop orders (rows
+// of C, rows of C^T, or dot products) has the fewest loop iterations, with
+// unrolled unit-stride inner loops (see direct.go), whose hot loops are
+// WebAssembly assembly in js/wasm builds. The amd64 assembly kernels pack
+// every product.
 //
 // Parallelism. Problems of at least 2*minParallelWork multiply-adds use up
 // to runtime.GOMAXPROCS(0) goroutines: the calling goroutine plus helpers
 // from a persistent pool. The work is a list of items (packing one
-// micro-panel of B, then computing one chunk of C) handed out through an
-// atomic counter, so load balancing is dynamic and a helper that starts
-// late simply does less. Idle helpers poll for the next job for a short
+// micro-panel of B, or all of a k block's for the SIMD kernels, then
+// computing one chunk of C) handed out through an atomic counter, so load
+// balancing is dynamic and a helper that starts late simply does less. Idle helpers poll for the next job for a short
 // while before parking, because waking a parked thread can cost ~100 µs on
 // virtual machines, as much as a whole ConvNet-sized GEMM takes. Small
 // problems, such as a tiny MLP's 256×32×2 products, run on the calling

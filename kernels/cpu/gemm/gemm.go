@@ -249,16 +249,22 @@ func (p *problem) setup(j *job, kern *microKernel, bufB []float32, jc, nb, mChun
 	j.jc, j.nb = jc, nb
 	j.packedB = bufB[:p.k*roundUp(nb, nr)]
 	j.panels = ceilDiv(nb, nr)
+	j.packPanels = 1
+	if kern.macro != nil {
+		// One packing item per k block: packB then copies every whole
+		// micro-panel of it in one call (see copyPanels).
+		j.packPanels = j.panels
+	}
 	j.mChunk, j.mChunks = mChunk, ceilDiv(p.m, mChunk)
 	j.pieceLen, j.nPieces = pieceLen, ceilDiv(nb, pieceLen)
-	j.nPack = ceilDiv(p.k, j.kc) * j.panels
+	j.nPack = ceilDiv(p.k, j.kc) * ceilDiv(j.panels, j.packPanels)
 	j.items = j.nPack + j.mChunks*j.nPieces
 }
 
 // job is one column block of a problem, shared by the goroutines that
-// compute it. Its work items are, in order: packing one kc×nr micro-panel
-// of B (nPack items), then computing one chunk of C (mChunk rows ×
-// pieceLen columns).
+// compute it. Its work items are, in order: packing packPanels kc×nr
+// micro-panels of B (nPack items), then computing one chunk of C (mChunk
+// rows × pieceLen columns).
 type job struct {
 	p       problem
 	kern    *microKernel
@@ -266,6 +272,8 @@ type job struct {
 	jc, nb  int       // columns jc..jc+nb-1 of C
 	packedB []float32 // op(B) packed: k blocks of kb × roundUp(nb, nr)
 	panels  int       // micro-panels of B per k block
+
+	packPanels int // micro-panels of B per packing item
 
 	mChunk, mChunks   int // rows per chunk, number of row chunks
 	pieceLen, nPieces int // columns per chunk, number of column chunks
@@ -330,11 +338,13 @@ func (j *job) work() {
 			break
 		}
 		if it < j.nPack {
-			// Pack micro-panel jr of k block pc into its place.
-			pc, jr := it/j.panels*j.kc, it%j.panels*nr
-			kb := min(j.kc, p.k-pc)
+			// Pack the micro-panels from jr on of k block pc into their
+			// place.
+			items := ceilDiv(j.panels, j.packPanels)
+			pc, jr := it/items*j.kc, it%items*j.packPanels*nr
+			kb, nb := min(j.kc, p.k-pc), min(j.packPanels*nr, j.nb-jr)
 			off := pc*roundUp(j.nb, nr) + jr*kb
-			packB(j.packedB[off:off+kb*nr], p.transB, p.b, p.ldb, pc, j.jc+jr, kb, min(nr, j.nb-jr), nr)
+			packB(j.packedB[off:off+kb*roundUp(nb, nr)], p.transB, p.b, p.ldb, pc, j.jc+jr, kb, nb, nr)
 			j.packed.Add(1)
 			continue
 		}
@@ -380,8 +390,12 @@ const maxTile = 12 * 32
 // covers them; when it is larger than the tile, it writes into the scratch
 // tile (maxTile floats) which is then merged into C. With transC, element
 // (i, j) of the block is c[j*ldc+i] and every tile goes through the scratch
-// tile.
+// tile. A family with its own macro function runs that instead.
 func macroKernel(kern *microKernel, mb, nb, kb int, packedA, packedB, tile []float32, alpha, beta float32, c []float32, ldc int, transC bool) {
+	if kern.macro != nil {
+		kern.macro(mb, nb, kb, packedA, packedB, tile, alpha, beta, c, ldc, transC)
+		return
+	}
 	mr, nr := kern.mr, kern.nr
 	full := kern.fns[len(kern.rows)-1]
 	for jr := 0; jr < nb; jr += nr {

@@ -30,6 +30,11 @@ type microKernel struct {
 	// bottom and right edges of C.
 	rows, cols []int
 	fns        [][]kernelFunc
+
+	// macro, when not nil, replaces macroKernel for this family: it runs
+	// the whole loop over the tiles of a block in one call (see
+	// simd_js.go).
+	macro func(mb, nb, kb int, packedA, packedB, tile []float32, alpha, beta float32, c []float32, ldc int, transC bool)
 }
 
 // goKernel is the portable micro-kernel used when no assembly kernel is

@@ -9,16 +9,14 @@ package gemm
 // op(A) is A (m×k, row stride lda) when transA is false and the transpose
 // of A (k×m, row stride lda) when it is true.
 func packA(dst []float32, transA bool, a []float32, lda, i0, p0, mb, kb, mr int) {
+	if transA {
+		// Column p of the block is row p0+p of a.
+		packRowPanels(dst, a[p0*lda+i0:], lda, mb, mr, kb)
+		return
+	}
 	for ir := 0; ir < mb; ir += mr {
-		rows := min(mr, mb-ir)
-		panel := dst[ir*kb : ir*kb+mr*kb]
-		if transA {
-			// Column p of the block is row p0+p of a.
-			packRows(panel, a[p0*lda+i0+ir:], lda, rows, mr, kb)
-		} else {
-			// Row i of the block is row i0+i of a.
-			packCols(panel, a[(i0+ir)*lda+p0:], lda, rows, mr, kb)
-		}
+		// Row i of the block is row i0+i of a.
+		packCols(dst[ir*kb:ir*kb+mr*kb], a[(i0+ir)*lda+p0:], lda, min(mr, mb-ir), mr, kb)
 	}
 }
 
@@ -31,16 +29,26 @@ func packA(dst []float32, transA bool, a []float32, lda, i0, p0, mb, kb, mr int)
 // op(B) is B (k×n, row stride ldb) when transB is false and the transpose
 // of B (n×k, row stride ldb) when it is true.
 func packB(dst []float32, transB bool, b []float32, ldb, p0, j0, kb, nb, nr int) {
+	if !transB {
+		// Row p of the block is row p0+p of b.
+		packRowPanels(dst, b[p0*ldb+j0:], ldb, nb, nr, kb)
+		return
+	}
 	for jr := 0; jr < nb; jr += nr {
-		cols := min(nr, nb-jr)
-		panel := dst[jr*kb : jr*kb+nr*kb]
-		if transB {
-			// Column j of the block is row j0+j of b.
-			packCols(panel, b[(j0+jr)*ldb+p0:], ldb, cols, nr, kb)
-		} else {
-			// Row p of the block is row p0+p of b.
-			packRows(panel, b[p0*ldb+j0+jr:], ldb, cols, nr, kb)
-		}
+		// Column j of the block is row j0+j of b.
+		packCols(dst[jr*kb:jr*kb+nr*kb], b[(j0+jr)*ldb+p0:], ldb, min(nr, nb-jr), nr, kb)
+	}
+}
+
+// packRowPanels copies kb rows of n contiguous values, src[p*lds : p*lds+n]
+// for p < kb, into dst as a sequence of micro-panels of w columns, the last
+// one zero-filled (see packRows): column j of row p lands at
+// dst[(j/w)*w*kb + p*w + j%w]. Where copyPanels has a fast path, it copies
+// the whole micro-panels in one go.
+func packRowPanels(dst, src []float32, lds, n, w, kb int) {
+	jr := copyPanels(dst, src, lds, w, kb, n/w) * w
+	for ; jr < n; jr += w {
+		packRows(dst[jr*kb:jr*kb+w*kb], src[jr:], lds, min(w, n-jr), w, kb)
 	}
 }
 

@@ -43,6 +43,10 @@ func transpose4(dst []float32, ldd int, src []float32, lds, kb int) {
 	}
 }
 
+// copyPanels copies no micro-panel: copyRows is the fast path here (see
+// packRowPanels).
+func copyPanels(dst, src []float32, lds, w, kb, panels int) int { return 0 }
+
 // copyRows copies kb rows of w floats, src[p*lds:][:w] to dst[p*w:][:w],
 // and reports whether it could (only some widths have a fast path).
 func copyRows(dst, src []float32, lds, w, kb int) bool {

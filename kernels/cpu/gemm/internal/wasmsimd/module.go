@@ -1,0 +1,398 @@
+// Package wasmsimd builds, in the WebAssembly binary format, the SIMD
+// macro-kernel that the gemm package runs in the browser's CPU backend.
+//
+// Go's WebAssembly port emits no SIMD instructions, so the gemm package
+// instantiates this small module beside the Go program: it imports the Go
+// program's linear memory (as env.mem) and is called with byte offsets of
+// Go slices in it. [Module] returns its bytes. Its export "pack" copies
+// micro-panels for the packing of A and B (see pack); its export "macro"
+// multiplies a packed block of A by a packed block of B into C, as the gemm
+// package's macroKernel does with a micro-kernel:
+//
+//	macro(mb, nb, kb, a, b, c, rs, cs, tile i32, alpha, beta f32, vec i32)
+//
+// a holds ceil(mb/mr) micro-panels of mr rows and depth kb (element (i, p)
+// of the block at a[(i/mr)*mr*kb + p*mr + i%mr]), b holds ceil(nb/nr)
+// micro-panels of nr columns (element (p, j) at b[(j/nr)*nr*kb + p*nr +
+// j%nr]), both zero-padded, and element (i, j) of the mb×nb block of C is
+// the float32 at byte offset c + i*rs + j*cs. Each element becomes
+//
+//	alpha*sum_p A(i,p)*B(p,j) + beta*C(i,j)
+//
+// summed over p = 0, 1, ..., kb-1 in order from zero; with beta zero C is
+// not read (NaNs in it are ignored). The module keeps an mr×nr tile of C in
+// v128 accumulators: per step of p, one load of nr/4 vectors of B, one
+// splat of each of the mr values of A, and mr*nr/4 multiply-adds, either a
+// multiply then an add (plain SIMD: the same bits as the scalar Go kernel)
+// or one relaxed f32x4.relaxed_madd (relaxed SIMD, fused where the
+// hardware has FMA, so the last bit may differ). A whole tile with vec set
+// (rs a row stride, cs 4) is stored with vector stores; any other tile goes
+// through tile, mr*nr floats of scratch, and is merged element by element.
+package wasmsimd
+
+import "math"
+
+// Module returns the binary of the module for an mr×nr tile (nr a multiple
+// of 4), with relaxed_madd when relaxed is set.
+func Module(mr, nr int, relaxed bool) []byte {
+	var m []byte
+	m = append(m, 0, 'a', 's', 'm', 1, 0, 0, 0)
+	// Type 0 (macro): nine i32 parameters, alpha and beta (f32), vec
+	// (i32). Type 1 (pack): six i32 parameters.
+	macroType := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
+	packType := []byte{i32, i32, i32, i32, i32, i32}
+	m = section(m, 1, vec(2, cat(funcType(macroType), funcType(packType))))
+	// Import env.mem, a memory of at least 0 pages with no maximum.
+	m = section(m, 2, vec(1, cat(name("env"), name("mem"), []byte{0x02, 0x00, 0x00})))
+	m = section(m, 3, vec(2, []byte{0, 1}))
+	m = section(m, 7, vec(2, cat(name("macro"), []byte{0x00, 0x00}, name("pack"), []byte{0x00, 0x01})))
+	mb, pb := macro(mr, nr, relaxed), pack()
+	m = section(m, 10, vec(2, cat(u32(len(mb)), mb, u32(len(pb)), pb)))
+	return m
+}
+
+// funcType returns the encoding of a function type with the given
+// parameters and no result.
+func funcType(params []byte) []byte { return cat([]byte{0x60}, vec(len(params), params), []byte{0}) }
+
+// Value types.
+const (
+	i32  = 0x7f
+	f32  = 0x7d
+	v128 = 0x7b
+)
+
+// Parameters of macro, as local indices.
+const (
+	pMB = iota
+	pNB
+	pKB
+	pA
+	pB
+	pC
+	pRS
+	pCS
+	pTile
+	pAlpha
+	pBeta
+	pVec
+	nParams
+)
+
+// macro returns the body (locals and code) of the macro function.
+func macro(mr, nr int, relaxed bool) []byte {
+	if nr%4 != 0 || mr < 1 || nr < 4 {
+		panic("wasmsimd: bad tile")
+	}
+	nv := nr / 4 // vectors per row of the tile
+	var f fn
+	// Locals after the parameters: i32 scalars, one f32, then v128s.
+	next := nParams
+	local := func() int { next++; return next - 1 }
+	jr, ir, aRow, bCol, pa, pb, p := local(), local(), local(), local(), local(), local(), local()
+	rows, cols, cp, q, i, j, t := local(), local(), local(), local(), local(), local(), local()
+	nI32 := next - nParams
+	v := local()
+	vBase := next
+	acc := make([]int, mr*nv)
+	for k := range acc {
+		acc[k] = local()
+	}
+	bv := make([]int, nv)
+	for k := range bv {
+		bv[k] = local()
+	}
+	av, valpha, vbeta := local(), local(), local()
+	nV128 := next - vBase
+
+	// valpha, vbeta = splat(alpha), splat(beta); bCol = b; jr = 0.
+	f.get(pAlpha).simd(opF32x4Splat).set(valpha)
+	f.get(pBeta).simd(opF32x4Splat).set(vbeta)
+	f.get(pB).set(bCol)
+	f.i32c(0).set(jr)
+	f.block().loop() // over the micro-panels of B: jr += nr
+	f.get(jr).get(pNB).op(opI32GeS).brIf(1)
+	f.get(pA).set(aRow)
+	f.i32c(0).set(ir)
+	f.block().loop() // over the micro-panels of A: ir += mr
+	f.get(ir).get(pMB).op(opI32GeS).brIf(1)
+
+	// The tile: kb rank-1 updates.
+	f.get(aRow).set(pa)
+	f.get(bCol).set(pb)
+	for _, a := range acc {
+		f.v128zero().set(a)
+	}
+	f.get(pKB).set(p)
+	f.loop()
+	for h, b := range bv {
+		f.get(pb).vmem(opV128Load, 16*h).set(b)
+	}
+	for r := 0; r < mr; r++ {
+		f.get(pa).vmem(opV128Load32Splat, 4*r).set(av)
+		for h, b := range bv {
+			a := acc[r*nv+h]
+			if relaxed {
+				f.get(av).get(b).get(a).simd(opF32x4RelaxedMadd).set(a)
+			} else {
+				f.get(a).get(av).get(b).simd(opF32x4Mul).simd(opF32x4Add).set(a)
+			}
+		}
+	}
+	f.get(pa).i32c(4 * mr).op(opI32Add).set(pa)
+	f.get(pb).i32c(4 * nr).op(opI32Add).set(pb)
+	f.get(p).i32c(1).op(opI32Sub).tee(p).brIf(0)
+	f.end()
+	for _, a := range acc {
+		f.get(a).get(valpha).simd(opF32x4Mul).set(a)
+	}
+
+	// rows, cols = what is left of the block, at most mr and nr.
+	f.get(pMB).get(ir).op(opI32Sub).set(rows)
+	f.get(pNB).get(jr).op(opI32Sub).set(cols)
+	f.i32c(mr).get(rows).get(rows).i32c(mr).op(opI32GtS).op(opSelect).set(rows)
+	f.i32c(nr).get(cols).get(cols).i32c(nr).op(opI32GtS).op(opSelect).set(cols)
+	// cp = c + ir*rs + jr*cs.
+	f.get(pC).get(ir).get(pRS).op(opI32Mul).op(opI32Add).get(jr).get(pCS).op(opI32Mul).op(opI32Add).set(cp)
+
+	// A whole tile with vec: vector stores, row by row.
+	f.get(rows).i32c(mr).op(opI32Eq).get(cols).i32c(nr).op(opI32Eq).op(opI32And).get(pVec).op(opI32And)
+	f.ifOp()
+	f.get(pBeta).f32c(0).op(opF32Ne)
+	f.ifOp()
+	for r := 0; r < mr; r++ {
+		for h := 0; h < nv; h++ {
+			f.get(cp).get(acc[r*nv+h]).get(cp).vmem(opV128Load, 16*h).get(vbeta).simd(opF32x4Mul).simd(opF32x4Add).vmem(opV128Store, 16*h)
+		}
+		f.get(cp).get(pRS).op(opI32Add).set(cp)
+	}
+	f.elseOp()
+	for r := 0; r < mr; r++ {
+		for h := 0; h < nv; h++ {
+			f.get(cp).get(acc[r*nv+h]).vmem(opV128Store, 16*h)
+		}
+		f.get(cp).get(pRS).op(opI32Add).set(cp)
+	}
+	f.end()
+	f.elseOp()
+	// Any other tile: to the scratch tile, then element by element.
+	for r := 0; r < mr; r++ {
+		for h := 0; h < nv; h++ {
+			f.get(pTile).get(acc[r*nv+h]).vmem(opV128Store, 4*(r*nr+4*h))
+		}
+	}
+	f.i32c(0).set(i)
+	f.loop() // rows of the tile: i++, cp += rs
+	f.get(pTile).get(i).i32c(4 * nr).op(opI32Mul).op(opI32Add).set(t)
+	f.get(cp).set(q)
+	f.i32c(0).set(j)
+	f.loop() // columns: j++, t += 4, q += cs
+	f.get(t).op(opF32Load).mem(0).set(v)
+	f.get(pBeta).f32c(0).op(opF32Ne)
+	f.ifOp()
+	f.get(pBeta).get(q).op(opF32Load).mem(0).op(opF32Mul).get(v).op(opF32Add).set(v)
+	f.end()
+	f.get(q).get(v).op(opF32Store).mem(0)
+	f.get(t).i32c(4).op(opI32Add).set(t)
+	f.get(q).get(pCS).op(opI32Add).set(q)
+	f.get(j).i32c(1).op(opI32Add).tee(j).get(cols).op(opI32LtS).brIf(0)
+	f.end()
+	f.get(cp).get(pRS).op(opI32Add).set(cp)
+	f.get(i).i32c(1).op(opI32Add).tee(i).get(rows).op(opI32LtS).brIf(0)
+	f.end()
+	f.end()
+
+	f.get(aRow).get(pKB).i32c(4 * mr).op(opI32Mul).op(opI32Add).set(aRow)
+	f.get(ir).i32c(mr).op(opI32Add).set(ir)
+	f.br(0)
+	f.end().end()
+	f.get(bCol).get(pKB).i32c(4 * nr).op(opI32Mul).op(opI32Add).set(bCol)
+	f.get(jr).i32c(nr).op(opI32Add).set(jr)
+	f.br(0)
+	f.end().end()
+	f.end()
+
+	locals := vec(3, cat(u32(nI32), []byte{i32}, u32(1), []byte{f32}, u32(nV128), []byte{v128}))
+	return cat(locals, f.code)
+}
+
+// pack returns the body of the pack function,
+//
+//	pack(dst, src, lds, w, kb, panels i32)
+//
+// which copies panels micro-panels of w columns (w a multiple of 4) and
+// depth kb: micro-panel q takes columns q*w to q*w+w-1 of the kb rows at
+// byte offset src (row stride lds bytes), and lands, row after row, at
+// dst + q*w*kb*4. kb and panels are at least 1.
+func pack() []byte {
+	const (
+		dst = iota
+		src
+		lds
+		w
+		kb
+		panels
+		q // locals
+		p
+		h
+		s
+		pan
+		wb
+	)
+	var f fn
+	f.get(w).i32c(4).op(opI32Mul).set(wb)
+	f.get(src).set(pan)
+	f.get(panels).set(q)
+	f.loop() // micro-panels: pan += wb
+	f.get(pan).set(s)
+	f.get(kb).set(p)
+	f.loop() // rows: s += lds
+	f.i32c(0).set(h)
+	f.loop() // vectors of a row: h += 16, dst += 16
+	f.get(dst).get(s).get(h).op(opI32Add).vmem(opV128Load, 0).vmem(opV128Store, 0)
+	f.get(dst).i32c(16).op(opI32Add).set(dst)
+	f.get(h).i32c(16).op(opI32Add).tee(h).get(wb).op(opI32LtS).brIf(0)
+	f.end()
+	f.get(s).get(lds).op(opI32Add).set(s)
+	f.get(p).i32c(1).op(opI32Sub).tee(p).brIf(0)
+	f.end()
+	f.get(pan).get(wb).op(opI32Add).set(pan)
+	f.get(q).i32c(1).op(opI32Sub).tee(q).brIf(0)
+	f.end()
+	f.end()
+	return cat(vec(1, cat(u32(wb-q+1), []byte{i32})), f.code)
+}
+
+// Opcodes.
+const (
+	opBlock    = 0x02
+	opLoop     = 0x03
+	opIf       = 0x04
+	opElse     = 0x05
+	opEnd      = 0x0b
+	opBr       = 0x0c
+	opBrIf     = 0x0d
+	opSelect   = 0x1b
+	opGet      = 0x20
+	opSet      = 0x21
+	opTee      = 0x22
+	opF32Load  = 0x2a
+	opF32Store = 0x38
+	opI32C     = 0x41
+	opF32C     = 0x43
+	opI32Eq    = 0x46
+	opI32LtS   = 0x48
+	opI32GtS   = 0x4a
+	opI32GeS   = 0x4e
+	opF32Ne    = 0x5c
+	opI32Add   = 0x6a
+	opI32Sub   = 0x6b
+	opI32Mul   = 0x6c
+	opI32And   = 0x71
+	opF32Add   = 0x92
+	opF32Mul   = 0x94
+)
+
+// SIMD opcodes (after the 0xfd prefix).
+const (
+	opV128Load         = 0x00
+	opV128Load32Splat  = 0x09
+	opV128Store        = 0x0b
+	opV128Const        = 0x0c
+	opF32x4Splat       = 0x13
+	opF32x4Add         = 0xe4
+	opF32x4Mul         = 0xe6
+	opF32x4RelaxedMadd = 0x105
+)
+
+// fn accumulates the code of a function body.
+type fn struct{ code []byte }
+
+func (f *fn) op(o byte) *fn      { f.code = append(f.code, o); return f }
+func (f *fn) get(l int) *fn      { f.code = append(append(f.code, opGet), u32(l)...); return f }
+func (f *fn) set(l int) *fn      { f.code = append(append(f.code, opSet), u32(l)...); return f }
+func (f *fn) tee(l int) *fn      { f.code = append(append(f.code, opTee), u32(l)...); return f }
+func (f *fn) br(depth int) *fn   { f.code = append(append(f.code, opBr), u32(depth)...); return f }
+func (f *fn) brIf(depth int) *fn { f.code = append(append(f.code, opBrIf), u32(depth)...); return f }
+func (f *fn) block() *fn         { f.code = append(f.code, opBlock, 0x40); return f }
+func (f *fn) loop() *fn          { f.code = append(f.code, opLoop, 0x40); return f }
+func (f *fn) ifOp() *fn          { f.code = append(f.code, opIf, 0x40); return f }
+func (f *fn) elseOp() *fn        { f.code = append(f.code, opElse); return f }
+func (f *fn) end() *fn           { f.code = append(f.code, opEnd); return f }
+func (f *fn) i32c(v int) *fn     { f.code = append(append(f.code, opI32C), s32(v)...); return f }
+
+// f32c pushes the f32 constant x.
+func (f *fn) f32c(x float32) *fn {
+	b := math.Float32bits(x)
+	f.code = append(f.code, opF32C, byte(b), byte(b>>8), byte(b>>16), byte(b>>24))
+	return f
+}
+
+// simd appends the SIMD instruction o.
+func (f *fn) simd(o int) *fn {
+	f.code = append(append(f.code, 0xfd), u32(o)...)
+	return f
+}
+
+// v128zero pushes a v128 of zeros.
+func (f *fn) v128zero() *fn {
+	f.simd(opV128Const)
+	f.code = append(f.code, make([]byte, 16)...)
+	return f
+}
+
+// mem appends the memory argument of a load or a store: an alignment hint
+// of 4 bytes and offset.
+func (f *fn) mem(offset int) *fn {
+	f.code = append(append(f.code, 2), u32(offset)...)
+	return f
+}
+
+// vmem appends the SIMD load or store o at the given byte offset.
+func (f *fn) vmem(o, offset int) *fn { return f.simd(o).mem(offset) }
+
+// u32 returns the unsigned LEB128 encoding of v.
+func u32(v int) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v == 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// s32 returns the signed LEB128 encoding of v.
+func s32(v int) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// vec returns a vector of n items whose encodings are items.
+func vec(n int, items []byte) []byte { return cat(u32(n), items) }
+
+// name returns the encoding of the name s.
+func name(s string) []byte { return vec(len(s), []byte(s)) }
+
+// section appends section id with contents body to m.
+func section(m []byte, id byte, body []byte) []byte {
+	return append(append(append(m, id), u32(len(body))...), body...)
+}
+
+// cat concatenates byte slices.
+func cat(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
