@@ -23,6 +23,7 @@ type app struct {
 	view     *view
 	backends backends
 	data     *dataSource // the images demo's data
+	models   *models     // the images demo's trained models
 	sess     *session
 	yield    yielder
 	ready    bool // warmed up and the backend probed
@@ -57,6 +58,7 @@ func newApp() *app {
 	})
 	a.view = newView(a)
 	a.data = newDataSource(a)
+	a.models = newModels(a)
 	nav := byID("tabs")
 	clear(nav)
 	for _, d := range config.Demos {
@@ -132,6 +134,7 @@ func (a *app) start() {
 		}
 		a.showBackend(be, why)
 		a.data.probe()
+		a.models.probe()
 		if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
 			a.data.preload(s.Image.Data)
 		}
@@ -139,7 +142,9 @@ func (a *app) start() {
 		a.ready = true
 		a.setIdle(false)
 		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
-		if s.Autostart && len(errs) == 0 {
+		if name := q.Get("model"); name != "" && s.Demo == config.Images {
+			a.models.openHosted(name)
+		} else if s.Autostart && len(errs) == 0 {
 			a.startSession()
 		}
 	}()
@@ -180,6 +185,7 @@ func (a *app) switchDemo(d config.Demo) {
 		return
 	}
 	a.sess = nil
+	a.models.forget()
 	a.view.reset(nil)
 	a.setDemo(d)
 	a.form.setRaw(config.Defaults(d).Raw())
@@ -231,6 +237,7 @@ func (a *app) startSession() {
 	}
 	a.hideError()
 	clearMoveMarks()
+	a.models.forget()
 	if a.sess != nil {
 		a.sess.release()
 	}
