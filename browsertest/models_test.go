@@ -145,9 +145,10 @@ func TestModelHosted(t *testing.T) {
 	b.checkClean()
 }
 
-// TestModelDropped opens checkpoints the user chooses: bad ones get one
-// line naming the file and the problem, and the page stays usable; a good
-// one (deeplda train's) opens.
+// TestModelDropped opens checkpoints the user chooses on a site without
+// trained models (where model= names none): bad ones get one line naming
+// the file and the problem, and the page stays usable; a good one (deeplda
+// train's) opens.
 func TestModelDropped(t *testing.T) {
 	if noBrowser != "" {
 		t.Skip("SKIPPED: " + noBrowser)
@@ -155,9 +156,13 @@ func TestModelDropped(t *testing.T) {
 	src, want := tinyModel(t, sharedFashion(t))
 	site := fashionSite(t)
 	b := newBrowser(t, options{})
-	b.openURL(site + "?demo=images&backend=cpu&limit-test=64")
+	b.openURL(site + "?demo=images&backend=cpu&limit-test=64&model=nope")
 	if got := b.text("#f-model"); !strings.Contains(got, "no trained models") {
 		t.Errorf("a site without models lists %q", got)
+	}
+	b.waitFor(`document.getElementById('e-model').textContent !== ''`, time.Minute)
+	if msg := b.text("#e-model"); msg != "model=nope: this site hosts no trained model of that name (it hosts: none)" {
+		t.Errorf("model=nope says %q", msg)
 	}
 	ckpt := filepath.Join(src, "tiny-lda", "checkpoint.safetensors")
 	f, err := safetensors.ReadFile(ckpt)
