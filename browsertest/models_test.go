@@ -104,7 +104,8 @@ func TestModelHosted(t *testing.T) {
 	src, want := tinyModel(t, sharedFashion(t))
 	site := modelSite(t, src)
 	b := newBrowser(t, options{})
-	b.openURL(site + "?demo=images&backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&model=tiny-lda")
+	// model= implies the images demo.
+	b.openURL(site + "?backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&model=tiny-lda")
 	b.waitFor(`document.body.dataset.model === 'tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
 	if msg := b.text("#e-model"); msg != "" {
 		t.Fatalf("opening tiny-lda: %s", msg)
@@ -221,6 +222,15 @@ func TestModelDropped(t *testing.T) {
 	r := b.report()
 	if b.text("#e-model") != "" || r.Test.Examples != 64 || math.Abs(r.Test.Accuracy-want) > 1e-9 {
 		t.Errorf("the dropped checkpoint: message %q, test %+v; want deeplda eval's accuracy %.4f on 64 images", b.text("#e-model"), r.Test, want)
+	}
+	// No report came with it: the figures of the evaluation, no history.
+	for name, shown := range map[string]bool{"embedding.svg": true, "reliability.svg": true, "confidence.svg": true, "accuracy.svg": false, "curves.svg": false} {
+		if got := eval[bool](b, `!document.querySelector('#figures [data-name="`+name+`"]').hidden`); got != shown {
+			t.Errorf("%s shown %v, want %v", name, got, shown)
+		}
+	}
+	if !eval[bool](b, `!document.getElementById('dl-checkpoint').disabled`) {
+		t.Error("the opened checkpoint cannot be downloaded")
 	}
 	b.checkClean()
 }

@@ -142,8 +142,8 @@ func (a *app) start() {
 		a.ready = true
 		a.setIdle(false)
 		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
-		if name := q.Get("model"); name != "" && s.Demo == config.Images {
-			a.models.openHosted(name)
+		if s.Model != "" && s.Demo == config.Images {
+			a.models.openHosted(s.Model)
 		} else if s.Autostart && len(errs) == 0 {
 			a.startSession()
 		}
