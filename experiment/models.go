@@ -171,15 +171,13 @@ func OpenedConfig(c ImageConfig, f *safetensors.File) (ImageConfig, error) {
 }
 
 // Load puts the parameters and BatchNorm statistics of the checkpoint f
-// into the run's model (Adam starts afresh: a checkpoint holds no moments)
-// and keeps them for its evaluations (no BatchNorm recalibration). The
-// run then trains on from those weights.
+// into the run's model; Adam starts afresh (zero moments, step 0), also
+// when f is a resume file that holds them. The run then trains on from
+// those weights, or EvaluateTest evaluates them.
 func (r *ImageRun) Load(f *safetensors.File) error {
 	if err := r.Model.LoadState(model.StateOf(f), ""); err != nil {
 		return fmt.Errorf("the checkpoint: %w", err)
 	}
-	r.BNBatches = 0
-	r.Config.BNRecalibrate = 0
 	return nil
 }
 

@@ -118,8 +118,10 @@ func TestOpenCheckpoint(t *testing.T) {
 	if err := r.Load(f); err != nil {
 		t.Fatal(err)
 	}
-	if r.BNBatches != 0 {
-		t.Errorf("an opened checkpoint recalibrates BatchNorm over %d batches", r.BNBatches)
+	// f is a training state, with Adam's moments and step: Adam starts
+	// afresh all the same.
+	if trained.Model.Step() == 0 || r.Model.Step() != 0 {
+		t.Errorf("Adam's step %d after loading a checkpoint of %d steps, want 0", r.Model.Step(), trained.Model.Step())
 	}
 	var calls []int
 	if err := r.EvaluateTest(func(done, total int) {
@@ -147,7 +149,7 @@ func TestOpenCheckpoint(t *testing.T) {
 	if r.Report.Test.Examples != 40 || r.Report.Head.CovKind != "diag" {
 		t.Errorf("report test %+v head %+v", r.Report.Test, r.Report.Head)
 	}
-	// Adam starts afresh from the checkpoint's weights.
+	// It trains on from the checkpoint's weights.
 	if err := (Driver{}).Drive(t.Context(), r); err != nil {
 		t.Fatalf("training on from the checkpoint: %v", err)
 	}

@@ -33,7 +33,11 @@ const modelsDir = "site/models/"
 type models struct {
 	a     *app
 	index []experiment.ModelInfo // the site's models; nil: none
-	sess  *session               // the session of the opened model, until it trains on
+	// The opened model, while it is shown: its session, its checkpoint
+	// and its data set (Continue training starts from them).
+	sess *session
+	file *safetensors.File
+	data string
 
 	pick, openBtn, cont dom.HTMLElement
 	about, msg          dom.HTMLElement
@@ -327,7 +331,7 @@ func (m *models) evaluate(sess *session, label string, ckpt []byte, f *safetenso
 	if a.sess != nil {
 		a.sess.release()
 	}
-	a.sess, m.sess = sess, sess
+	a.sess, m.sess, m.file, m.data = sess, sess, f, img.Config.Data
 	jr.status = "opened: " + label
 	a.view.reset(sess)
 	figs := jr.t.Figures()
@@ -343,24 +347,58 @@ func (m *models) evaluate(sess *session, label string, ckpt []byte, f *safetenso
 	return nil
 }
 
-// continueTraining trains the opened model on from its checkpoint: a new
-// history, Adam from zero, the form's epochs.
+// continueTraining trains the opened model on from its checkpoint with
+// the form's settings (its data set and model stay): a new run, with its
+// own history, and Adam from zero.
 func (m *models) continueTraining() {
 	a := m.a
 	if m.sess == nil || a.sess != m.sess || state() == "training" {
 		return
 	}
-	r := m.sess.runs[0].run
-	r.Report.Kind, r.Report.History = experiment.CmdTrain, nil
+	raw := a.form.raw()
+	raw["data"] = m.data
+	s, errs := config.Parse(config.Images, raw)
+	if len(errs) > 0 {
+		a.form.showErrors(config.Images, errs)
+		return
+	}
+	c, err := experiment.OpenedConfig(s.Image, m.file)
+	if err != nil {
+		m.msg.SetTextContent(err.Error())
+		return
+	}
+	s.Image = c
+	sess, err := newSession(s)
+	if err != nil {
+		m.msg.SetTextContent(err.Error())
+		return
+	}
+	f := m.file
 	m.forget()
-	setState("idle")
-	a.resume()
+	a.sess.release()
+	a.sess = sess
+	a.view.reset(sess)
+	a.setTraining()
+	go func() {
+		defer a.guard()
+		sess.be, _ = a.backends.get(s.Backend)
+		jr := sess.runs[0]
+		err := a.newRun(sess, jr)
+		if err == nil {
+			err = jr.image().Load(f)
+		}
+		if err != nil {
+			a.failed(sess, err)
+			return
+		}
+		a.train(sess)
+	}()
 }
 
 // forget hides Continue training: the opened model is no longer shown, or
 // trains on.
 func (m *models) forget() {
-	m.sess = nil
+	m.sess, m.file = nil, nil
 	show(m.cont, false)
 	doc.(dom.HTMLDocument).Body().RemoveAttribute("data-model")
 }
