@@ -189,7 +189,7 @@ func (m *models) openHosted(name string) {
 		m.failed(name, err)
 		return
 	}
-	m.open(name, ckpt, info.Data, history)
+	m.open(name, ckpt, info, history)
 }
 
 // readHistory downloads a report.json and returns its history.
@@ -224,7 +224,7 @@ func (m *models) openFile(f js.Value) {
 		m.failed(name, fmt.Errorf("cannot read the file: %v", err))
 		return
 	}
-	m.open(name, jsBytes(buf), "", nil)
+	m.open(name, jsBytes(buf), nil, nil)
 }
 
 // ready reports whether a model can be opened now (the app has started and
@@ -244,10 +244,11 @@ func (m *models) failed(label string, err error) {
 	m.a.setProgressText("")
 }
 
-// open evaluates the checkpoint ckpt (named label) on the test set of the
-// data set data ("" for the one its shapes fit, preferring the form's) and
-// shows it as a run whose history is history.
-func (m *models) open(label string, ckpt []byte, data string, history []report.Epoch) {
+// open evaluates the checkpoint ckpt (named label) on the test set of its
+// data set (the hosted model info's, or for a dropped one, info nil, the
+// one its shapes fit, preferring the form's) and shows it as a run whose
+// history is history.
+func (m *models) open(label string, ckpt []byte, info *experiment.ModelInfo, history []report.Epoch) {
 	a := m.a
 	f, err := safetensors.Decode(ckpt)
 	if err != nil {
@@ -255,13 +256,12 @@ func (m *models) open(label string, ckpt []byte, data string, history []report.E
 		return
 	}
 	raw := a.form.raw()
-	if data == "" {
-		if data, err = experiment.CheckpointData(f, raw["data"]); err != nil {
-			m.failed(label, err)
-			return
-		}
+	if info != nil {
+		raw["data"] = info.Data
+	} else if raw["data"], err = experiment.CheckpointData(f, raw["data"]); err != nil {
+		m.failed(label, err)
+		return
 	}
-	raw["data"] = data
 	s, errs := config.Parse(config.Images, raw)
 	if len(errs) > 0 {
 		m.failed(label, fmt.Errorf("fix the settings marked in red first: %w", errs.Err()))
@@ -292,7 +292,7 @@ func (m *models) open(label string, ckpt []byte, data string, history []report.E
 	}
 	a.form.setRaw(s.Raw())
 	a.edited()
-	if m.find(label) != nil {
+	if info != nil {
 		q := config.RawQuery(config.Images, s.Raw())
 		q.Set("model", label)
 		a.replaceURL(q)
