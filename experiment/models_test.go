@@ -154,6 +154,20 @@ func TestOpenCheckpoint(t *testing.T) {
 		t.Fatalf("training on from the checkpoint: %v", err)
 	}
 
+	// A softmax checkpoint gives the softmax head with CE.
+	c.Head, c.Loss = "softmax", ""
+	sm, err := NewImagesFrom(cpu.New(), c, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smState, err := sm.Model.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o2, err := OpenedConfig(o, smState); err != nil || o2.Head != "softmax" || o2.Loss != "ce" || o2.Lambda != 0 {
+		t.Errorf("a softmax checkpoint opens as %+v, %v", o2, err)
+	}
+
 	// A checkpoint with a NaN is refused, naming the tensor.
 	bad := safetensors.New()
 	for k, v := range f.Tensors {
