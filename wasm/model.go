@@ -103,7 +103,7 @@ func (m *models) probe() {
 
 // fill lists the site's models in the select.
 func (m *models) fill() {
-	clear(m.pick)
+	m.pick.SetInnerHTML("") // the options
 	if len(m.index) == 0 {
 		m.pick.AppendChild(el("option", "", "this site hosts no trained models"))
 		m.pick.Underlying().Get("options").Index(0).Set("value", "")
@@ -319,7 +319,7 @@ func (m *models) evaluate(sess *session, label string, ckpt []byte, f *safetenso
 	img.Report.Kind, img.Report.Status, img.Report.History = experiment.CmdEval, "opened "+label, history
 	n := img.TestSet.Len()
 	a.setProgress(0)
-	a.setProgressText(fmt.Sprintf("Evaluating %s on %d %s test images on %s…", label, n, img.Config.Data, describe(sess.be)))
+	a.setProgressText(fmt.Sprintf("Evaluating %s on %d %s test images on %s…", label, n, img.Config.Data, experiment.BackendOf(sess.be)))
 	err := img.EvaluateTest(func(done, total int) {
 		a.setProgress(float64(done) / float64(total))
 		a.setProgressText(fmt.Sprintf("Evaluating %s: %d / %d test images", label, done, total))
