@@ -15,7 +15,10 @@ cd "$(dirname "$0")"
 
 # build_site DIR: compile the app to WebAssembly (site/app.wasm), copy the Go
 # runtime's wasm_exec.js beside it, and lay the site out in DIR: index.html
-# and the service worker at the top, the assets under site/.
+# and the service worker at the top, the assets under site/, the hosted
+# data sets in site/data/ (copy_data) and the trained models of models/ (or
+# $DEEPLDA_MODELS) in site/models/<name>/, listed in site/models/index.json
+# ([] when there is none) by internal/modelindex.
 build_site() {
 	local out=$1
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o site/app.wasm ./wasm
@@ -29,6 +32,7 @@ build_site() {
 	sed "s/BUILD_VERSION/$version/" site/sw.js >"$out/sw.js"
 	touch "$out/.nojekyll"
 	copy_data "$out/site/data"
+	go run ./internal/modelindex "${DEEPLDA_MODELS:-models}" "$out/site/models"
 	echo "built the site into $out (version $version)"
 }
 

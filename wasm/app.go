@@ -23,6 +23,7 @@ type app struct {
 	view     *view
 	backends backends
 	data     *dataSource // the images demo's data
+	models   *models     // the images demo's trained models
 	sess     *session
 	yield    yielder
 	ready    bool // warmed up and the backend probed
@@ -57,6 +58,7 @@ func newApp() *app {
 	})
 	a.view = newView(a)
 	a.data = newDataSource(a)
+	a.models = newModels(a)
 	nav := byID("tabs")
 	removeChildren(nav)
 	for _, d := range config.Demos {
@@ -136,6 +138,7 @@ func (a *app) start() {
 			return
 		}
 		a.data.probe()
+		a.models.probe()
 		if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
 			a.data.preload(s.Image.Data)
 		}
@@ -143,7 +146,9 @@ func (a *app) start() {
 		a.ready = true
 		a.setIdle(false)
 		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
-		if s.Autostart && len(errs) == 0 {
+		if s.Model != "" && s.Demo == config.Images {
+			a.models.openHosted(s.Model)
+		} else if s.Autostart && len(errs) == 0 {
 			a.startSession()
 		}
 	}()
@@ -184,6 +189,7 @@ func (a *app) switchDemo(d config.Demo) {
 		return
 	}
 	a.sess = nil
+	a.models.forget()
 	a.view.reset(nil)
 	a.setDemo(d)
 	a.form.setRaw(config.Defaults(d).Raw())
@@ -235,6 +241,7 @@ func (a *app) startSession() {
 	}
 	a.hideError()
 	clearMoveMarks()
+	a.models.forget()
 	if a.sess != nil {
 		a.sess.release()
 	}

@@ -203,6 +203,10 @@ func (d *dataSource) readFiles(list js.Value) {
 	if n == 0 {
 		return
 	}
+	if f := list.Call("item", 0); n == 1 && isCheckpoint(f.Get("name").String()) {
+		d.a.models.openFile(f)
+		return
+	}
 	d.busy = true
 	d.msg.SetTextContent("")
 	d.describe()

@@ -17,7 +17,9 @@
 // (progress bar, backend badge, notices), form.go (the controls),
 // session.go (training runs, stop/resume, errors), savepoint.go (host
 // copies of WebGPU runs, and moving to the CPU when the GPU fails), view.go
-// and figures.go (results), data.go (the images demo's data), yieldbe.go
+// and figures.go (results), data.go (the images demo's data), model.go
+// (the trained models it opens: the site's, by model= in the URL or its
+// list, or a dropped checkpoint), yieldbe.go
 // (the CPU backend of image runs, which yields inside a training step),
 // backend.go (WebGPU or the CPU), yield.go, warmup.go, download.go and
 // dom.go (helpers). The settings and their validation are in package
@@ -26,7 +28,9 @@
 // Automation contracts (kept by the browser tests): document.body's
 // data-state is idle, training, done or error; #report holds the latest
 // report.json; data-ready="1" once the app has started (for the images
-// demo with autostart, once its hosted data set is loaded). For the tests,
+// demo with autostart, once its hosted data set is loaded); data-model
+// names the trained model the images demo shows once it is evaluated (the
+// site's name or the dropped file's). For the tests,
 // debug=panic in the URL makes the first run panic once, and
 // debug=lose-device destroys the WebGPU device halfway through a run (once
 // it has a save point); body's data-lost-step, data-resume-step and

@@ -169,6 +169,19 @@ func TestImages(t *testing.T) {
 	}
 }
 
+func TestModelQuery(t *testing.T) {
+	s, _, errs := FromQuery(url.Values{"model": {"fashion-mnist-lda"}, "limit-test": {"500"}})
+	if len(errs) > 0 || s.Demo != Images || s.Model != "fashion-mnist-lda" || s.Image.LimitTest != 500 {
+		t.Errorf("model= alone: demo %s, model %q, limit-test %d, errors %v; want the images demo", s.Demo, s.Model, s.Image.LimitTest, errs)
+	}
+	if got := s.Query(); got.Get("model") != "fashion-mnist-lda" || got.Get("demo") != string(Images) {
+		t.Errorf("Query() = %v, want demo=images and the model", got)
+	}
+	if s, _, _ = FromQuery(url.Values{"model": {"x"}, "demo": {"sweep"}}); s.Demo != Sweep {
+		t.Errorf("demo=sweep with model=: demo %s", s.Demo)
+	}
+}
+
 func TestRawQuery(t *testing.T) {
 	raw := Defaults(Sweep).Raw()
 	raw["lambdas"], raw["epochs"] = "0.1, 1", " abc "

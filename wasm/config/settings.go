@@ -19,6 +19,9 @@ type Settings struct {
 	Compare   bool      // train the demo's losses side by side
 	Lambdas   []float64 // the sweep's lambda values
 	Autostart bool      // start training when the page loads
+	// Model is the trained model of the site to open when the page loads
+	// (model=<name>; the images demo then, unless demo says otherwise).
+	Model string
 }
 
 // Raw holds the text of every field, by field name (the form's values or the
@@ -86,9 +89,13 @@ func Parse(d Demo, raw Raw) (Settings, Errors) {
 }
 
 // FromQuery reads the page's configuration from a URL query: demo (a name
-// or 1 to 4; the deep demo when absent), autostart=1, and the fields.
+// or 1 to 4; when absent, the images demo with model=, else the deep
+// demo), autostart=1, model=<name> and the fields.
 func FromQuery(q url.Values) (Settings, Raw, Errors) {
 	d := Deep
+	if q.Get("model") != "" {
+		d = Images
+	}
 	var demoErr string
 	if v := q.Get("demo"); v != "" {
 		var ok bool
@@ -107,14 +114,19 @@ func FromQuery(q url.Values) (Settings, Raw, Errors) {
 		errs["demo"] = demoErr
 	}
 	s.Autostart = q.Get("autostart") == "1" || q.Get("autostart") == "true"
+	s.Model = q.Get("model")
 	return s, raw, errs
 }
 
-// Query returns the URL query that reproduces s: the demo and every field
-// that differs from the demo's defaults (autostart is left out).
+// Query returns the URL query that reproduces s: the demo, the model to
+// open and every field that differs from the demo's defaults (autostart is
+// left out).
 func (s Settings) Query() url.Values {
 	q := url.Values{}
 	q.Set("demo", string(s.Demo))
+	if s.Model != "" {
+		q.Set("model", s.Model)
+	}
 	def, cur := Defaults(s.Demo).Raw(), s.Raw()
 	for _, f := range Fields {
 		if cur[f.Name] != def[f.Name] {

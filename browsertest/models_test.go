@@ -1,0 +1,242 @@
+package browsertest
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/deeplda/deeplda/safetensors"
+)
+
+// tinyModel trains a tiny model of the paper's ConvNet natively (one epoch
+// on 128 Fashion-MNIST images) into dir/models/tiny-lda, with its command,
+// as models/<name>/ holds one, and returns the folder of the models and the
+// test accuracy that deeplda eval gives the checkpoint on the first 64
+// test images (the checkpoint's BatchNorm statistics).
+func tinyModel(t *testing.T, dataDir string) (string, float64) {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "models", "tiny-lda")
+	args := []string{"-backend", "cpu", "-data", "fashion-mnist", "-datadir", dataDir, "-limit-test", "64", "-batch", "64"}
+	trainArgs := []string{"-limit-train", "128", "-val", "0", "-epochs", "1", "-quiet"}
+	deeplda := func(cmd string, more ...string) {
+		t.Helper()
+		c := exec.Command("go", append(append([]string{"run", "./cmd/deeplda", cmd}, args...), more...)...)
+		c.Dir = ".."
+		if b, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("deeplda %s: %v\n%s", cmd, err, b)
+		}
+	}
+	deeplda("train", append(trainArgs, "-out", out)...)
+	if err := os.WriteFile(filepath.Join(out, "COMMAND.txt"), []byte("deeplda train "+strings.Join(append(args, trainArgs...), " ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eval := filepath.Join(dir, "eval")
+	deeplda("eval", "-checkpoint", filepath.Join(out, "checkpoint.safetensors"), "-out", eval)
+	b, err := os.ReadFile(filepath.Join(eval, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report
+	if err := json.Unmarshal(b, &r); err != nil || r.Test.Examples != 64 {
+		t.Fatalf("deeplda eval's report: %v, %d test images", err, r.Test.Examples)
+	}
+	return filepath.Join(dir, "models"), r.Test.Accuracy
+}
+
+// modelSite serves the site (with Fashion-MNIST, see fashionSite) with
+// the trained models of src laid out by internal/modelindex, as
+// DEEPLDA_MODELS=src ./build.sh site does, in site/models/.
+func modelSite(t *testing.T, src string) string {
+	t.Helper()
+	site := fashionSite(t)
+	dst := t.TempDir()
+	c := exec.Command("go", "run", "./internal/modelindex", src, dst)
+	c.Dir = ".."
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("internal/modelindex: %v\n%s", err, b)
+	}
+	u, err := url.Parse(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(prefix+"site/models/", http.StripPrefix(prefix+"site/models/", http.FileServer(http.Dir(dst))))
+	mux.Handle("/", httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + prefix
+}
+
+// sharedFashion returns the folder of Fashion-MNIST beside the repository, or
+// skips the test.
+func sharedFashion(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "datasets", "fashion-mnist"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
+	}
+	if err != nil {
+		t.Skipf("SKIPPED: no Fashion-MNIST to train the tiny model on (%v)", err)
+	}
+	return dir
+}
+
+// TestModelHosted opens a trained model the site hosts (model= in the URL):
+// the page evaluates it on the hosted test images, matches deeplda eval,
+// shows its figures and the history of its report, and Continue training
+// trains it on with a new history.
+func TestModelHosted(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	src, want := tinyModel(t, sharedFashion(t))
+	site := modelSite(t, src)
+	b := newBrowser(t, options{})
+	// model= implies the images demo.
+	b.openURL(site + "?backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&model=tiny-lda")
+	b.waitFor(`document.body.dataset.model === 'tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
+	if msg := b.text("#e-model"); msg != "" {
+		t.Fatalf("opening tiny-lda: %s", msg)
+	}
+	if s := b.state(); s != "done" {
+		t.Errorf("state %q after opening, want done", s)
+	}
+	r := b.report()
+	t.Logf("opened: test accuracy %.4f (deeplda eval %.4f), ECE %.4f; %s", r.Test.Accuracy, want, r.Test.ECE, b.text("#progress-text"))
+	if r.Test.Examples != 64 || math.Abs(r.Test.Accuracy-want) > 1e-9 {
+		t.Errorf("test split %+v, want 64 images at deeplda eval's accuracy %.4f", r.Test, want)
+	}
+	if r.Kind != "eval" || len(r.History) != 1 || r.Head.Sigma == nil {
+		t.Errorf("report kind %q, %d history rows, sigma %v; want eval, the hosted report's 1 row, the head", r.Kind, len(r.History), r.Head.Sigma)
+	}
+	for _, name := range []string{"embedding.svg", "reliability.svg", "confidence.svg", "accuracy.svg"} {
+		if !eval[bool](b, `!document.querySelector('#figures [data-name="`+name+`"]').hidden`) {
+			t.Errorf("%s is not shown", name)
+		}
+	}
+	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-lda") {
+		t.Errorf("the URL %q lost model=tiny-lda", got)
+	}
+	if !strings.Contains(b.text("#f-model"), "tiny-lda: fashion-mnist, lda head (spherical), dnll") {
+		t.Errorf("the model list says %q", b.text("#f-model"))
+	}
+	b.screenshot("model-hosted.png")
+
+	b.click("#continue-model")
+	b.waitFinished("done", 5*time.Minute)
+	r = b.report()
+	if r.Kind != "train" || len(r.History) != 1 || r.History[0].Epoch != 1 || r.Status != "done" {
+		t.Errorf("after Continue training: kind %q, history %+v, status %q; want train, one new epoch, done", r.Kind, r.History, r.Status)
+	}
+	if eval[bool](b, `!document.getElementById('continue-model').hidden`) {
+		t.Error("Continue training is still offered after training on")
+	}
+	b.checkClean()
+}
+
+// TestModelDropped opens checkpoints the user chooses on a site without
+// trained models (where model= names none): bad ones get one line naming
+// the file and the problem, and the page stays usable; a good one (deeplda
+// train's) opens.
+func TestModelDropped(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	src, want := tinyModel(t, sharedFashion(t))
+	site := fashionSite(t)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?demo=images&backend=cpu&limit-test=64&model=nope")
+	if got := b.text("#f-model"); !strings.Contains(got, "no trained models") {
+		t.Errorf("a site without models lists %q", got)
+	}
+	b.waitFor(`document.getElementById('e-model').textContent !== ''`, time.Minute)
+	if msg := b.text("#e-model"); msg != "model=nope: this site hosts no trained model of that name (it hosts: none)" {
+		t.Errorf("model=nope says %q", msg)
+	}
+	ckpt := filepath.Join(src, "tiny-lda", "checkpoint.safetensors")
+	f, err := safetensors.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nan := safetensors.New()
+	for k, v := range f.Tensors {
+		nan.Tensors[k] = v
+	}
+	mu := nan.Tensors["head.mu"]
+	vals := append([]float32(nil), mu.F32...)
+	vals[3] = float32(math.NaN())
+	nan.Set("head.mu", safetensors.NewF32(vals, mu.Shape...))
+	nanBytes, err := safetensors.Encode(nan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := safetensors.New()
+	other.Set("weight", safetensors.NewF32(make([]float32, 6), 2, 3))
+	otherBytes, err := safetensors.Encode(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{write("notes.safetensors", []byte("not a checkpoint\n")), "notes.safetensors: not a safetensors checkpoint"},
+		{write("nan.safetensors", nanBytes), "head.mu"},
+		{write("other.safetensors", otherBytes), "not a checkpoint of the paper's ConvNet"},
+	} {
+		if err := chromedp.Do(b.ctx, chromedp.SetUploadFiles("#f-files", []string{c.file})); err != nil {
+			t.Fatalf("choosing %s: %v", c.file, err)
+		}
+		b.waitFor(`document.getElementById('e-model').textContent.includes(`+jsString(c.want)+`)`, 2*time.Minute)
+		msg := b.text("#e-model")
+		t.Logf("%s: %s", filepath.Base(c.file), msg)
+		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, filepath.Base(c.file)+": ") {
+			t.Errorf("message %q: want one line starting with the file's name", msg)
+		}
+		if s := b.state(); s != "idle" || eval[bool](b, `document.getElementById('train').disabled`) {
+			t.Errorf("state %q or Train disabled after %s", s, filepath.Base(c.file))
+		}
+	}
+	if err := chromedp.Do(b.ctx, chromedp.SetUploadFiles("#f-files", []string{ckpt})); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(`document.body.dataset.model === 'checkpoint.safetensors'`, 5*time.Minute)
+	r := b.report()
+	if b.text("#e-model") != "" || r.Test.Examples != 64 || math.Abs(r.Test.Accuracy-want) > 1e-9 {
+		t.Errorf("the dropped checkpoint: message %q, test %+v; want deeplda eval's accuracy %.4f on 64 images", b.text("#e-model"), r.Test, want)
+	}
+	// No report came with it: the figures of the evaluation, no history.
+	for name, shown := range map[string]bool{"embedding.svg": true, "reliability.svg": true, "confidence.svg": true, "accuracy.svg": false, "curves.svg": false} {
+		if got := eval[bool](b, `!document.querySelector('#figures [data-name="`+name+`"]').hidden`); got != shown {
+			t.Errorf("%s shown %v, want %v", name, got, shown)
+		}
+	}
+	if !eval[bool](b, `!document.getElementById('dl-checkpoint').disabled`) {
+		t.Error("the opened checkpoint cannot be downloaded")
+	}
+	b.checkClean()
+}
+
+// jsString quotes s as a JavaScript string.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

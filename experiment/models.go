@@ -1,0 +1,208 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/deeplda/deeplda/data/images"
+	"github.com/deeplda/deeplda/model"
+	"github.com/deeplda/deeplda/report"
+	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
+)
+
+// Trained models: the folder models/<name>/ of the repository holds a
+// ConvNet trained natively by deeplda train, as that command wrote it
+// (CheckpointFile and report.json), with ModelCommandFile, the command that
+// made it. The static site carries them in site/models/<name>/, listed in
+// site/models/ModelsIndex, and the page opens them by name (model=<name>).
+
+// The files of a trained model's folder, and the index of a site's models.
+const (
+	ModelReportFile  = "report.json"
+	ModelCommandFile = "COMMAND.txt"
+	ModelsIndex      = "index.json"
+)
+
+// ModelInfo is what the index of trained models says of one: its name (its
+// folder's), the data set, the head, the loss, the epochs trained and the
+// test accuracy and ECE (10 bins) of its report.json, with the command
+// that trained it.
+type ModelInfo struct {
+	Name         string  `json:"name"`
+	Data         string  `json:"data"`
+	Head         string  `json:"head"`
+	Cov          string  `json:"cov,omitempty"` // LDA heads
+	Loss         string  `json:"loss"`
+	Lambda       float64 `json:"lambda,omitempty"` // DNLL
+	Epochs       int     `json:"epochs"`
+	TestAccuracy float64 `json:"test_accuracy"`
+	TestECE      float64 `json:"test_ece"`
+	Command      string  `json:"command"`
+	// CheckpointBytes is the size of the checkpoint (the page says how much
+	// opening it downloads).
+	CheckpointBytes int64 `json:"checkpoint_bytes"`
+}
+
+// modelName is the form of a model's name: it is a folder and a URL
+// parameter's value.
+var modelName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// ValidModelName reports whether name can name a trained model: lower-case
+// letters, digits, '.', '_' and '-', starting with a letter or digit.
+func ValidModelName(name string) bool { return modelName.MatchString(name) }
+
+// modelReport is the part of a training report.json that the index reads.
+type modelReport struct {
+	Config  ImageConfig    `json:"config"`
+	Test    report.Split   `json:"test"`
+	History []report.Epoch `json:"history"`
+}
+
+// ReadModel reads the trained model in dir (its folder's name is the
+// model's): its report.json, its command and the size of its checkpoint.
+func ReadModel(dir string) (ModelInfo, error) {
+	info := ModelInfo{Name: filepath.Base(dir)}
+	if !ValidModelName(info.Name) {
+		return info, fmt.Errorf("%s: a model's folder name must be lower-case letters, digits, '.', '_' and '-'", dir)
+	}
+	st, err := os.Stat(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return info, fmt.Errorf("%s: no %s: %w", dir, CheckpointFile, err)
+	}
+	info.CheckpointBytes = st.Size()
+	b, err := os.ReadFile(filepath.Join(dir, ModelReportFile))
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", dir, err)
+	}
+	var r modelReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		return info, fmt.Errorf("%s: %w", filepath.Join(dir, ModelReportFile), err)
+	}
+	c := r.Config.Resolved()
+	if _, err := images.Lookup(c.Data); err != nil {
+		return info, fmt.Errorf("%s: config.data: %w", filepath.Join(dir, ModelReportFile), err)
+	}
+	info.Data, info.Head, info.Loss, info.Lambda = c.Data, c.Head, c.Loss, c.Lambda
+	if c.Head == model.HeadLDA.String() {
+		info.Cov = c.Cov
+	}
+	info.Epochs = len(r.History)
+	info.TestAccuracy, info.TestECE = float64(r.Test.Accuracy), float64(r.Test.ECE)
+	cmd, err := os.ReadFile(filepath.Join(dir, ModelCommandFile))
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", dir, err)
+	}
+	info.Command = strings.TrimSpace(string(cmd))
+	return info, nil
+}
+
+// ReadModels reads every trained model in the folders of dir, by name; a
+// dir that does not exist holds none.
+func ReadModels(dir string) ([]ModelInfo, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return []ModelInfo{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	infos := []ModelInfo{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		info, err := ReadModel(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, info)
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	return infos, nil
+}
+
+// CheckpointData returns the data set whose images and classes the ConvNet
+// checkpoint f takes: prefer when it fits, else the first of the others
+// (images.Names order) that fits; Fashion-MNIST and MNIST have the same
+// images and classes, so a checkpoint cannot tell them apart.
+func CheckpointData(f *safetensors.File, prefer string) (string, error) {
+	spec, err := model.ConvNetSpec(f, [2]int{1, 1})
+	if err != nil {
+		return "", err
+	}
+	fits := func(name string) bool {
+		s, err := images.Lookup(name)
+		return err == nil && s.Shape[0] == spec.Input[0] && s.Classes == spec.Classes
+	}
+	if fits(prefer) {
+		return prefer, nil
+	}
+	for _, name := range images.Names() {
+		if fits(name) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("the checkpoint takes %d-channel images in %d classes: no data set here has those", spec.Input[0], spec.Classes)
+}
+
+// OpenedConfig returns c with the model that the ConvNet checkpoint f
+// describes for the data set c.Data: its head, covariance, loss and lambda.
+func OpenedConfig(c ImageConfig, f *safetensors.File) (ImageConfig, error) {
+	ds, err := images.Lookup(c.Data)
+	if err != nil {
+		return c, err
+	}
+	spec, err := model.ConvNetSpec(f, [2]int{ds.Shape[1], ds.Shape[2]})
+	if err != nil {
+		return c, err
+	}
+	c.Head, c.Loss, c.Lambda = spec.Head.String(), spec.Loss.String(), spec.Lambda
+	if spec.Head == model.HeadLDA {
+		c.Cov = spec.Cov.String()
+	}
+	return c, nil
+}
+
+// Load puts the parameters and BatchNorm statistics of the checkpoint f
+// into the run's model; Adam starts afresh (zero moments, step 0), also
+// when f is a resume file that holds them. The run then trains on from
+// those weights, or EvaluateTest evaluates them.
+func (r *ImageRun) Load(f *safetensors.File) error {
+	if err := r.Model.LoadState(model.StateOf(f), ""); err != nil {
+		return fmt.Errorf("the checkpoint: %w", err)
+	}
+	return nil
+}
+
+// EvaluateTest evaluates the model on the test set in chunks of the
+// evaluation batch, calling progress(done, total) after each, and fills
+// the report's test split and head (what the page shows of an opened
+// checkpoint).
+func (r *ImageRun) EvaluateTest(progress func(done, total int)) error {
+	set := r.TestSet
+	n, size := set.Len(), set.Size()
+	out := train.Outputs{D: r.Model.Spec.Dim, C: r.Model.Spec.Classes}
+	for lo := 0; lo < n; lo += r.evalBatch {
+		hi := min(lo+r.evalBatch, n)
+		part := train.Dataset{X: set.X[lo*size : hi*size], Y: set.Y[lo:hi], Shape: set.Shape, Classes: set.Classes}
+		o, err := train.Evaluate(r.Model, part, r.evalBatch)
+		if err != nil {
+			return err
+		}
+		out.Z, out.Scores = append(out.Z, o.Z...), append(out.Scores, o.Scores...)
+		if progress != nil {
+			progress(hi, n)
+		}
+	}
+	r.TestOut = out
+	r.Report.Test = evaluateSplit(out, set.Y)
+	r.Report.Head, _, _ = headReport(r.Model)
+	return nil
+}

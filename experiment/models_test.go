@@ -1,0 +1,187 @@
+package experiment
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
+)
+
+// writeModel writes a trained model's folder dir/name with report, the
+// command cmd (none when "") and a stand-in checkpoint.
+func writeModel(t *testing.T, dir, name, report, cmd string) {
+	t.Helper()
+	d := filepath.Join(dir, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{CheckpointFile: "0123456789", ModelReportFile: report}
+	if cmd != "" {
+		files[ModelCommandFile] = cmd + "\n"
+	}
+	for f, s := range files {
+		if err := os.WriteFile(filepath.Join(d, f), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestReadModels(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mnist-softmax", `{"config": {"data": "mnist", "head": "softmax", "cov": "spherical", "lambda": 0.01},
+		"test": {"accuracy": 0.99, "ece": 0.004}, "history": [{"epoch": 1}, {"epoch": 2}]}`, "deeplda train -data mnist -head softmax")
+	writeModel(t, dir, "fashion-mnist-lda", `{"config": {"data": "fashion-mnist", "head": "lda", "cov": "spherical", "loss": "dnll", "lambda": 0.01},
+		"test": {"accuracy": 0.92, "ece": 0.03}, "history": [{"epoch": 1}]}`, "deeplda train -data fashion-mnist")
+	got, err := ReadModels(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Name != "fashion-mnist-lda" || got[1].Name != "mnist-softmax" {
+		t.Fatalf("models %+v, want fashion-mnist-lda and mnist-softmax in that order", got)
+	}
+	lda, sm := got[0], got[1]
+	if lda.Data != "fashion-mnist" || lda.Head != "lda" || lda.Cov != "spherical" || lda.Loss != "dnll" || lda.Lambda != 0.01 ||
+		lda.Epochs != 1 || lda.TestAccuracy != 0.92 || lda.TestECE != 0.03 || lda.Command != "deeplda train -data fashion-mnist" || lda.CheckpointBytes != 10 {
+		t.Errorf("lda model %+v", lda)
+	}
+	// The softmax head's resolved loss is ce, without lambda or covariance.
+	if sm.Loss != "ce" || sm.Lambda != 0 || sm.Cov != "" || sm.Epochs != 2 {
+		t.Errorf("softmax model %+v", sm)
+	}
+	if got, err := ReadModels(filepath.Join(dir, "none")); err != nil || len(got) != 0 || got == nil {
+		t.Errorf("a missing folder: %v, %v; want an empty list", got, err)
+	}
+	for _, c := range []struct{ name, report, cmd, want string }{
+		{"no-command", `{"config": {"data": "mnist"}}`, "", "COMMAND.txt"},
+		{"bad-data", `{"config": {"data": "svhn"}}`, "x", "config.data"},
+		{"bad-json", `{"config": `, "x", "report.json"},
+		{"Upper", `{"config": {"data": "mnist"}}`, "x", "folder name"},
+	} {
+		bad := t.TempDir()
+		writeModel(t, bad, c.name, c.report, c.cmd)
+		if _, err := ReadModels(bad); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s: error %v, want one naming the folder and %q", c.name, err, c.want)
+		}
+	}
+}
+
+// trainedCheckpoint trains a ConvNet with c for a step and returns its
+// checkpoint and its run.
+func trainedCheckpoint(t *testing.T, c ImageConfig, data ImageData) (*safetensors.File, *ImageRun) {
+	t.Helper()
+	r, err := NewImagesFrom(cpu.New(), c, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (Driver{}).Drive(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.Model.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, r
+}
+
+func TestOpenCheckpoint(t *testing.T) {
+	c := DefaultImages()
+	c.Head, c.Cov, c.Epochs, c.Batch, c.LimitTrain, c.LimitTest, c.Val, c.EvalBatch = "lda", "diag", 1, 32, 32, 40, 0, 16
+	data := fakeImages(32, 40, 2)
+	f, trained := trainedCheckpoint(t, c, data)
+
+	name, err := CheckpointData(f, "mnist")
+	if err != nil || name != "mnist" {
+		t.Errorf("CheckpointData preferring mnist: %q, %v", name, err)
+	}
+	if name, err = CheckpointData(f, "cifar10"); err != nil || name != "fashion-mnist" {
+		t.Errorf("CheckpointData preferring cifar10: %q, %v; want fashion-mnist (1 channel, 10 classes)", name, err)
+	}
+
+	// Opened under other settings, the run takes the checkpoint's model.
+	o := DefaultImages()
+	o.Head, o.Cov, o.Loss, o.Lambda, o.Epochs, o.Batch, o.LimitTrain, o.LimitTest, o.Val, o.EvalBatch = "softmax", "full", "ce", 0, 1, 32, 32, 40, 0, 16
+	if o, err = OpenedConfig(o, f); err != nil {
+		t.Fatal(err)
+	}
+	if o.Head != "lda" || o.Cov != "diag" || o.Loss != "dnll" || o.Lambda != 0.01 {
+		t.Fatalf("opened config %+v, want the checkpoint's diag LDA head with DNLL 0.01", o)
+	}
+	r, err := NewImagesFrom(cpu.New(), o, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Load(f); err != nil {
+		t.Fatal(err)
+	}
+	// f is a training state, with Adam's moments and step: Adam starts
+	// afresh all the same.
+	if trained.Model.Step() == 0 || r.Model.Step() != 0 {
+		t.Errorf("Adam's step %d after loading a checkpoint of %d steps, want 0", r.Model.Step(), trained.Model.Step())
+	}
+	var calls []int
+	if err := r.EvaluateTest(func(done, total int) {
+		if total != 40 {
+			t.Errorf("progress total %d, want 40", total)
+		}
+		calls = append(calls, done)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 3 || calls[2] != 40 {
+		t.Errorf("progress %v, want 16, 32, 40", calls)
+	}
+	// The same outputs as the trained model (which evaluated the same
+	// test set after its epoch, with the same running statistics).
+	want, err := train.Evaluate(trained.Model, r.TestSet, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range want.Scores {
+		if math.Abs(float64(v-r.TestOut.Scores[i])) > 1e-4*(1+math.Abs(float64(v))) {
+			t.Fatalf("score %d: %g, want %g", i, r.TestOut.Scores[i], v)
+		}
+	}
+	if r.Report.Test.Examples != 40 || r.Report.Head.CovKind != "diag" {
+		t.Errorf("report test %+v head %+v", r.Report.Test, r.Report.Head)
+	}
+	// It trains on from the checkpoint's weights.
+	if err := (Driver{}).Drive(t.Context(), r); err != nil {
+		t.Fatalf("training on from the checkpoint: %v", err)
+	}
+
+	// A softmax checkpoint gives the softmax head with CE.
+	c.Head, c.Loss = "softmax", ""
+	sm, err := NewImagesFrom(cpu.New(), c, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smState, err := sm.Model.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o2, err := OpenedConfig(o, smState); err != nil || o2.Head != "softmax" || o2.Loss != "ce" || o2.Lambda != 0 {
+		t.Errorf("a softmax checkpoint opens as %+v, %v", o2, err)
+	}
+
+	// A checkpoint with a NaN is refused, naming the tensor.
+	bad := safetensors.New()
+	for k, v := range f.Tensors {
+		bad.Tensors[k] = v
+	}
+	mu := bad.Tensors["head.mu"]
+	vals := append([]float32(nil), mu.F32...)
+	vals[0] = float32(math.NaN())
+	bad.Set("head.mu", safetensors.NewF32(vals, mu.Shape...))
+	r2, err := NewImagesFrom(cpu.New(), o, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.Load(bad); err == nil || !strings.Contains(err.Error(), "head.mu") {
+		t.Errorf("a NaN in head.mu: %v", err)
+	}
+}
