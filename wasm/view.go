@@ -29,7 +29,7 @@ var detailFigures = []struct{ name, caption string }{
 // imageFigures are the figures of an image run, in page order.
 var imageFigures = []struct{ name, caption string }{
 	{"embedding.svg", "Test embeddings on their first two principal components, with the LDA head's projected means and 90% ellipses."},
-	{"reliability.svg", "Reliability diagram on the test set (recalibrated BatchNorm statistics)."},
+	{"reliability.svg", "Reliability diagram on the test set (BatchNorm statistics recomputed where the run recomputed them, as the table below says; else the trained ones)."},
 	{"confidence.svg", "Confidence histogram on the test set."},
 	{"reliability_temperature.svg", "Reliability on the test set after temperature scaling (fitted on held-out training images)."},
 	{"curves.svg", "Mean training loss per epoch."},
