@@ -75,9 +75,9 @@ type Comparison struct {
 	Gap     CompareGap  `json:"gap"`
 }
 
-// NewComparison gathers the comparison of two runs' reports (their
-// configurations c and reports r, LDA head first); a nil report (a run
-// not started yet) gives an empty part.
+// NewComparison gathers the comparison of the LDA head's run
+// (configuration lda, report rl) and the softmax head's (softmax, rs); a
+// nil report (a run not started yet) gives an empty part, "waiting".
 func NewComparison(lda, softmax ImageConfig, rl, rs *report.Report) *Comparison {
 	c := &Comparison{LDA: compareHead(lda, rl), Softmax: compareHead(softmax, rs)}
 	c.Gap = CompareGap{Accuracy: c.LDA.Test.Accuracy - c.Softmax.Test.Accuracy, ECE: c.LDA.Test.ECE - c.Softmax.Test.ECE}
