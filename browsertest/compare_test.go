@@ -41,6 +41,10 @@ func TestImagesCompare(t *testing.T) {
 	if n := eval[int](b, `document.querySelectorAll('.card[data-name="compare_reliability.svg"] svg svg').length`); n != 2 {
 		t.Errorf("the reliability figure nests %d diagrams, want 2 side by side", n)
 	}
+	if w, e := eval[float64](b, `document.querySelector('.card[data-name="compare_reliability.svg"]').getBoundingClientRect().width`),
+		eval[float64](b, `document.querySelector('.card[data-name="compare_ece.svg"]').getBoundingClientRect().width`); w < 1.5*e {
+		t.Errorf("the reliability card is %.0f px wide, the ECE card %.0f px; want the whole row", w, e)
+	}
 	gap := b.text("#compare-gap")
 	if !strings.Contains(gap, "Gap (LDA − softmax)") || !strings.Contains(gap, "accuracy") || !strings.Contains(gap, "ECE") || !strings.Contains(gap, "points") {
 		t.Errorf("#compare-gap: %q", gap)

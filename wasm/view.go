@@ -121,6 +121,10 @@ func (v *view) reset(s *session) {
 	for _, sl := range overview {
 		v.newCard(v.overview, sl, false)
 	}
+	if c := v.cards[experiment.CompareReliabilityFile]; c != nil {
+		// Two diagrams side by side take the whole row.
+		c.root.Style().SetProperty("grid-column", "1 / -1", "")
+	}
 	for _, sl := range detail {
 		v.newCard(v.figures, sl, true)
 	}
