@@ -427,14 +427,16 @@ func (b *browser) typeInto(sel, text string) {
 }
 
 // runReports returns the report of every run of the session, in order, by
-// showing each run in turn (a click on its name in the summary).
+// showing each run in turn (a click on its name in the summary's table of
+// runs; an image run's #extras table below it has no such buttons).
 func (b *browser) runReports() []report {
 	b.t.Helper()
-	n := eval[int](b, `document.querySelectorAll('#summary tbody tr').length`)
+	const runs = "#summary table:not(#extras) tbody tr"
+	n := eval[int](b, `document.querySelectorAll('`+runs+`').length`)
 	var out []report
 	for i := 1; i <= n; i++ {
-		b.click(fmt.Sprintf("#summary tbody tr:nth-child(%d) button", i))
-		b.waitFor(fmt.Sprintf(`document.querySelector('#summary tbody tr:nth-child(%d)').classList.contains('shown')`, i), 10*time.Second)
+		b.click(fmt.Sprintf("%s:nth-child(%d) button", runs, i))
+		b.waitFor(fmt.Sprintf(`document.querySelector('%s:nth-child(%d)').classList.contains('shown')`, runs, i), 10*time.Second)
 		out = append(out, b.report())
 	}
 	return out

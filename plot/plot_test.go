@@ -612,3 +612,31 @@ func TestIsolatedPointsGetDots(t *testing.T) {
 		}
 	}
 }
+
+// TestRow checks that Row nests each figure at its own x, at its share of
+// the width.
+func TestRow(t *testing.T) {
+	bins := []Bin{{Lo: 0.5, Hi: 1, Accuracy: 0.7, Confidence: 0.8, Count: 10}}
+	var sizes []Figure
+	draw := func(title string) func(Figure) []byte {
+		return func(f Figure) []byte {
+			sizes = append(sizes, f)
+			f.Title = title
+			return Reliability(f, bins, 0.1)
+		}
+	}
+	doc := Row(Figure{Width: 800, Height: 400}, draw("left"), draw("right"))
+	c := parse(t, doc)
+	if c["svg"] != 3 || c["clipPath"] != 2 {
+		t.Errorf("%d svg elements and %d clip paths, want 3 and 2", c["svg"], c["clipPath"])
+	}
+	if len(sizes) != 2 || sizes[0].Width != 400 || sizes[1].Height != 400 {
+		t.Errorf("panels drawn at %+v, want 400 x 400 each", sizes)
+	}
+	s := string(doc)
+	for _, want := range []string{`<svg x="0" y="0" `, `<svg x="400" y="0" `, ">left<", ">right<", `width="800" height="400"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("row lacks %s", want)
+		}
+	}
+}

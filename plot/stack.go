@@ -64,14 +64,23 @@ func Stack(fig Figure, panels []Panel) []byte {
 			figs[i].minLeft = left
 		}
 	}
+	y := 0.0
+	docs := make([][]byte, len(plots))
+	at := make([][2]float64, len(plots))
+	for i, p := range plots {
+		docs[i], at[i] = p.draw(), [2]float64{0, y}
+		y += heights[i]
+	}
+	return nest(w, h, docs, at)
+}
+
+// nest returns a w x h document holding the documents docs, each nested
+// as it is (with its own clip path) with its top left corner at at[i].
+func nest(w, h float64, docs [][]byte, at [][2]float64) []byte {
 	var out bytes.Buffer
 	out.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + num(w) + `" height="` + num(h) + `" viewBox="0 0 ` + num(w) + " " + num(h) + `" font-family="Helvetica, Arial, sans-serif">` + "\n")
-	y := 0.0
-	for i, p := range plots {
-		// Each panel is a nested document (its own clip path) moved down.
-		doc := string(p.draw())
-		out.WriteString(strings.Replace(doc, "<svg ", `<svg x="0" y="`+num(y)+`" `, 1))
-		y += heights[i]
+	for i, doc := range docs {
+		out.WriteString(strings.Replace(string(doc), "<svg ", `<svg x="`+num(at[i][0])+`" y="`+num(at[i][1])+`" `, 1))
 	}
 	out.WriteString("</svg>\n")
 	return out.Bytes()

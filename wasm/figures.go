@@ -88,6 +88,19 @@ func compareFigures(runs []*jobRun) map[string][]byte {
 	}
 }
 
+// imageComparison returns the comparison of an images session's two
+// heads (experiment.CompareHeads), from the reports of the runs built so
+// far.
+func imageComparison(s *session) *experiment.Comparison {
+	reps := make([]*report.Report, len(s.runs))
+	for i, jr := range s.runs {
+		if jr.run != nil {
+			reps[i] = jr.run.Report
+		}
+	}
+	return experiment.NewComparison(*s.runs[0].job.Image, *s.runs[1].job.Image, reps[0], reps[1])
+}
+
 // sweepFigures draws the finished runs of a lambda sweep against lambda:
 // test accuracy and ECE, and the learned sigma of the spherical head.
 func sweepFigures(runs []*jobRun) map[string][]byte {

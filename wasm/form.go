@@ -170,10 +170,10 @@ func (f *form) setDemo(d config.Demo) {
 }
 
 // lock disables every control while training; with compare on, the loss
-// select is disabled too (every loss runs).
+// and head selects are disabled too (every loss, or both heads, run).
 func (f *form) lock(training bool) {
 	compare := f.value("compare").Get("checked").Bool()
 	for name, c := range f.controls {
-		enable(c, !training && !(name == "loss" && compare))
+		enable(c, !training && !((name == "loss" || name == "head") && compare))
 	}
 }

@@ -218,6 +218,11 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		if jr.image() == nil && !jr.run.Done() && time.Since(a.lastRefresh) >= refreshEvery {
 			return a.refresh(s, jr, false)
 		}
+		if jr.image() != nil && len(s.runs) > 1 {
+			// Side by side, the heads' curves grow epoch by epoch from
+			// the history (the epoch's test accuracy and ECE).
+			a.view.update(s)
+		}
 		return nil
 	}
 	err := experiment.Driver{Progress: progress, AfterEpoch: afterEpoch}.Drive(ctx, jr.t)

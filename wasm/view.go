@@ -73,6 +73,12 @@ func layout(s *session) (overview, detail []slot) {
 			{"sweep_ece.svg", "Test ECE of every finished run against λ."},
 			{"sweep_sigma.svg", "The learned σ of the spherical head against λ."},
 		}
+	case multi && s.settings.Demo == config.Images:
+		overview = []slot{
+			{experiment.CompareECEFigure, "Test ECE per epoch of both heads (running BatchNorm statistics)."},
+			{experiment.CompareAccuracyFigure, "Test accuracy per epoch of both heads."},
+			{experiment.CompareReliabilityFile, "Reliability diagrams of both heads on the test set, side by side."},
+		}
 	case multi:
 		for i, jr := range s.runs {
 			overview = append(overview, slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.job.Label + ": test embeddings and the head's Gaussians."})
@@ -86,7 +92,7 @@ func layout(s *session) (overview, detail []slot) {
 		figs = imageFigures
 	}
 	for _, f := range figs {
-		if multi && s.settings.Demo != config.Sweep && f.name == "embedding.svg" {
+		if multi && (s.settings.Demo == config.Deep || s.settings.Demo == config.Classical) && f.name == "embedding.svg" {
 			continue // already side by side above
 		}
 		detail = append(detail, slot{f.name, f.caption})
@@ -116,6 +122,10 @@ func (v *view) reset(s *session) {
 	for _, sl := range overview {
 		v.newCard(v.overview, sl, false)
 	}
+	if c := v.cards[experiment.CompareReliabilityFile]; c != nil {
+		// Two diagrams side by side take the whole row.
+		c.root.Style().SetProperty("grid-column", "1 / -1", "")
+	}
 	for _, sl := range detail {
 		v.newCard(v.figures, sl, true)
 	}
@@ -138,9 +148,12 @@ func (v *view) update(s *session) {
 	figs := map[string][]byte{}
 	if len(s.runs) > 1 {
 		var more map[string][]byte
-		if s.settings.Demo == config.Sweep {
+		switch s.settings.Demo {
+		case config.Sweep:
 			more = sweepFigures(s.runs)
-		} else {
+		case config.Images:
+			more = imageComparison(s).Figures()
+		default:
 			more = compareFigures(s.runs)
 			for i, r := range s.runs {
 				figs[fmt.Sprintf("run%d-embedding.svg", i+1)] = r.figs["embedding.svg"]
@@ -234,6 +247,26 @@ func (v *view) drawSummary(s *session) {
 	if img := s.runs[s.shown()].image(); img != nil {
 		v.drawExtras(img)
 	}
+	if s.settings.Demo == config.Images && len(s.runs) > 1 {
+		v.drawGap(s)
+	}
+}
+
+// drawGap adds the gap between the heads of an images comparison to the
+// summary (#compare-gap), once both have finished.
+func (v *view) drawGap(s *session) {
+	for _, jr := range s.runs {
+		if jr.status != statusDone {
+			return
+		}
+	}
+	c := imageComparison(s)
+	p := el("p", "gap", fmt.Sprintf("Gap (LDA − softmax) on the test set: accuracy %+.2f points, ECE %+.2f points (%s: %.2f%%, ECE %.2f%%; %s: %.2f%%, ECE %.2f%%).",
+		100*float64(c.Gap.Accuracy), 100*float64(c.Gap.ECE),
+		c.LDA.Label(), 100*float64(c.LDA.Test.Accuracy), 100*float64(c.LDA.Test.ECE),
+		c.Softmax.Label(), 100*float64(c.Softmax.Test.Accuracy), 100*float64(c.Softmax.Test.ECE)))
+	p.SetID("compare-gap")
+	v.summary.AppendChild(p)
 }
 
 // drawExtras adds the image run's evaluations to the summary: the test

@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 )
 
 // defaultDataDir fills an empty -datadir.
@@ -22,10 +25,10 @@ func defaultDataDir(c *experiment.ImageConfig) {
 func trainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.DefaultImages()
 	c.Loss = ""
-	fetch, backend := false, experiment.BackendAuto
+	fetch, compare, backend := false, false, experiment.BackendAuto
 	o := &output{dir: "out/train"}
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), experiment.Values{"fetch": &fetch, "backend": &backend})
+	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), experiment.Values{"fetch": &fetch, "compare": &compare, "backend": &backend})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda train [flags]
 
@@ -37,6 +40,13 @@ final evaluation uses recomputed BatchNorm statistics and report.json gives
 both numbers under "batchnorm"; with -val, temperature scaling is fitted on
 the held-out images and the test ECE before and after is under
 "temperature_scaling".
+
+With -compare it trains the LDA head (with -loss, default dnll) and then
+the softmax head (ce) on the same images with the same seed, each into its
+own run folder, -out/lda and -out/softmax (-resume continues each), and
+writes both histories, their final test numbers and the gap (LDA minus
+softmax) to -out/compare.json, with compare_ece.svg, compare_accuracy.svg
+and compare_reliability.svg.
 
 Flags:`)
 		fs.PrintDefaults()
@@ -62,6 +72,9 @@ Flags:`)
 		return err
 	}
 	defer folder.release()
+	if compare {
+		return trainCompare(ctx, be, c, data, *o, stdout, stderr)
+	}
 	run, err := experiment.NewImagesFrom(be, c, data)
 	if err != nil {
 		return usageError{err}
@@ -71,6 +84,42 @@ Flags:`)
 			c.Data, run.TrainSet.Len(), run.Val.Len(), run.TestSet.Len(), run.Config.Head, run.Config.Loss, c.Epochs, run.Trainer.StepsPerEpoch())
 	}
 	return trainAndWrite(ctx, run, *o, stdout, stderr, func(w io.Writer) { printImageSummary(w, run) })
+}
+
+// trainCompare trains both heads of experiment.NewCompare, each into its
+// folder under o.dir as a run of its own (-resume continues the heads
+// whose folder holds a resume file), and writes their comparison.
+func trainCompare(ctx context.Context, be kernels.Backend, c experiment.ImageConfig, data experiment.ImageData, o output, stdout, stderr io.Writer) error {
+	runs, err := experiment.NewCompare(be, c, data)
+	if err != nil {
+		return usageError{err}
+	}
+	resumable := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(dir, experiment.ResumeFile))
+		return err == nil
+	}
+	if o.resume && !slices.ContainsFunc(experiment.CompareHeads, func(h string) bool { return resumable(filepath.Join(o.dir, h)) }) {
+		h := experiment.CompareHeads
+		return usageError{fmt.Errorf("-resume: neither %s nor %s holds a %s: nothing to resume", filepath.Join(o.dir, h[0]), filepath.Join(o.dir, h[1]), experiment.ResumeFile)}
+	}
+	cmp, err := experiment.DriveCompare(ctx, runs, o.dir, func(ctx context.Context, run *experiment.ImageRun, dir string) error {
+		folder, err := openOut(dir, !o.resume)
+		if err != nil {
+			return err
+		}
+		defer folder.release()
+		ho := output{dir: dir, quiet: o.quiet, resume: o.resume && resumable(dir)}
+		if !o.quiet {
+			fmt.Fprintf(stderr, "%s head (%s) into %s: %d training, %d held-out, %d test images, %d epochs of %d steps\n",
+				run.Config.Head, run.Config.Loss, dir, run.TrainSet.Len(), run.Val.Len(), run.TestSet.Len(), run.Config.Epochs, run.Trainer.StepsPerEpoch())
+		}
+		return trainAndWrite(ctx, run, ho, stdout, stderr, func(w io.Writer) { printImageSummary(w, run) })
+	})
+	if cmp != nil {
+		fmt.Fprintln(stdout, cmp.Summary())
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.dir, experiment.CompareFile))
+	}
+	return err
 }
 
 // printImageSummary prints the headline numbers of a finished image run.

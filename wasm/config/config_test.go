@@ -133,6 +133,30 @@ func TestJobs(t *testing.T) {
 	}
 }
 
+// TestImagesCompare checks that compare=1 in the images demo trains the
+// LDA head with DNLL and the softmax head with CE on the same settings.
+func TestImagesCompare(t *testing.T) {
+	q, _ := url.ParseQuery("demo=images&compare=1&loss=nll&cov=diag&limit-train=128&limit-test=64&epochs=1&batch=64&seed=5")
+	s, _, errs := FromQuery(q)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	jobs, err := s.Jobs()
+	if err != nil || len(jobs) != 2 {
+		t.Fatalf("jobs %+v, %v", jobs, err)
+	}
+	l, m := jobs[0].Image, jobs[1].Image
+	if l.Head != "lda" || l.Loss != "dnll" || l.Cov != "diag" || l.Val != 0 || m.Head != "softmax" || m.Loss != "ce" || m.Val != 100 {
+		t.Errorf("heads %+v and %+v", l, m)
+	}
+	if l.Seed != 5 || m.Seed != 5 || l.LimitTrain != 128 || m.LimitTrain != 128 || m.Epochs != 1 {
+		t.Errorf("the heads train on other settings: %+v and %+v", l, m)
+	}
+	if jobs[0].Label == jobs[1].Label {
+		t.Errorf("both jobs are labelled %q", jobs[0].Label)
+	}
+}
+
 func TestImages(t *testing.T) {
 	q, _ := url.ParseQuery("demo=images&data=mnist&head=softmax&loss=ce&cov=full&lambda=0.1&epochs=1&batch=32&limit-train=256&limit-test=128&seed=7&backend=cpu&autostart=1")
 	s, _, errs := FromQuery(q)

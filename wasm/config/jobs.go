@@ -17,21 +17,24 @@ type Job struct {
 }
 
 // Jobs returns the runs that s trains, in order: one run, or one per loss
-// side by side, or one per lambda in the sweep (DNLL). It returns an error
+// (for images, one per head) side by side, or one per lambda in the sweep
+// (DNLL). It returns an error
 // for a demo without a trainer.
 func (s Settings) Jobs() ([]Job, error) {
 	switch {
 	case !Info(s.Demo).Trainable:
 		return nil, fmt.Errorf("the %s demo is not available in this version", Info(s.Demo).Title)
-	case s.Demo == Images:
-		c := s.Image
-		if c.Head == "softmax" {
-			// Temperature scaling is fitted on held-out training images
-			// (never trained on) for the softmax head: as many as the
-			// test images, at most 1,000 (the browser is slow).
-			c.Val = min(1000, max(c.LimitTest, 100))
+	case s.Demo == Images && s.Compare:
+		// Both heads, the LDA one with DNLL, on the same images and seed.
+		var jobs []Job
+		for _, head := range experiment.CompareHeads {
+			c := s.Image
+			c.Loss = ""
+			jobs = append(jobs, imageJob(experiment.CompareConfig(c, head)))
 		}
-		return []Job{{Label: ImageLabel(c), Image: &c}}, nil
+		return jobs, nil
+	case s.Demo == Images:
+		return []Job{imageJob(s.Image)}, nil
 	case s.Demo == Sweep:
 		jobs := make([]Job, len(s.Lambdas))
 		for i, l := range s.Lambdas {
@@ -50,6 +53,16 @@ func (s Settings) Jobs() ([]Job, error) {
 		return jobs, nil
 	}
 	return []Job{{Label: LossLabel(s.Synth), Synth: s.Synth}}, nil
+}
+
+// imageJob returns the job of the image run c. Temperature scaling is
+// fitted on held-out training images (never trained on) for the softmax
+// head: as many as the test images, at most 1,000 (the browser is slow).
+func imageJob(c experiment.ImageConfig) Job {
+	if c.Head == "softmax" {
+		c.Val = min(1000, max(c.LimitTest, 100))
+	}
+	return Job{Label: ImageLabel(c), Image: &c}
 }
 
 // LossLabel names the loss of c for a panel: "NLL", "CE" or "DNLL, λ = 0.01".
