@@ -65,6 +65,16 @@ func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Datase
 	return trainSet, valSet, testSet, nil
 }
 
+// LimitNote says, for a setting (limit-test, limit-train) that takes the
+// first limit of the have images of a split, that the limit asks for more
+// images than there are and all of them are used; "" when it does not.
+func LimitNote(setting string, limit, have int, what string) string {
+	if limit <= have {
+		return ""
+	}
+	return fmt.Sprintf("-%s %d is more than the %d %s: using all %d", setting, limit, have, what, have)
+}
+
 // ClassNames returns the names of the classes of a data set for the
 // figures' legends (nil when they do not fit a legend, see
 // images.Spec.ClassNames).

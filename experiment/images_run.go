@@ -24,6 +24,9 @@ type ImageRun struct {
 	Extras    ImageExtras
 	// ValOut is the evaluation-mode output on Val after Finish.
 	ValOut train.Outputs
+	// Notes are what the run's settings became that they do not say
+	// (a -limit-test beyond the test set, see LimitNote).
+	Notes []string
 }
 
 // ImageExtras are the parts of an image run's report.json beyond
@@ -82,6 +85,9 @@ func NewImagesFrom(be kernels.Backend, c ImageConfig, data ImageData) (*ImageRun
 	}
 	run.evalBatch = c.EvalBatch
 	r := &ImageRun{Run: run, Config: c, Val: valSet, BNBatches: c.BNRecalibrate}
+	if note := LimitNote("limit-test", c.LimitTest, data.Test.Len(), "test images of "+c.Data); note != "" {
+		r.Notes = append(r.Notes, note)
+	}
 	if r.BNBatches == BNAuto {
 		r.BNBatches = 0
 		if c.Epochs*run.Trainer.StepsPerEpoch() < BNAutoMaxSteps {

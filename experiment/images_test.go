@@ -217,3 +217,27 @@ func checkSettingError(t *testing.T, err error, name, want string) {
 		t.Errorf("error of %s: %q, want one of %s with %q", se.Name, se.Msg, name, want)
 	}
 }
+
+// TestLimitTestBeyondTheSet: a -limit-test above the test set's size uses
+// the whole set and the run says so; one within it says nothing.
+func TestLimitTestBeyondTheSet(t *testing.T) {
+	c := DefaultImages()
+	c.Epochs, c.Batch, c.LimitTrain, c.Val = 1, 32, 64, 0
+	for _, tc := range []struct {
+		limit, test int
+		note        string
+	}{
+		{100, 48, "-limit-test 100 is more than the 48 test images of fashion-mnist: using all 48"},
+		{48, 48, ""},
+		{0, 48, ""},
+	} {
+		c.LimitTest = tc.limit
+		r, err := NewImagesFrom(cpu.New(), c, fakeImages(64, 48, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(r.Notes, "\n"); got != tc.note || r.TestSet.Len() != tc.test {
+			t.Errorf("limit-test %d: %d test images, notes %q; want %d, %q", tc.limit, r.TestSet.Len(), got, tc.test, tc.note)
+		}
+	}
+}

@@ -251,14 +251,18 @@ func checkLR(v float64) error {
 }
 
 // CheckLambdas checks the lambda values of a sweep: at least one, each a
-// finite number > 0 (the sweep's axis is logarithmic).
+// finite number > 0 (the sweep's axis is logarithmic), none twice (it would
+// train the same runs twice).
 func CheckLambdas(l []float64) error {
 	if len(l) == 0 {
 		return settingError("lambdas", "lambdas is empty")
 	}
-	for _, x := range l {
+	for i, x := range l {
 		if !(x > 0) || math.IsInf(x, 0) {
 			return settingError("lambdas", "every lambda must be a finite number > 0 (the axis is logarithmic), got %v", x)
+		}
+		if slices.Contains(l[:i], x) {
+			return settingError("lambdas", "lambdas lists %v twice; each lambda is trained once", x)
 		}
 	}
 	return nil

@@ -74,9 +74,16 @@ Flags:`)
 		return err
 	}
 	defer folder.release()
+	notes := []string{experiment.LimitNote("limit-test", c.LimitTest, data.Test.Len(), "test images of "+c.Data)}
 	var trainSet train.Dataset
 	if c.BNRecalibrate > 0 {
 		trainSet = data.Train.Dataset(c.LimitTrain)
+		notes = append(notes, experiment.LimitNote("limit-train", c.LimitTrain, data.Train.Len(), "training images of "+c.Data))
+	}
+	for _, note := range notes {
+		if note != "" {
+			fmt.Fprintln(stderr, note)
+		}
 	}
 	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c)
 	if err != nil {
