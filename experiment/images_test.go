@@ -170,6 +170,9 @@ func TestImageRunFinish(t *testing.T) {
 	if !strings.Contains(string(figs["embedding.svg"]), "PCA of d = 9") || !strings.Contains(string(figs["embedding.svg"]), "Ankle boot") {
 		t.Error("embedding.svg is not the PCA figure with the class names")
 	}
+	if !strings.Contains(string(figs["accuracy.svg"]), "test accuracy (running BatchNorm statistics)") {
+		t.Error("accuracy.svg does not say which BatchNorm statistics its test curve uses")
+	}
 }
 
 // TestRecalibrationRule checks the automatic rule and -bn-recalibrate 0.

@@ -99,7 +99,9 @@ Flags:`)
 	}
 	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))
 	if bn := res.Extras.BatchNorm; bn != nil {
-		fmt.Fprintf(stdout, "BatchNorm: accuracy %.2f%% with the checkpoint's statistics, %.2f%% recomputed over %d batches\n", 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy, bn.Batches)
+		fmt.Fprintf(stdout, "BatchNorm: the numbers above use statistics recomputed over %d training batches; accuracy %.2f%% with the checkpoint's running statistics, %.2f%% recomputed\n", bn.Batches, 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy)
+	} else if len(m.BatchNorms()) > 0 {
+		fmt.Fprintf(stdout, "BatchNorm: the numbers above use the checkpoint's running statistics; deeplda train reports a short run's test numbers with statistics recomputed over %d training batches (report.json's batchnorm): add -bn-recalibrate %d with the run's -batch, -seed and -limit-train for that number\n", experiment.BNAutoBatches, experiment.BNAutoBatches)
 	}
 	if s := r.Head.Sigma; s != nil {
 		fmt.Fprintf(stdout, "head: sigma %.4g\n", float64(*s))
