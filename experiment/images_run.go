@@ -119,8 +119,13 @@ func (r *ImageRun) Finish() error {
 		v := h[len(h)-1].TrainAccuracy
 		lastTrainAcc = &v
 	}
-	bn := bnRecalibration{train: r.TrainSet, batch: r.Config.Batch, k: r.BNBatches, seed: r.Config.Seed, rule: r.bnRule()}
-	rep, err := bn.around(r.Model, r.TestSet, r.evalBatch, func() (report.Split, error) {
+	bn := bnRecalibration{train: r.TrainSet, batch: r.Config.Batch, k: r.BNBatches, seed: r.Config.Seed, rule: r.bnRule(), onPhase: r.OnPhase}
+	// The test set's evaluation with the running statistics is, in a run
+	// that just ended, the one of its last epoch.
+	rep, err := bn.around(r.Model, r.testOutputs, r.TestSet.Y, func() (report.Split, error) {
+		if r.BNBatches > 0 {
+			r.testAt = 0 // the statistics changed
+		}
 		err := r.Run.Finish()
 		return r.Report.Test, err
 	})
@@ -134,7 +139,7 @@ func (r *ImageRun) Finish() error {
 	if r.Val.Len() == 0 {
 		return nil
 	}
-	if r.ValOut, err = train.Evaluate(r.Model, r.Val, r.evalBatch); err != nil {
+	if r.ValOut, err = evaluateSet(r.Model, r.Val, r.evalBatch, PhaseVal, r.OnPhase); err != nil {
 		return err
 	}
 	t, err := FitTemperature(r.ValOut, r.Val.Y, r.TestOut, r.TestSet.Y)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -129,16 +130,18 @@ func TestImageRunFinish(t *testing.T) {
 	if r.BNBatches != BNAutoBatches {
 		t.Errorf("3 steps: the automatic rule chose %d recalibration batches", r.BNBatches)
 	}
-	for !r.Done() {
-		if err := r.Epoch(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Finish(); err != nil {
+	starts, phase, ended := phaseStarts(t)
+	if err := (Driver{Phase: phase}).Drive(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
+	ended()
+	// The test set with the running statistics once (the epoch's
+	// evaluation serves the final one), with the recomputed ones once.
+	if want := map[string]int{PhaseTest: 2, PhaseRecalibrate: 1, PhaseTrain: 1, PhaseVal: 1}; !maps.Equal(starts, want) {
+		t.Errorf("phases %v, want %v", starts, want)
+	}
 	bn := r.Extras.BatchNorm
-	if bn == nil || bn.Batches != 3 || bn.Recalibrated.Accuracy != r.Report.Test.Accuracy {
+	if bn == nil || bn.Batches != 3 || bn.Recalibrated.Accuracy != r.Report.Test.Accuracy || bn.Running.Accuracy != r.Report.History[0].TestAccuracy {
 		t.Fatalf("batchnorm report %+v", bn)
 	}
 	tr := r.Extras.Temperature

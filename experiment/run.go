@@ -29,7 +29,60 @@ type Run struct {
 	// TrainOut and TestOut are the evaluation-mode outputs after the last
 	// evaluation (TrainOut only after Finish).
 	TrainOut, TestOut train.Outputs
-	evalBatch         int
+	// OnPhase, which may be nil, is told how the evaluations progress
+	// (Driver.Phase sets it).
+	OnPhase   func(Phase)
+	evalBatch int
+	// testAt is 1 + the model's step at which TestOut was evaluated, 0
+	// when TestOut does not describe the model as it is.
+	testAt int
+}
+
+// Phase is the progress of a part of a run other than its training steps
+// (an evaluation, the BatchNorm recalibration): what it does and how many
+// of its examples are done.
+type Phase struct {
+	Name        string
+	Done, Total int
+}
+
+// Names of the phases.
+const (
+	PhaseTest        = "evaluating the test set"
+	PhaseTrain       = "evaluating the training set"
+	PhaseVal         = "evaluating the held-out set"
+	PhaseRecalibrate = "recomputing the BatchNorm statistics"
+)
+
+// evaluateSet evaluates m on set in batches of batch (train.Evaluate),
+// telling onPhase (which may be nil) its progress as the phase name.
+func evaluateSet(m *model.Model, set train.Dataset, batch int, name string, onPhase func(Phase)) (train.Outputs, error) {
+	return train.Evaluate(m, set, batch, phaseProgress(name, set.Len(), onPhase))
+}
+
+// phaseProgress tells onPhase that the phase name over total examples
+// starts, and returns the callback that tells it how many are done (nil
+// when onPhase is nil).
+func phaseProgress(name string, total int, onPhase func(Phase)) func(done int) {
+	if onPhase == nil {
+		return nil
+	}
+	onPhase(Phase{Name: name, Total: total})
+	return func(done int) { onPhase(Phase{Name: name, Done: done, Total: total}) }
+}
+
+// testOutputs returns the evaluation-mode outputs on the test set: TestOut
+// when it was evaluated on the model as it is, else a new evaluation.
+func (r *Run) testOutputs() (train.Outputs, error) {
+	if r.testAt == r.Model.Step()+1 {
+		return r.TestOut, nil
+	}
+	out, err := evaluateSet(r.Model, r.TestSet, r.evalBatch, PhaseTest, r.OnPhase)
+	if err != nil {
+		return out, err
+	}
+	r.TestOut, r.testAt = out, r.Model.Step()+1
+	return out, nil
 }
 
 // newRun builds the model and trainer.
@@ -72,11 +125,10 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 		}
 		return err
 	}
-	out, err := train.Evaluate(r.Model, r.TestSet, r.evalBatch)
+	out, err := r.testOutputs()
 	if err != nil {
 		return err
 	}
-	r.TestOut = out
 	test := evaluateSplit(out, r.TestSet.Y)
 	row := report.Epoch{
 		Epoch: st.Epoch, Loss: report.Float(st.Loss), TrainAccuracy: report.Float(st.Accuracy),
@@ -91,15 +143,16 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 	return nil
 }
 
-// Finish evaluates the model on both splits and fills the rest of the
+// Finish evaluates the model on both splits (the test set only when the
+// model changed since its last evaluation) and fills the rest of the
 // report: the head, and for LDA heads the consistency with the closed-form
 // refit on the training embeddings.
 func (r *Run) Finish() error {
 	var err error
-	if r.TrainOut, err = train.Evaluate(r.Model, r.TrainSet, r.evalBatch); err != nil {
+	if r.TrainOut, err = evaluateSet(r.Model, r.TrainSet, r.evalBatch, PhaseTrain, r.OnPhase); err != nil {
 		return err
 	}
-	if r.TestOut, err = train.Evaluate(r.Model, r.TestSet, r.evalBatch); err != nil {
+	if _, err = r.testOutputs(); err != nil {
 		return err
 	}
 	rep := r.Report

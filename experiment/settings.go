@@ -148,7 +148,7 @@ var Settings = []Setting{
 	{Name: "bn-recalibrate", Kind: KindInt, Commands: dataCmds,
 		Help:    fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", BNAutoBatches, BNAutoMaxSteps),
 		CmdHelp: map[string]string{CmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
-	{Name: "eval-batch", Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size"},
+	{Name: "eval-batch", Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size (0: -batch; a larger one needs more memory)"},
 	{Name: "seeds", Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
 	{Name: "dump", Kind: KindText, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},

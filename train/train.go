@@ -264,8 +264,9 @@ type Outputs struct {
 }
 
 // Evaluate runs the model in evaluation mode over data in batches and reads
-// back the embeddings and scores.
-func Evaluate(m *model.Model, data Dataset, batch int) (Outputs, error) {
+// back the embeddings and scores. onBatch, which may be nil, is called
+// after every batch with the number of examples done.
+func Evaluate(m *model.Model, data Dataset, batch int, onBatch func(done int)) (Outputs, error) {
 	be := m.Backend
 	n, size := data.Len(), data.Size()
 	batch = max(1, min(batch, n))
@@ -292,6 +293,9 @@ func Evaluate(m *model.Model, data Dataset, batch int) (Outputs, error) {
 		}
 		out.Z = append(out.Z, zv...)
 		out.Scores = append(out.Scores, sv...)
+		if onBatch != nil {
+			onBatch(hi)
+		}
 	}
 	return out, nil
 }

@@ -19,7 +19,7 @@ import (
 // set and writes report.json and the figures (and optionally the
 // embeddings and scores).
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := experiment.EvalConfig{Data: "fashion-mnist", EvalBatch: 1024, Batch: 256, Seed: 1}
+	c := experiment.EvalConfig{Data: "fashion-mnist", Batch: 256, Seed: 1}
 	fetch, backend, dump, out := false, experiment.BackendAuto, "", "out/eval"
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	flags(fs, experiment.CmdEval, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "dump": &dump, "out": &out})
@@ -85,7 +85,9 @@ Flags:`)
 			fmt.Fprintln(stderr, note)
 		}
 	}
-	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c)
+	bar := newProgressBar(stderr, false)
+	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c, bar.phase)
+	bar.finish()
 	if err != nil {
 		return err
 	}

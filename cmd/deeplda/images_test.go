@@ -138,7 +138,7 @@ func TestEvalGoldenCheckpoints(t *testing.T) {
 		}
 		x, y := g.Tensors["x"], g.Tensors["y"]
 		set := train.Dataset{X: x.F32, Y: y.I32, Shape: x.Shape[1:], Classes: m.Spec.Classes}
-		res, err := experiment.Evaluate(m, set, 2, nil)
+		res, err := experiment.Evaluate(m, set, 2, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -149,7 +149,7 @@ func Trajectory(t *testing.T, be kernels.Backend, tol ...TrajectoryTolerance) {
 				t.Logf("-short: %d of %d steps, evaluation skipped", steps, trajSteps)
 				return
 			}
-			out, err := train.Evaluate(m, xt, trajTest)
+			out, err := train.Evaluate(m, xt, trajTest, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
