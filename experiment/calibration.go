@@ -137,7 +137,7 @@ func batchesOf(be kernels.Backend, ds train.Dataset, batch, k int, seed uint64, 
 			hi := min((b+1)*batch, ds.Len())
 			idx := perm[b*batch : hi]
 			for i, j := range idx {
-				copy(buf[i*size:(i+1)*size], ds.X[j*size:(j+1)*size])
+				ds.Example(buf[i*size:(i+1)*size], j)
 			}
 			x := full
 			if len(idx) != batch {

@@ -55,11 +55,10 @@ func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Datase
 	if limit == 0 {
 		limit = avail
 	}
-	trainSet = d.Train.Dataset(limit)
+	full := d.Train.Dataset(0) // shares the pixels
+	trainSet = full.Slice(0, limit)
 	if c.Val > 0 {
-		full := d.Train.Dataset(0)
-		size := full.Size()
-		valSet = train.Dataset{X: full.X[avail*size:], Y: full.Y[avail:], Shape: full.Shape, Classes: full.Classes}
+		valSet = full.Slice(avail, n)
 	}
 	testSet = d.Test.Dataset(c.LimitTest)
 	return trainSet, valSet, testSet, nil
