@@ -107,9 +107,26 @@ func TestImagesFashionMNIST(t *testing.T) {
 	if q := eval[string](b, `location.search`); !strings.Contains(q, "demo=images") || !strings.Contains(q, "limit-train=256") {
 		t.Errorf("the URL does not hold the settings: %s", q)
 	}
+	checkWasmMemory(t, b)
 	b.checkResponsive()
 	b.screenshot("images-fashion-mnist.png")
 	b.checkClean()
+}
+
+// wasmMemoryLimit is the WebAssembly memory the page may use: phones and
+// many laptops refuse more.
+const wasmMemoryLimit = 1 << 30
+
+// checkWasmMemory logs the page's WebAssembly memory (its high-water mark:
+// a WebAssembly memory never shrinks) for BENCHMARKS.md and fails above
+// wasmMemoryLimit.
+func checkWasmMemory(t *testing.T, b *browser) {
+	t.Helper()
+	n := eval[float64](b, `globalThis.wasm.instance.exports.mem.buffer.byteLength`)
+	t.Logf("WebAssembly memory: %.0f MiB", n/(1<<20))
+	if n > wasmMemoryLimit {
+		t.Errorf("WebAssembly memory %.0f MiB, more than %d MiB", n/(1<<20), wasmMemoryLimit>>20)
+	}
 }
 
 // TestImagesBadFiles chooses a text file, then a truncated gzip file, in
