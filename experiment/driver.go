@@ -101,19 +101,15 @@ func (d Driver) Drive(ctx context.Context, t Trainable) error {
 }
 
 // diverged writes the report of a run whose loss diverged (its status says
-// so) and returns err, naming the last good checkpoint when there is one
-// and saying that there is none when no epoch was completed.
+// so) and returns err, naming the last good checkpoint when there is one.
 func (d Driver) diverged(t Trainable, err error) error {
 	if werr := d.write(t, false); werr != nil {
 		return werr
 	}
-	if !d.Save {
-		return err
+	if d.Save {
+		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", err, t.Base().Trainer.Epoch(), filepath.Join(d.Dir, CheckpointFile))
 	}
-	if e := t.Base().Trainer.Epoch(); e > 0 {
-		return fmt.Errorf("%w; the last good checkpoint (epoch %d) is %s", err, e, filepath.Join(d.Dir, CheckpointFile))
-	}
-	return fmt.Errorf("%w; no epoch was completed, so no checkpoint was written", err)
+	return err
 }
 
 // stopped handles a cancelled run: one that Save keeps goes back to the
