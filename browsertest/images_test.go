@@ -112,6 +112,31 @@ func TestImagesFashionMNIST(t *testing.T) {
 	b.checkClean()
 }
 
+// wasmMemoryLimit is the WebAssembly memory the page may use: phones and
+// many laptops refuse more.
+const wasmMemoryLimit = 1 << 30
+
+// TestImagesMemory trains the image demo briefly on the CPU backend (64
+// images, batch 64) and logs the page's WebAssembly memory, its
+// high-water mark (a WebAssembly memory never shrinks), for
+// BENCHMARKS.md; it fails above wasmMemoryLimit. The page holds the whole
+// data set it loaded (Fashion-MNIST's 70,000 images, as bytes) whatever
+// the number of images trained on, and training allocates the activations
+// of one batch, so a run on the full training set at the same batch needs
+// about this memory.
+func TestImagesMemory(t *testing.T) {
+	site := fashionSite(t)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&autostart=1")
+	b.waitFinished("done", 8*time.Minute)
+	n := eval[float64](b, `globalThis.wasm.instance.exports.mem.buffer.byteLength`)
+	t.Logf("WebAssembly memory after training on 64 images at batch 64: %.0f MiB", n/(1<<20))
+	if n > wasmMemoryLimit {
+		t.Errorf("WebAssembly memory %.0f MiB, more than %d MiB", n/(1<<20), wasmMemoryLimit>>20)
+	}
+	b.checkClean()
+}
+
 // TestImagesBadFiles chooses a text file, then a truncated gzip file, in
 // the data panel: the parser's message must appear next to the control,
 // and the page must stay usable (idle, not error).

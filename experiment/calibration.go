@@ -73,30 +73,32 @@ func FitTemperature(val train.Outputs, valY []int32, test train.Outputs, testY [
 
 // bnRecalibration is a BatchNorm recalibration: the running statistics
 // recomputed over k batches of the given size of train, drawn from seed
-// (RecalibrateBatchNorm); rule says how k was chosen.
+// (RecalibrateBatchNorm); rule says how k was chosen; onPhase, which may be
+// nil, is told its progress.
 type bnRecalibration struct {
 	train    train.Dataset
 	batch, k int
 	seed     uint64
 	rule     string
+	onPhase  func(Phase)
 }
 
-// around evaluates test on m (batches of evalBatch) with its running
-// statistics, recalibrates them, then calls evaluate, which evaluates with
-// the recomputed ones and returns the test split. It returns the report of
+// around takes the test evaluation of m with its running statistics from
+// running, recalibrates them, then calls evaluate, which evaluates with the
+// recomputed ones and returns the test split. It returns the report of
 // both evaluations, nil when no batch was used (k is 0 or train empty; then
-// evaluate is called once).
-func (b bnRecalibration) around(m *model.Model, test train.Dataset, evalBatch int, evaluate func() (report.Split, error)) (*BNReport, error) {
+// only evaluate is called).
+func (b bnRecalibration) around(m *model.Model, running func() (train.Outputs, error), testY []int32, evaluate func() (report.Split, error)) (*BNReport, error) {
 	if b.k <= 0 || b.train.Len() == 0 {
 		_, err := evaluate()
 		return nil, err
 	}
-	out, err := train.Evaluate(m, test, evalBatch)
+	out, err := running()
 	if err != nil {
 		return nil, err
 	}
-	running := evaluateSplit(out, test.Y)
-	n, err := RecalibrateBatchNorm(m, b.train, b.batch, b.k, b.seed)
+	before := evaluateSplit(out, testY)
+	n, err := RecalibrateBatchNorm(m, b.train, b.batch, b.k, b.seed, phaseProgress(PhaseRecalibrate, min(b.k*b.batch, b.train.Len()), b.onPhase))
 	if err != nil {
 		return nil, fmt.Errorf("recalibrating BatchNorm: %w", err)
 	}
@@ -104,25 +106,26 @@ func (b bnRecalibration) around(m *model.Model, test train.Dataset, evalBatch in
 	if err != nil {
 		return nil, err
 	}
-	return &BNReport{Batches: n, Batch: b.batch, Rule: b.rule, Running: summary(running), Recalibrated: summary(recalibrated)}, nil
+	return &BNReport{Batches: n, Batch: b.batch, Rule: b.rule, Running: summary(before), Recalibrated: summary(recalibrated)}, nil
 }
 
 // RecalibrateBatchNorm recomputes the BatchNorm running statistics of m
 // (model.Model.RecalibrateBatchNorm) over the first k batches of the given
 // size of a permutation of ds drawn from seed, without augmentation (the
 // statistics serve evaluation, which sees unaugmented images). Fewer
-// batches are used when ds is smaller than k batches. It returns the number
-// of batches used.
-func RecalibrateBatchNorm(m *model.Model, ds train.Dataset, batch, k int, seed uint64) (int, error) {
+// batches are used when ds is smaller than k batches. onBatch, which may
+// be nil, is called after every batch with the number of examples done. It
+// returns the number of batches used.
+func RecalibrateBatchNorm(m *model.Model, ds train.Dataset, batch, k int, seed uint64, onBatch func(done int)) (int, error) {
 	if k <= 0 || ds.Len() == 0 {
 		return 0, nil
 	}
-	return m.RecalibrateBatchNorm(batchesOf(m.Backend, ds, batch, k, seed))
+	return m.RecalibrateBatchNorm(batchesOf(m.Backend, ds, batch, k, seed, onBatch))
 }
 
 // batchesOf yields the first k batches of a seeded permutation of ds,
-// uploaded to be.
-func batchesOf(be kernels.Backend, ds train.Dataset, batch, k int, seed uint64) iter.Seq[kernels.Tensor] {
+// uploaded to be, calling onBatch (when not nil) after each.
+func batchesOf(be kernels.Backend, ds train.Dataset, batch, k int, seed uint64, onBatch func(done int)) iter.Seq[kernels.Tensor] {
 	return func(yield func(kernels.Tensor) bool) {
 		batch = max(1, min(batch, ds.Len()))
 		perm := rand.New(rand.NewPCG(seed, 0x626e)).Perm(ds.Len())
@@ -131,9 +134,10 @@ func batchesOf(be kernels.Backend, ds train.Dataset, batch, k int, seed uint64) 
 		defer be.Free(full)
 		buf := make([]float32, batch*size)
 		for b := 0; b < k && b*batch < ds.Len(); b++ {
-			idx := perm[b*batch : min((b+1)*batch, ds.Len())]
+			hi := min((b+1)*batch, ds.Len())
+			idx := perm[b*batch : hi]
 			for i, j := range idx {
-				copy(buf[i*size:(i+1)*size], ds.X[j*size:(j+1)*size])
+				ds.Example(buf[i*size:(i+1)*size], j)
 			}
 			x := full
 			if len(idx) != batch {
@@ -142,6 +146,9 @@ func batchesOf(be kernels.Backend, ds train.Dataset, batch, k int, seed uint64) 
 			be.Write(x, buf[:len(idx)*size])
 			if !yield(x) {
 				return
+			}
+			if onBatch != nil {
+				onBatch(hi)
 			}
 		}
 	}

@@ -47,6 +47,9 @@ type Driver struct {
 	Figures bool
 	// Progress is called between steps (train.Trainer.RunEpoch).
 	Progress func(train.Progress)
+	// Phase is told how the evaluations after each epoch and at the end
+	// progress (Run.OnPhase).
+	Phase func(Phase)
 	// AfterEpoch is called after every whole epoch, evaluated and saved;
 	// an error stops the run and Drive returns it.
 	AfterEpoch func() error
@@ -62,6 +65,7 @@ type Driver struct {
 // cancelled; or the error that stopped it.
 func (d Driver) Drive(ctx context.Context, t Trainable) error {
 	r := t.Base()
+	r.OnPhase = d.Phase
 	var saved *train.Snapshot
 	if d.Save {
 		var err error

@@ -165,3 +165,40 @@ func TestDriverStopInFirstEpoch(t *testing.T) {
 			bytes.Equal(a, b), r.Trainer.Seen(), r.Report.Status, len(r.Report.History))
 	}
 }
+
+// phaseStarts counts the phases a Driver reports by name (the calls with
+// nothing done yet), and checks that each phase ends with all its
+// examples done.
+func phaseStarts(t *testing.T) (map[string]int, func(Phase), func()) {
+	starts, last := map[string]int{}, map[string]Phase{}
+	return starts, func(p Phase) {
+			if p.Done == 0 {
+				starts[p.Name]++
+			}
+			last[p.Name] = p
+		}, func() {
+			for name, p := range last {
+				if p.Done != p.Total {
+					t.Errorf("%s ended at %d of %d examples", name, p.Done, p.Total)
+				}
+			}
+		}
+}
+
+// TestDriverEvaluatesTheTestSetOncePerModel: a toy run evaluates the test
+// set after each epoch, and its end reuses the last epoch's evaluation
+// instead of repeating it; the training set is evaluated once, at the end.
+func TestDriverEvaluatesTheTestSetOncePerModel(t *testing.T) {
+	r := newDriverRun(t)
+	starts, phase, ended := phaseStarts(t)
+	if err := (Driver{Phase: phase}).Drive(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	ended()
+	if starts[PhaseTest] != 4 || starts[PhaseTrain] != 1 || len(starts) != 2 {
+		t.Errorf("phases %v, want the test set 4 times (one per epoch) and the training set once", starts)
+	}
+	if r.Report.Test.Accuracy != r.Report.History[3].TestAccuracy {
+		t.Errorf("final test accuracy %v, last epoch's %v", r.Report.Test.Accuracy, r.Report.History[3].TestAccuracy)
+	}
+}

@@ -25,12 +25,12 @@ type EvalResult struct {
 
 // Evaluate evaluates m on set (evaluation mode, batches of evalBatch) and
 // returns a report of kind "eval" whose test split is set, with the head's
-// parameters.
-func Evaluate(m *model.Model, set train.Dataset, evalBatch int, config any) (*EvalResult, error) {
+// parameters. onPhase, which may be nil, is told the evaluation's progress.
+func Evaluate(m *model.Model, set train.Dataset, evalBatch int, config any, onPhase func(Phase)) (*EvalResult, error) {
 	if err := checkSet(m, set); err != nil {
 		return nil, err
 	}
-	out, err := train.Evaluate(m, set, evalBatch)
+	out, err := evaluateSet(m, set, evalBatch, PhaseTest, onPhase)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ type EvalConfig struct {
 	DataDir    string `json:"datadir"`
 	LimitTest  int    `json:"limit_test"`
 	LimitTrain int    `json:"limit_train"` // recalibration images: the first N (0: all)
-	EvalBatch  int    `json:"eval_batch"`
+	EvalBatch  int    `json:"eval_batch"`  // 0: Batch
 	// BNRecalibrate > 0 recomputes the BatchNorm statistics over that many
 	// training batches of size Batch (a permutation drawn from Seed) and
 	// reports both evaluations; 0 keeps the checkpoint's statistics.
@@ -117,7 +117,7 @@ func (c EvalConfig) Validate() error {
 	}
 	return firstError(
 		checkChoice("data", c.Data),
-		checkAtLeast("eval-batch", c.EvalBatch, 1),
+		checkAtLeast("eval-batch", c.EvalBatch, 0),
 		checkAtLeast("batch", c.Batch, 1),
 		checkAtLeast("limit-test", c.LimitTest, 0),
 		checkAtLeast("limit-train", c.LimitTrain, 0),
@@ -129,17 +129,22 @@ func (c EvalConfig) Validate() error {
 // evaluates with the model's running statistics, recomputes them over
 // batches of trainSet and evaluates again, recording both in
 // Extras.BatchNorm (the report's test split is then the recalibrated one).
-func EvaluateImages(m *model.Model, test, trainSet train.Dataset, c EvalConfig) (*EvalResult, error) {
+// onPhase, which may be nil, is told how each part progresses.
+func EvaluateImages(m *model.Model, test, trainSet train.Dataset, c EvalConfig, onPhase func(Phase)) (*EvalResult, error) {
 	if err := checkSet(m, test); err != nil {
 		return nil, err
+	}
+	if c.EvalBatch == 0 {
+		c.EvalBatch = c.Batch
 	}
 	if c.BNRecalibrate > 0 && trainSet.Len() == 0 {
 		return nil, errors.New("BatchNorm recalibration needs training images")
 	}
-	bn := bnRecalibration{train: trainSet, batch: c.Batch, k: c.BNRecalibrate, seed: c.Seed, rule: fmt.Sprintf("-bn-recalibrate %d", c.BNRecalibrate)}
+	bn := bnRecalibration{train: trainSet, batch: c.Batch, k: c.BNRecalibrate, seed: c.Seed, rule: fmt.Sprintf("-bn-recalibrate %d", c.BNRecalibrate), onPhase: onPhase}
+	running := func() (train.Outputs, error) { return evaluateSet(m, test, c.EvalBatch, PhaseTest, onPhase) }
 	var res *EvalResult
-	rep, err := bn.around(m, test, c.EvalBatch, func() (split report.Split, err error) {
-		if res, err = Evaluate(m, test, c.EvalBatch, c); err != nil {
+	rep, err := bn.around(m, running, test.Y, func() (split report.Split, err error) {
+		if res, err = Evaluate(m, test, c.EvalBatch, c, onPhase); err != nil {
 			return split, err
 		}
 		return res.Report.Test, nil

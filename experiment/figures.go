@@ -14,7 +14,10 @@ import (
 // embedding.svg (2-D embeddings of the test set, or their first two
 // principal components, with the class Gaussians' 90% ellipses, the means
 // and, in 2-D, the decision regions), curves.svg (the loss), accuracy.svg
-// (the accuracies above, the test ECE below, in percent), logdet.svg (log
+// (the accuracies above, the test ECE below, in percent; for a model with
+// BatchNorm the legend says that the training accuracy is the running one
+// of the epoch in training mode and that the test curve uses the running
+// statistics, not recalibrated ones), logdet.svg (log
 // det Sigma per epoch), reliability.svg and confidence.svg.
 func (r *Run) Figures() map[string][]byte {
 	figs := map[string][]byte{}
@@ -36,8 +39,12 @@ func (r *Run) Figures() map[string][]byte {
 	}
 	figs["curves.svg"] = plot.Lines(plot.Figure{Title: "Training loss", XLabel: "epoch", YLabel: "loss", IntegerX: true},
 		[]plot.Series{{Name: "train loss", X: epochs, Y: loss}}, false)
+	trainName, testName := "train accuracy", "test accuracy"
+	if len(r.Model.BatchNorms()) > 0 {
+		trainName, testName = "train accuracy (training mode, over the epoch)", "test accuracy (running BatchNorm statistics)"
+	}
 	figs["accuracy.svg"] = plot.Stack(plot.Figure{Title: "Accuracy and calibration", XLabel: "epoch", IntegerX: true}, []plot.Panel{
-		{YLabel: "accuracy (%)", ZeroY: true, Weight: 3, Series: []plot.Series{{Name: "train accuracy", X: epochs, Y: trainAcc}, {Name: "test accuracy", X: epochs, Y: testAcc}}},
+		{YLabel: "accuracy (%)", ZeroY: true, Weight: 3, Series: []plot.Series{{Name: trainName, X: epochs, Y: trainAcc}, {Name: testName, X: epochs, Y: testAcc}}},
 		{YLabel: "test ECE (%)", ZeroY: true, Weight: 2, Series: []plot.Series{{Name: "test ECE (10 bins)", X: epochs, Y: ece, Dashed: true}}},
 	})
 	if len(logdet) == len(epochs) && len(logdet) > 0 {

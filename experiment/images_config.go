@@ -69,19 +69,23 @@ type ImageConfig struct {
 	// BatchNorm running statistics are recomputed before the final
 	// evaluation (0: keep the trained ones; BNAuto: see BNAutoMaxSteps).
 	BNRecalibrate int `json:"bn_recalibrate"`
-	EvalBatch     int `json:"eval_batch"`
+	// EvalBatch is the evaluation's batch size (0: Batch, so that
+	// evaluation reuses the training's activation buffers rather than
+	// allocating larger ones).
+	EvalBatch int `json:"eval_batch"`
 }
 
 // DefaultImages returns the paper's settings on Fashion-MNIST: the
 // spherical LDA head with DNLL (lambda 0.01), Adam (lr 1e-3), batch 256,
-// 100 epochs, evaluation batch 1024 (the authors' test batch), 5,000
-// held-out training images for temperature scaling, automatic
-// augmentation and BatchNorm recalibration.
+// 100 epochs, evaluation in batches of the training batch (a larger one
+// would need larger activation buffers), 5,000 held-out training images
+// for temperature scaling, automatic augmentation and BatchNorm
+// recalibration.
 func DefaultImages() ImageConfig {
 	return ImageConfig{
 		Data: "fashion-mnist", Head: model.HeadLDA.String(), Cov: kernels.Spherical.String(),
 		Lambda: 0.01, Epochs: 100, Batch: 256, LR: 1e-3, Val: 5000, Seed: 1,
-		Augment: AugmentAuto, BNRecalibrate: BNAuto, EvalBatch: 1024,
+		Augment: AugmentAuto, BNRecalibrate: BNAuto,
 	}
 }
 
@@ -90,7 +94,8 @@ func isCIFAR(name string) bool { return strings.HasPrefix(name, "cifar") }
 
 // Resolved returns c with the automatic choices made: the loss (dnll for
 // the LDA head, ce for softmax; lambda is set to 0 for a loss other than
-// dnll) and the augmentation (see Augment). The
+// dnll), the augmentation (see Augment) and the evaluation batch (Batch
+// for 0). The
 // BatchNorm rule depends on the data size and is resolved by NewImages.
 func (c ImageConfig) Resolved() ImageConfig {
 	if c.Loss == "" {
@@ -101,6 +106,9 @@ func (c ImageConfig) Resolved() ImageConfig {
 	}
 	if c.Loss != kernels.DNLL.String() {
 		c.Lambda = 0 // only DNLL has a lambda
+	}
+	if c.EvalBatch == 0 {
+		c.EvalBatch = c.Batch
 	}
 	if c.Augment == AugmentAuto || c.Augment == "" {
 		c.Augment = AugmentNone
@@ -119,7 +127,7 @@ func (c ImageConfig) Validate() error {
 		checkChoice("head", c.Head),
 		checkAtLeast("epochs", c.Epochs, 1),
 		checkAtLeast("batch", c.Batch, 1),
-		checkAtLeast("eval-batch", c.EvalBatch, 1),
+		checkAtLeast("eval-batch", c.EvalBatch, 0),
 		checkAtLeast("limit-train", c.LimitTrain, 0),
 		checkAtLeast("limit-test", c.LimitTest, 0),
 		checkAtLeast("val", c.Val, 0),

@@ -55,14 +55,23 @@ func (d ImageData) splits(c ImageConfig) (trainSet, valSet, testSet train.Datase
 	if limit == 0 {
 		limit = avail
 	}
-	trainSet = d.Train.Dataset(limit)
+	full := d.Train.Dataset(0) // shares the pixels
+	trainSet = full.Slice(0, limit)
 	if c.Val > 0 {
-		full := d.Train.Dataset(0)
-		size := full.Size()
-		valSet = train.Dataset{X: full.X[avail*size:], Y: full.Y[avail:], Shape: full.Shape, Classes: full.Classes}
+		valSet = full.Slice(avail, n)
 	}
 	testSet = d.Test.Dataset(c.LimitTest)
 	return trainSet, valSet, testSet, nil
+}
+
+// LimitNote says, for a setting (limit-test, limit-train) that takes the
+// first limit of the have images of a split, that the limit asks for more
+// images than there are and all of them are used; "" when it does not.
+func LimitNote(setting string, limit, have int, what string) string {
+	if limit <= have {
+		return ""
+	}
+	return fmt.Sprintf("-%s %d is more than the %d %s: using all %d", setting, limit, have, what, have)
 }
 
 // ClassNames returns the names of the classes of a data set for the

@@ -24,6 +24,9 @@ type ImageRun struct {
 	Extras    ImageExtras
 	// ValOut is the evaluation-mode output on Val after Finish.
 	ValOut train.Outputs
+	// Notes are what the run's settings became that they do not say
+	// (a -limit-test beyond the test set, see LimitNote).
+	Notes []string
 }
 
 // ImageExtras are the parts of an image run's report.json beyond
@@ -82,6 +85,9 @@ func NewImagesFrom(be kernels.Backend, c ImageConfig, data ImageData) (*ImageRun
 	}
 	run.evalBatch = c.EvalBatch
 	r := &ImageRun{Run: run, Config: c, Val: valSet, BNBatches: c.BNRecalibrate}
+	if note := LimitNote("limit-test", c.LimitTest, data.Test.Len(), "test images of "+c.Data); note != "" {
+		r.Notes = append(r.Notes, note)
+	}
 	if r.BNBatches == BNAuto {
 		r.BNBatches = 0
 		if c.Epochs*run.Trainer.StepsPerEpoch() < BNAutoMaxSteps {
@@ -113,8 +119,13 @@ func (r *ImageRun) Finish() error {
 		v := h[len(h)-1].TrainAccuracy
 		lastTrainAcc = &v
 	}
-	bn := bnRecalibration{train: r.TrainSet, batch: r.Config.Batch, k: r.BNBatches, seed: r.Config.Seed, rule: r.bnRule()}
-	rep, err := bn.around(r.Model, r.TestSet, r.evalBatch, func() (report.Split, error) {
+	bn := bnRecalibration{train: r.TrainSet, batch: r.Config.Batch, k: r.BNBatches, seed: r.Config.Seed, rule: r.bnRule(), onPhase: r.OnPhase}
+	// The test set's evaluation with the running statistics is, in a run
+	// that just ended, the one of its last epoch.
+	rep, err := bn.around(r.Model, r.testOutputs, r.TestSet.Y, func() (report.Split, error) {
+		if r.BNBatches > 0 {
+			r.testAt = 0 // the statistics changed
+		}
 		err := r.Run.Finish()
 		return r.Report.Test, err
 	})
@@ -128,7 +139,7 @@ func (r *ImageRun) Finish() error {
 	if r.Val.Len() == 0 {
 		return nil
 	}
-	if r.ValOut, err = train.Evaluate(r.Model, r.Val, r.evalBatch); err != nil {
+	if r.ValOut, err = evaluateSet(r.Model, r.Val, r.evalBatch, PhaseVal, r.OnPhase); err != nil {
 		return err
 	}
 	t, err := FitTemperature(r.ValOut, r.Val.Y, r.TestOut, r.TestSet.Y)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,22 +125,24 @@ func TestImageRunFinish(t *testing.T) {
 		t.Fatalf("splits %d/%d/%d, want 96/40/48", r.TrainSet.Len(), r.Val.Len(), r.TestSet.Len())
 	}
 	// The held-out images are the end of the training file.
-	if r.Val.X[0] != data.Train.Dataset(0).X[96*784] {
+	if !slices.Equal(r.Val.Rows(make([]float32, 784), 0, 1), data.Train.Dataset(0).Rows(make([]float32, 784), 96, 97)) {
 		t.Error("held-out split does not start at image 96")
 	}
 	if r.BNBatches != BNAutoBatches {
 		t.Errorf("3 steps: the automatic rule chose %d recalibration batches", r.BNBatches)
 	}
-	for !r.Done() {
-		if err := r.Epoch(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Finish(); err != nil {
+	starts, phase, ended := phaseStarts(t)
+	if err := (Driver{Phase: phase}).Drive(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
+	ended()
+	// The test set with the running statistics once (the epoch's
+	// evaluation serves the final one), with the recomputed ones once.
+	if want := map[string]int{PhaseTest: 2, PhaseRecalibrate: 1, PhaseTrain: 1, PhaseVal: 1}; !maps.Equal(starts, want) {
+		t.Errorf("phases %v, want %v", starts, want)
+	}
 	bn := r.Extras.BatchNorm
-	if bn == nil || bn.Batches != 3 || bn.Recalibrated.Accuracy != r.Report.Test.Accuracy {
+	if bn == nil || bn.Batches != 3 || bn.Recalibrated.Accuracy != r.Report.Test.Accuracy || bn.Running.Accuracy != r.Report.History[0].TestAccuracy {
 		t.Fatalf("batchnorm report %+v", bn)
 	}
 	tr := r.Extras.Temperature
@@ -169,6 +173,9 @@ func TestImageRunFinish(t *testing.T) {
 	}
 	if !strings.Contains(string(figs["embedding.svg"]), "PCA of d = 9") || !strings.Contains(string(figs["embedding.svg"]), "Ankle boot") {
 		t.Error("embedding.svg is not the PCA figure with the class names")
+	}
+	if !strings.Contains(string(figs["accuracy.svg"]), "test accuracy (running BatchNorm statistics)") {
+		t.Error("accuracy.svg does not say which BatchNorm statistics its test curve uses")
 	}
 }
 
@@ -215,5 +222,29 @@ func checkSettingError(t *testing.T, err error, name, want string) {
 		t.Errorf("error %v, want a SettingError of %s", err, name)
 	case se.Name != name || !strings.Contains(se.Msg, want) || strings.Contains(se.Msg, "-"+name):
 		t.Errorf("error of %s: %q, want one of %s with %q", se.Name, se.Msg, name, want)
+	}
+}
+
+// TestLimitTestBeyondTheSet: a -limit-test above the test set's size uses
+// the whole set and the run says so; one within it says nothing.
+func TestLimitTestBeyondTheSet(t *testing.T) {
+	c := DefaultImages()
+	c.Epochs, c.Batch, c.LimitTrain, c.Val = 1, 32, 64, 0
+	for _, tc := range []struct {
+		limit, test int
+		note        string
+	}{
+		{100, 48, "-limit-test 100 is more than the 48 test images of fashion-mnist: using all 48"},
+		{48, 48, ""},
+		{0, 48, ""},
+	} {
+		c.LimitTest = tc.limit
+		r, err := NewImagesFrom(cpu.New(), c, fakeImages(64, 48, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(r.Notes, "\n"); got != tc.note || r.TestSet.Len() != tc.test {
+			t.Errorf("limit-test %d: %d test images, notes %q; want %d, %q", tc.limit, r.TestSet.Len(), got, tc.test, tc.note)
+		}
 	}
 }

@@ -187,19 +187,13 @@ func (r *ImageRun) Load(f *safetensors.File) error {
 // checkpoint).
 func (r *ImageRun) EvaluateTest(progress func(done, total int)) error {
 	set := r.TestSet
-	n, size := set.Len(), set.Size()
-	out := train.Outputs{D: r.Model.Spec.Dim, C: r.Model.Spec.Classes}
-	for lo := 0; lo < n; lo += r.evalBatch {
-		hi := min(lo+r.evalBatch, n)
-		part := train.Dataset{X: set.X[lo*size : hi*size], Y: set.Y[lo:hi], Shape: set.Shape, Classes: set.Classes}
-		o, err := train.Evaluate(r.Model, part, r.evalBatch)
-		if err != nil {
-			return err
-		}
-		out.Z, out.Scores = append(out.Z, o.Z...), append(out.Scores, o.Scores...)
-		if progress != nil {
-			progress(hi, n)
-		}
+	var onBatch func(int)
+	if progress != nil {
+		onBatch = func(done int) { progress(done, set.Len()) }
+	}
+	out, err := train.Evaluate(r.Model, set, r.evalBatch, onBatch)
+	if err != nil {
+		return err
 	}
 	r.TestOut = out
 	r.Report.Test = evaluateSplit(out, set.Y)

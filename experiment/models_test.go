@@ -137,7 +137,7 @@ func TestOpenCheckpoint(t *testing.T) {
 	}
 	// The same outputs as the trained model (which evaluated the same
 	// test set after its epoch, with the same running statistics).
-	want, err := train.Evaluate(trained.Model, r.TestSet, 16)
+	want, err := train.Evaluate(trained.Model, r.TestSet, 16, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

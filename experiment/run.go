@@ -25,6 +25,12 @@ type Run struct {
 	TrainSet train.Dataset
 	TestSet  train.Dataset
 	Report   *report.Report
+	// OnPhase, which may be nil, is told how the evaluations progress
+	// (Driver.Phase sets it).
+	OnPhase func(Phase)
+	// testAt is 1 + the model's step at which TestOut was evaluated, 0
+	// when TestOut does not describe the model as it is.
+	testAt int
 	// TrainOut and TestOut are the evaluation-mode outputs after the last
 	// evaluation (TrainOut only after Finish).
 	TrainOut, TestOut train.Outputs
@@ -72,11 +78,10 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 	if c := r.counts.epoch(r.Model.Backend, before, r.Trainer.StepsPerEpoch()); c != nil {
 		r.Report.WebGPUPerStep = c // kept after a move to the CPU backend
 	}
-	out, err := train.Evaluate(r.Model, r.TestSet, r.evalBatch)
+	out, err := r.testOutputs()
 	if err != nil {
 		return err
 	}
-	r.TestOut = out
 	test := evaluateSplit(out, r.TestSet.Y)
 	row := report.Epoch{
 		Epoch: st.Epoch, Loss: report.Float(st.Loss), TrainAccuracy: report.Float(st.Accuracy),
@@ -91,15 +96,16 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 	return nil
 }
 
-// Finish evaluates the model on both splits and fills the rest of the
+// Finish evaluates the model on both splits (the test set only when the
+// model changed since its last evaluation) and fills the rest of the
 // report: the head, and for LDA heads the consistency with the closed-form
 // refit on the training embeddings.
 func (r *Run) Finish() error {
 	var err error
-	if r.TrainOut, err = train.Evaluate(r.Model, r.TrainSet, r.evalBatch); err != nil {
+	if r.TrainOut, err = evaluateSet(r.Model, r.TrainSet, r.evalBatch, PhaseTrain, r.OnPhase); err != nil {
 		return err
 	}
-	if r.TestOut, err = train.Evaluate(r.Model, r.TestSet, r.evalBatch); err != nil {
+	if _, err = r.testOutputs(); err != nil {
 		return err
 	}
 	rep := r.Report

@@ -149,7 +149,7 @@ var Settings = []Setting{
 	{Name: "bn-recalibrate", Kind: KindInt, Commands: dataCmds,
 		Help:    fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", BNAutoBatches, BNAutoMaxSteps),
 		CmdHelp: map[string]string{CmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
-	{Name: "eval-batch", Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size"},
+	{Name: "eval-batch", Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size (0: -batch; a larger one needs more memory)"},
 	{Name: "seeds", Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
 	{Name: "dump", Kind: KindText, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
@@ -256,14 +256,18 @@ func checkLR(v float64) error {
 }
 
 // CheckLambdas checks the lambda values of a sweep: at least one, each a
-// finite number > 0 (the sweep's axis is logarithmic).
+// finite number > 0 (the sweep's axis is logarithmic), none twice (it would
+// train the same runs twice).
 func CheckLambdas(l []float64) error {
 	if len(l) == 0 {
 		return settingError("lambdas", "lambdas is empty")
 	}
-	for _, x := range l {
+	for i, x := range l {
 		if !(x > 0) || math.IsInf(x, 0) {
 			return settingError("lambdas", "every lambda must be a finite number > 0 (the axis is logarithmic), got %v", x)
+		}
+		if slices.Contains(l[:i], x) {
+			return settingError("lambdas", "lambdas lists %v twice; each lambda is trained once", x)
 		}
 	}
 	return nil

@@ -25,6 +25,7 @@ func TestSweep(t *testing.T) {
 	}{
 		{func(c *SweepConfig) { c.Lambdas = nil }, "lambdas", "lambdas is empty"},
 		{func(c *SweepConfig) { c.Lambdas = []float64{0.1, 0} }, "lambdas", "every lambda must be a finite number > 0"},
+		{func(c *SweepConfig) { c.Lambdas = []float64{0.1, 1, 0.1} }, "lambdas", "lambdas lists 0.1 twice; each lambda is trained once"},
 		{func(c *SweepConfig) { c.Seeds = 0 }, "seeds", "seeds must be at least 1"},
 		{func(c *SweepConfig) { c.Base.Head, c.Base.Loss = "softmax", "ce" }, "head", "the lambda sweep trains the LDA head"},
 		{func(c *SweepConfig) { c.Base.Loss = "ce" }, "loss", "the lambda sweep trains with dnll"},

@@ -237,7 +237,7 @@ func checkFirstLosses(t *testing.T, dir string, ds train.Dataset, head model.Spe
 		rows := idx[r*batch : (r+1)*batch]
 		xs, ys := make([]float32, 0, len(rows)*size), make([]int32, 0, len(rows))
 		for _, i := range rows {
-			xs = append(xs, ds.X[int(i)*size:(int(i)+1)*size]...)
+			xs = append(xs, ds.Rows(make([]float32, size), int(i), int(i)+1)...)
 			ys = append(ys, ds.Y[i])
 		}
 		x := be.Alloc(kernels.Float32, append([]int{len(rows)}, ds.Shape...)...)

@@ -10,15 +10,30 @@ import (
 
 // TestBatchGathers checks that batch copies the examples and labels of the
 // shuffled order, for every way it gathers them (2-D points, small and
-// large examples) and for the last, shorter batch.
+// large examples, examples held as bytes) and for the last, shorter batch.
 func TestBatchGathers(t *testing.T) {
-	for _, size := range []int{1, 2, 3, 9} {
+	for _, size := range []int{1, 2, 3, 9, -9} {
 		const n, classes, b = 23, 3, 8
-		d := Dataset{X: make([]float32, n*size), Y: make([]int32, n), Shape: []int{size}, Classes: classes}
+		bytes := size < 0 // 9 values as bytes in 1 channel
+		size = max(size, -size)
+		d := Dataset{Y: make([]int32, n), Shape: []int{size}, Classes: classes}
+		want := make([]float32, n*size)
+		if bytes {
+			d.Shape, d.Pixels, d.Levels = []int{1, size}, make([]uint8, n*size), make([][256]float32, 1)
+			for p := range 256 {
+				d.Levels[0][p] = float32(p) + 0.5
+			}
+		} else {
+			d.X = want
+		}
 		for i := range n {
 			d.Y[i] = int32(i % classes)
 			for j := range size {
-				d.X[i*size+j] = float32(100*i + j)
+				want[i*size+j] = float32(100*i + j)
+				if bytes {
+					d.Pixels[i*size+j] = uint8(7*i + j)
+					want[i*size+j] = float32(7*i+j) + 0.5
+				}
 			}
 		}
 		m, err := model.New(cpu.New(), model.Spec{Encoder: model.EncoderMLP, Input: []int{size}, Classes: classes, Dim: 2,
@@ -45,7 +60,7 @@ func TestBatchGathers(t *testing.T) {
 					t.Fatalf("size %d, batch [%d, %d): label %d is %d, want %d", size, lo, hi, i, ys[i], d.Y[idx])
 				}
 				for j := range size {
-					if got, want := xs[i*size+j], d.X[idx*size+j]; got != want {
+					if got, want := xs[i*size+j], want[idx*size+j]; got != want {
 						t.Fatalf("size %d, batch [%d, %d): x[%d][%d] = %v, want %v", size, lo, hi, i, j, got, want)
 					}
 				}

@@ -136,6 +136,10 @@ func (t *Trainer) batch(lo, hi int) (x, y kernels.Tensor) {
 	n, size := hi-lo, t.Data.Size()
 	perm, xs, xb, ys, yi := t.perm[lo:hi], t.Data.X, t.xb, t.Data.Y, t.yi
 	switch {
+	case xs == nil: // bytes, decoded here
+		for i, idx := range perm {
+			t.Data.Example(xb[i*size:(i+1)*size], idx)
+		}
 	case size == 2:
 		// The toy's 2-D points and their labels in one loop: in
 		// WebAssembly the cost of these loops is mostly their iterations.
@@ -264,8 +268,9 @@ type Outputs struct {
 }
 
 // Evaluate runs the model in evaluation mode over data in batches and reads
-// back the embeddings and scores.
-func Evaluate(m *model.Model, data Dataset, batch int) (Outputs, error) {
+// back the embeddings and scores. onBatch, which may be nil, is called
+// after every batch with the number of examples done.
+func Evaluate(m *model.Model, data Dataset, batch int, onBatch func(done int)) (Outputs, error) {
 	be := m.Backend
 	n, size := data.Len(), data.Size()
 	batch = max(1, min(batch, n))
@@ -274,13 +279,17 @@ func Evaluate(m *model.Model, data Dataset, batch int) (Outputs, error) {
 	out.Scores = make([]float32, 0, n*out.C)
 	full := be.Alloc(kernels.Float32, append([]int{batch}, data.Shape...)...)
 	defer be.Free(full)
+	var buf []float32 // a batch's decoded bytes
+	if data.X == nil {
+		buf = make([]float32, batch*size)
+	}
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)
 		x := full
 		if hi-lo != batch {
 			x = be.View(full, 0, append([]int{hi - lo}, data.Shape...)...)
 		}
-		be.Write(x, data.X[lo*size:hi*size])
+		be.Write(x, data.Rows(buf, lo, hi))
 		z, s := m.Forward(x, false)
 		zv, err := be.Read(z)
 		if err != nil {
@@ -292,6 +301,9 @@ func Evaluate(m *model.Model, data Dataset, batch int) (Outputs, error) {
 		}
 		out.Z = append(out.Z, zv...)
 		out.Scores = append(out.Scores, sv...)
+		if onBatch != nil {
+			onBatch(hi)
+		}
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,9 +108,13 @@ func TestNonFiniteLossStops(t *testing.T) {
 func TestEvaluateShapes(t *testing.T) {
 	data := toy(300)
 	tr := newTrainer(t, data, 1)
-	out, err := train.Evaluate(tr.Model, data, 128) // 128 does not divide 300
+	var done []int
+	out, err := train.Evaluate(tr.Model, data, 128, func(n int) { done = append(done, n) }) // 128 does not divide 300
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(done, []int{128, 256, 300}) {
+		t.Errorf("progress after each batch: %v, want [128 256 300]", done)
 	}
 	if len(out.Z) != 300*2 || len(out.Scores) != 300*3 {
 		t.Errorf("got %d embeddings and %d scores", len(out.Z), len(out.Scores))

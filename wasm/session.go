@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -225,7 +226,12 @@ func (a *app) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		}
 		return nil
 	}
-	err := experiment.Driver{Progress: progress, AfterEpoch: afterEpoch}.Drive(ctx, jr.t)
+	// The evaluations say how far they are, and let the page redraw.
+	phase := func(p experiment.Phase) {
+		a.setProgressText(fmt.Sprintf("%s%s: %d / %d images", strings.ToUpper(p.Name[:1]), p.Name[1:], p.Done, p.Total))
+		a.yield.maybe()
+	}
+	err := experiment.Driver{Progress: progress, Phase: phase, AfterEpoch: afterEpoch}.Drive(ctx, jr.t)
 	var div *train.DivergedError
 	switch {
 	case errors.As(err, &div):

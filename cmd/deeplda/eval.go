@@ -19,7 +19,7 @@ import (
 // set and writes report.json and the figures (and optionally the
 // embeddings and scores).
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := experiment.EvalConfig{Data: "fashion-mnist", EvalBatch: 1024, Batch: 256, Seed: 1}
+	c := experiment.EvalConfig{Data: "fashion-mnist", Batch: 256, Seed: 1}
 	fetch, backend, dump, out := false, experiment.BackendAuto, "", "out/eval"
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	flags(fs, experiment.CmdEval, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "dump": &dump, "out": &out})
@@ -74,11 +74,20 @@ Flags:`)
 		return err
 	}
 	defer folder.release()
+	notes := []string{experiment.LimitNote("limit-test", c.LimitTest, data.Test.Len(), "test images of "+c.Data)}
 	var trainSet train.Dataset
 	if c.BNRecalibrate > 0 {
 		trainSet = data.Train.Dataset(c.LimitTrain)
+		notes = append(notes, experiment.LimitNote("limit-train", c.LimitTrain, data.Train.Len(), "training images of "+c.Data))
 	}
-	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c)
+	for _, note := range notes {
+		if note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+	}
+	bar := newProgressBar(stderr, false)
+	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c, bar.phase)
+	bar.finish()
 	if err != nil {
 		return err
 	}
@@ -92,7 +101,9 @@ Flags:`)
 	}
 	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))
 	if bn := res.Extras.BatchNorm; bn != nil {
-		fmt.Fprintf(stdout, "BatchNorm: accuracy %.2f%% with the checkpoint's statistics, %.2f%% recomputed over %d batches\n", 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy, bn.Batches)
+		fmt.Fprintf(stdout, "BatchNorm: the numbers above use statistics recomputed over %d training batches; accuracy %.2f%% with the checkpoint's running statistics, %.2f%% recomputed\n", bn.Batches, 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy)
+	} else if len(m.BatchNorms()) > 0 {
+		fmt.Fprintf(stdout, "BatchNorm: the numbers above use the checkpoint's running statistics; deeplda train reports a short run's test numbers with statistics recomputed over %d training batches (report.json's batchnorm): add -bn-recalibrate %d with the run's -batch, -seed and -limit-train for that number\n", experiment.BNAutoBatches, experiment.BNAutoBatches)
 	}
 	if s := r.Head.Sigma; s != nil {
 		fmt.Fprintf(stdout, "head: sigma %.4g\n", float64(*s))

@@ -138,7 +138,7 @@ func TestEvalGoldenCheckpoints(t *testing.T) {
 		}
 		x, y := g.Tensors["x"], g.Tensors["y"]
 		set := train.Dataset{X: x.F32, Y: y.I32, Shape: x.Shape[1:], Classes: m.Spec.Classes}
-		res, err := experiment.Evaluate(m, set, 2, nil)
+		res, err := experiment.Evaluate(m, set, 2, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,8 +160,10 @@ func TestEvalCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "lda spherical head, 100 test images") {
-		t.Errorf("stdout %q", stdout)
+	for _, want := range []string{"lda spherical head, 100 test images", "the numbers above use the checkpoint's running statistics", "add -bn-recalibrate 20 with the run's -batch, -seed and -limit-train"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout %q lacks %q", stdout, want)
+		}
 	}
 	r := readReport(t, out)
 	for _, k := range []string{"kind", "config.checkpoint", "test.accuracy", "test.ece", "test.reliability", "head.sigma", "head.mu"} {

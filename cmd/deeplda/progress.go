@@ -7,17 +7,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/train"
 )
 
-// progressBar draws training progress on a terminal (one line redrawn with
-// \r), or a line per epoch when stderr is not a terminal.
+// lineEvery is how often the progress goes to a file (or a pipe) as a line
+// while an epoch or an evaluation runs.
+const lineEvery = 30 * time.Second
+
+// progressBar draws the progress of training and of the evaluations on a
+// terminal (one line redrawn with \r); to a file it writes a line per
+// epoch and, while an epoch or an evaluation lasts, one every lineEvery.
 type progressBar struct {
 	w         io.Writer
 	quiet     bool
 	tty       bool
+	every     time.Duration // between lines to a file
 	lastEpoch int
-	last      time.Time
+	last      time.Time // last redraw (terminal) or line (file)
 	drawn     bool
 }
 
@@ -28,7 +35,7 @@ func newProgressBar(w io.Writer, quiet bool) *progressBar {
 			tty = st.Mode()&os.ModeCharDevice != 0
 		}
 	}
-	return &progressBar{w: w, quiet: quiet, tty: tty}
+	return &progressBar{w: w, quiet: quiet, tty: tty, every: lineEvery, last: time.Now()}
 }
 
 // update is the trainer's progress callback.
@@ -38,24 +45,57 @@ func (p *progressBar) update(pr train.Progress) {
 	}
 	endOfEpoch := pr.Step == pr.Steps
 	if !p.tty {
-		if endOfEpoch && (pr.Epoch == pr.Epochs || pr.Epoch-p.lastEpoch >= max(1, pr.Epochs/20)) {
+		switch {
+		case endOfEpoch && (pr.Epoch == pr.Epochs || pr.Epoch-p.lastEpoch >= max(1, pr.Epochs/20)):
 			p.lastEpoch = pr.Epoch
-			fmt.Fprintf(p.w, "epoch %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  %s elapsed\n",
+			p.line("epoch %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  %s elapsed",
 				pr.Epoch, pr.Epochs, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Elapsed.Round(time.Second))
+		case !endOfEpoch && time.Since(p.last) >= p.every:
+			p.line("epoch %d/%d step %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  %s elapsed, about %s to go",
+				pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Elapsed.Round(time.Second), pr.Remaining.Round(time.Second))
 		}
 		return
 	}
 	if time.Since(p.last) < 100*time.Millisecond && !endOfEpoch {
 		return
 	}
-	p.last = time.Now()
 	total := pr.Epochs * pr.Steps
-	frac := float64(pr.TotalStep) / float64(max(total, 1))
+	p.redraw(float64(pr.TotalStep)/float64(max(total, 1)), "epoch %d/%d step %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  ETA %s",
+		pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Remaining.Round(time.Second))
+}
+
+// phase is the progress callback of the evaluations (experiment.Phase).
+func (p *progressBar) phase(ph experiment.Phase) {
+	if p.quiet {
+		return
+	}
+	end := ph.Done == ph.Total
+	if !p.tty {
+		if !end && time.Since(p.last) >= p.every {
+			p.line("%s: %d/%d images", ph.Name, ph.Done, ph.Total)
+		}
+		return
+	}
+	if time.Since(p.last) < 100*time.Millisecond && !end {
+		return
+	}
+	p.redraw(float64(ph.Done)/float64(max(ph.Total, 1)), "%s: %d/%d images", ph.Name, ph.Done, ph.Total)
+}
+
+// line writes one line of progress to a file.
+func (p *progressBar) line(format string, args ...any) {
+	p.last = time.Now()
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// redraw draws the terminal's line: a bar filled to frac and the text.
+func (p *progressBar) redraw(frac float64, format string, args ...any) {
+	p.last = time.Now()
 	const width = 30
-	filled := int(frac * width)
+	filled := int(min(max(frac, 0), 1) * width)
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
-	fmt.Fprintf(p.w, "\r%s %3.0f%%  epoch %d/%d step %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  ETA %s   ",
-		bar, 100*frac, pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Remaining.Round(time.Second))
+	// \033[K clears what a longer line drew before.
+	fmt.Fprintf(p.w, "\r%s %3.0f%%  "+format+"\033[K", append([]any{bar, 100 * frac}, args...)...)
 	p.drawn = true
 }
 

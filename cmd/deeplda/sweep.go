@@ -107,7 +107,7 @@ Flags:`)
 func sweepRun(ctx context.Context, run *experiment.ImageRun, dir string, quiet bool, stderr io.Writer) error {
 	bar := newProgressBar(stderr, quiet)
 	defer bar.finish()
-	return experiment.Driver{Dir: dir, Progress: bar.update}.Drive(ctx, run)
+	return experiment.Driver{Dir: dir, Progress: bar.update, Phase: bar.phase}.Drive(ctx, run)
 }
 
 // writeSweep writes sweep.json and the sweep figures.

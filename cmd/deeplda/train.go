@@ -83,6 +83,9 @@ Flags:`)
 		fmt.Fprintf(stderr, "%s: %d training, %d held-out, %d test images; %s head (%s), %d epochs of %d steps\n",
 			c.Data, run.TrainSet.Len(), run.Val.Len(), run.TestSet.Len(), run.Config.Head, run.Config.Loss, c.Epochs, run.Trainer.StepsPerEpoch())
 	}
+	for _, note := range run.Notes {
+		fmt.Fprintln(stderr, note)
+	}
 	return trainAndWrite(ctx, run, *o, stdout, stderr, func(w io.Writer) { printImageSummary(w, run) })
 }
 

@@ -194,31 +194,27 @@ func (s *Set) Subset(limit int) *Set {
 }
 
 // Dataset returns the first limit examples (all of them when limit is 0 or
-// at least Len()) as a data.Dataset of normalised float32 values (see
-// Normalize) with shape [C,H,W]. It panics if limit is negative or the set
-// is invalid (see Validate).
+// at least Len()) as a data.Dataset with shape [C,H,W] that shares the
+// set's pixels and decodes them to their normalised float32 values (see
+// Normalize) when a batch needs them. It panics if limit is negative or
+// the set is invalid (see Validate).
 func (s *Set) Dataset(limit int) data.Dataset {
 	if err := s.Validate(); err != nil {
 		panic("images: Dataset: " + err.Error())
 	}
 	n := s.clamp("Dataset", limit)
-	c, plane, size := s.Shape[0], s.Shape[1]*s.Shape[2], s.Size()
-	lut := make([][256]float32, c)
+	lut := make([][256]float32, s.Shape[0])
 	for ch := range lut {
 		m, d := s.norm(ch)
 		for p := range 256 {
 			lut[ch][p] = normalize(uint8(p), m, d)
 		}
 	}
-	x := make([]float32, n*size)
-	for i, p := range s.Pixels[:n*size] {
-		x[i] = lut[i%size/plane][p]
-	}
 	y := make([]int32, n)
 	for i, l := range s.Labels[:n] {
 		y[i] = int32(l)
 	}
-	return data.Dataset{X: x, Y: y, Shape: []int{s.Shape[0], s.Shape[1], s.Shape[2]}, Classes: s.Classes}
+	return data.Dataset{Pixels: s.Pixels[:n*s.Size()], Levels: lut, Y: y, Shape: []int{s.Shape[0], s.Shape[1], s.Shape[2]}, Classes: s.Classes}
 }
 
 // Stats returns the mean and standard deviation of each channel over all

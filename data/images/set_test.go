@@ -35,21 +35,22 @@ func TestNormalizeAndDataset(t *testing.T) {
 	if d.Len() != 5 || !slices.Equal(d.Shape, []int{3, 4, 6}) || d.Classes != 3 {
 		t.Fatalf("dataset of %d examples of %v, %d classes", d.Len(), d.Shape, d.Classes)
 	}
+	all := d.Rows(make([]float32, d.Len()*d.Size()), 0, d.Len())
 	for i := range s.Len() {
 		s.Normalize(x, i)
 		for k, v := range x {
 			c := k / 24
 			want := (float32(s.Pixels[i*s.Size()+k])/255 - s.Mean[c]) / s.Std[c]
-			if v != want || d.X[i*s.Size()+k] != want {
-				t.Fatalf("example %d value %d: Normalize %v, Dataset %v, want %v", i, k, v, d.X[i*s.Size()+k], want)
+			if v != want || all[i*s.Size()+k] != want {
+				t.Fatalf("example %d value %d: Normalize %v, Dataset %v, want %v", i, k, v, all[i*s.Size()+k], want)
 			}
 		}
 		if d.Y[i] != int32(s.Labels[i]) {
 			t.Errorf("label %d: %d, want %d", i, d.Y[i], s.Labels[i])
 		}
 	}
-	if d := s.Dataset(2); d.Len() != 2 || len(d.X) != 2*s.Size() {
-		t.Errorf("Dataset(2) has %d examples, %d values", d.Len(), len(d.X))
+	if d := s.Dataset(2); d.Len() != 2 || len(d.Pixels) != 2*s.Size() || d.X != nil {
+		t.Errorf("Dataset(2) has %d examples, %d bytes, %d float32 values; want 2, %d, none", d.Len(), len(d.Pixels), len(d.X), 2*s.Size())
 	}
 	if d := s.Dataset(50); d.Len() != 5 {
 		t.Errorf("Dataset(50) has %d examples", d.Len())

@@ -115,10 +115,10 @@ func Trajectory(t *testing.T, be kernels.Backend, tol ...TrajectoryTolerance) {
 			y := be.Alloc(kernels.Int32, trajBatch)
 			defer be.Free(x)
 			defer be.Free(y)
-			size := xs.Size()
+			buf := make([]float32, trajBatch*xs.Size())
 			worstFirst, worstAll := 0.0, 0.0
 			for s := 0; s < steps; s++ {
-				be.Write(x, xs.X[s*trajBatch*size:(s+1)*trajBatch*size])
+				be.Write(x, xs.Rows(buf, s*trajBatch, (s+1)*trajBatch))
 				be.WriteInt(y, xs.Y[s*trajBatch:(s+1)*trajBatch])
 				m.ResetStats()
 				m.TrainStep(x, y)
@@ -149,7 +149,7 @@ func Trajectory(t *testing.T, be kernels.Backend, tol ...TrajectoryTolerance) {
 				t.Logf("-short: %d of %d steps, evaluation skipped", steps, trajSteps)
 				return
 			}
-			out, err := train.Evaluate(m, xt, trajTest)
+			out, err := train.Evaluate(m, xt, trajTest, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
