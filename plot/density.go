@@ -16,6 +16,10 @@ import (
 // covariance) visible next to broad clouds.
 const DensityRange = 12.0
 
+// densityRefine is how many times finer than the decision regions' grid
+// the density shading's grid is, in each direction.
+const densityRefine = 3
+
 // densityRamp gives the shade of t in [0,1] (0: the bottom of the range,
 // white; 1: the largest value, a dark slate blue).
 func densityRamp(t float64) color.NRGBA {

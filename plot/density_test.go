@@ -48,8 +48,8 @@ func TestDensityShading(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := img.Bounds()
-	if b.Dx() != reg.NX || b.Dy() != reg.NY {
-		t.Fatalf("image %dx%d, want one pixel per cell, %dx%d", b.Dx(), b.Dy(), reg.NX, reg.NY)
+	if b.Dx() != densityRefine*reg.NX || b.Dy() != densityRefine*reg.NY {
+		t.Fatalf("image %dx%d, want one pixel per cell of the refined grid, %dx%d", b.Dx(), b.Dy(), densityRefine*reg.NX, densityRefine*reg.NY)
 	}
 	darkest, at := math.Inf(1), [2]int{}
 	whites := 0

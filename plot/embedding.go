@@ -37,8 +37,9 @@ type Points struct {
 // log p(z) = logsumexp_c delta_c(z)): a colour ramp from white at
 // DensityRange below the largest value to dark at the largest, with a
 // "log density" key in the legend, under the decision regions (then drawn
-// translucent). Density returns one value per point, or nil to leave the
-// shading out.
+// translucent). Its grid has densityRefine times as many columns and rows
+// as the regions', to show a sharp peak. Density returns one value per
+// point, or nil to leave the shading out.
 type Region struct {
 	X0, X1, Y0, Y1 float64
 	NX, NY         int
@@ -179,7 +180,8 @@ func Embedding(fig Figure, pts Points, regions *Region, ellipses []Ellipse, mean
 	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, legW, !fixX && !fixY)
 	var shade *shading
 	if reg != nil && reg.Density != nil {
-		shade = newShading(reg.Density(cellCentres(reg, a.x.lo, a.x.hi, a.y.lo, a.y.hi)), reg.NX, reg.NY)
+		fine := &Region{NX: densityRefine * reg.NX, NY: densityRefine * reg.NY}
+		shade = newShading(reg.Density(cellCentres(fine, a.x.lo, a.x.hi, a.y.lo, a.y.hi)), fine.NX, fine.NY)
 		if shade != nil {
 			a.fig.Caption += fmt.Sprintf(" %.3g (largest) to %.3g", shade.max, shade.max-DensityRange)
 		} else {
@@ -437,7 +439,7 @@ func regionPolygons(r *Region) []polygon {
 func drawRegion(s *svg, a *axes, polys []polygon, translucent bool) {
 	extra := ""
 	if translucent {
-		extra = ` fill-opacity="0.35" stroke-opacity="0.35"`
+		extra = ` opacity="0.4"` // of the group as a whole: no seams where polygons meet
 	}
 	s.group("regions", clip()+` stroke-width="0.8" stroke-linejoin="round"`+extra)
 	for _, p := range polys {

@@ -65,7 +65,7 @@ func histogram(name string, v []float64, lo, hi float64) Series {
 		counts[min(scoreBins-1, max(0, b))]++
 		n++
 	}
-	s := Series{Name: fmt.Sprintf("%s (%d)", name, int(n))}
+	s := Series{Name: fmt.Sprintf("%s, %d", name, int(n))}
 	for b, c := range counts {
 		f := 0.0
 		if n > 0 {

@@ -13,7 +13,7 @@ func TestOODFigures(t *testing.T) {
 	out := []float64{0.5, 0.6, 0.9, 0.7}
 	svg := string(ScoreHistograms(Figure{Title: "scores"}, []Scores{{Name: "max_softmax", In: in, Out: out}, {Name: "density", In: []float64{-1, 0, 1}, Out: []float64{-40, -30}}}, "fashion-mnist", "mnist"))
 	parse(t, []byte(svg))
-	for _, want := range []string{"fashion-mnist (6)", "mnist (4)", "max_softmax 0.5 to 1", "density -40 to 1"} {
+	for _, want := range []string{"fashion-mnist, 6", "mnist, 4", "max_softmax 0.5 to 1", "density -40 to 1"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("histograms lack %q", want)
 		}

@@ -23,9 +23,10 @@ func trainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c := experiment.DefaultImages()
 	c.Loss = ""
 	fetch, backend := false, experiment.BackendAuto
+	var oodc experiment.OODConfig
 	o := &output{dir: "out/train"}
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), experiment.Values{"fetch": &fetch, "backend": &backend})
+	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), oodc.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda train [flags]
 
@@ -36,7 +37,9 @@ every epoch) to -out. With -bn-recalibrate (automatic for short runs) the
 final evaluation uses recomputed BatchNorm statistics and report.json gives
 both numbers under "batchnorm"; with -val, temperature scaling is fitted on
 the held-out images and the test ECE before and after is under
-"temperature_scaling".
+"temperature_scaling". With -ood, the trained model's scores are tested
+on telling the test images from the other data set's (report.json's
+"ood", ood_scores.svg and ood_roc.svg).
 
 Flags:`)
 		fs.PrintDefaults()
@@ -45,10 +48,18 @@ Flags:`)
 		return err
 	}
 	defaultDataDir(&c)
-	if err := c.Validate(); err != nil {
+	err := c.Validate()
+	if err == nil {
+		err = oodc.Check(c.Data)
+	}
+	if err != nil {
 		return usageError{err}
 	}
 	data, err := experiment.LoadImageData(ctx, c, fetch)
+	if err != nil {
+		return err
+	}
+	ood, err := experiment.LoadOOD(ctx, oodc, c.Data, c.LimitTest, fetch)
 	if err != nil {
 		return err
 	}
@@ -66,6 +77,7 @@ Flags:`)
 	if err != nil {
 		return usageError{err}
 	}
+	run.OOD = ood
 	if !o.quiet {
 		fmt.Fprintf(stderr, "%s: %d training, %d held-out, %d test images; %s head (%s), %d epochs of %d steps\n",
 			c.Data, run.TrainSet.Len(), run.Val.Len(), run.TestSet.Len(), run.Config.Head, run.Config.Loss, c.Epochs, run.Trainer.StepsPerEpoch())
@@ -89,6 +101,7 @@ func printImageSummary(w io.Writer, run *experiment.ImageRun) {
 	if r.Consistency != nil {
 		fmt.Fprintf(w, "consistency with the closed-form refit: mean shift %.3g, KL %.3g\n", float64(r.Consistency.MeanShift), float64(r.Consistency.KL))
 	}
+	printOOD(w, run.Extras.OOD)
 	if t := run.Extras.Temperature; t != nil {
 		fmt.Fprintf(w, "temperature scaling on %d held-out images: T = %.3g, test ECE %.2f%% -> %.2f%%, test NLL %.4f -> %.4f\n",
 			t.ValExamples, t.T, 100*t.TestECEBefore, 100*t.TestECEAfter, float64(t.TestNLLBefore), float64(t.TestNLLAfter))
