@@ -103,7 +103,7 @@ func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
 		y0, y1 = min(y0, pts.Y[i]), max(y1, pts.Y[i])
 	}
 	reg := &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Classify: r.classify}
-	if r.Model.Spec.Head == model.HeadLDA {
+	if r.Model.Spec.Head == model.HeadLDA && !r.HideDensity {
 		reg.Density = r.logDensity
 	}
 	return reg

@@ -30,8 +30,8 @@ func (c *OODConfig) Bind() Values { return Values{"ood": &c.Data, "ood-datadir":
 
 // Check reports, as a *SettingError, an out-of-distribution data set that a
 // model of the data set in cannot score: an unknown one, in itself, or one
-// of another image shape (of the known sets, only MNIST and Fashion-MNIST,
-// both 28x28 grey, pair up). An empty c.Data is fine.
+// of another image shape (MNIST and Fashion-MNIST, both 28x28 grey, pair
+// up, as do CIFAR-10 and CIFAR-100). An empty c.Data is fine.
 func (c OODConfig) Check(in string) error {
 	if c.Data == "" {
 		return nil
@@ -45,10 +45,21 @@ func (c OODConfig) Check(in string) error {
 	}
 	spec, err := images.Lookup(in)
 	if err == nil && out.Shape != spec.Shape {
-		return settingError("ood", "ood %s has %dx%dx%d images and a model of %s takes %dx%dx%d: only data sets of one image shape pair up (mnist and fashion-mnist)",
+		return settingError("ood", "ood %s has %dx%dx%d images and a model of %s takes %dx%dx%d: only data sets of one image shape pair up (mnist and fashion-mnist, cifar10 and cifar100)",
 			c.Data, out.Shape[0], out.Shape[1], out.Shape[2], in, spec.Shape[0], spec.Shape[1], spec.Shape[2])
 	}
 	return nil
+}
+
+// OODPartner returns the first of candidates that a model of the data set
+// in can score as out-of-distribution (see OODConfig.Check), or "".
+func OODPartner(in string, candidates []string) string {
+	for _, c := range candidates {
+		if (OODConfig{Data: c}).Check(in) == nil {
+			return c
+		}
+	}
+	return ""
 }
 
 // OODSet is the test set of an out-of-distribution data set, ready for a

@@ -34,6 +34,14 @@ func TestOODCheck(t *testing.T) {
 			t.Errorf("%q: more than one line", err)
 		}
 	}
+	for in, want := range map[string]string{"fashion-mnist": "mnist", "mnist": "fashion-mnist", "cifar10": "cifar100"} {
+		if got := OODPartner(in, images.Names()); got != want {
+			t.Errorf("partner of %s: %q, want %q", in, got, want)
+		}
+	}
+	if got := OODPartner("cifar10", images.Hosted()); got != "" {
+		t.Errorf("partner of cifar10 among the hosted sets: %q, want none", got)
+	}
 	c := EvalConfig{Checkpoint: "x", Data: "mnist", EvalBatch: 1, Batch: 1, OODConfig: OODConfig{Data: "cifar100"}}
 	checkSettingError(t, c.Validate(), "ood", "only data sets of one image shape pair up")
 }
@@ -161,5 +169,9 @@ func TestEmbeddingDensity(t *testing.T) {
 	d := r.logDensity([]float64{float64(mu[0]), 1e3}, []float64{float64(mu[1]), 1e3})
 	if len(d) != 2 || !(d[0] > d[1]) {
 		t.Errorf("log density %v at the first mean and far away, want the mean's higher", d)
+	}
+	r.HideDensity = true
+	if strings.Contains(string(r.Figures()["embedding.svg"]), `class="density"`) {
+		t.Error("HideDensity: embedding.svg is still shaded")
 	}
 }

@@ -29,7 +29,9 @@ type Run struct {
 	// TrainOut and TestOut are the evaluation-mode outputs after the last
 	// evaluation (TrainOut only after Finish).
 	TrainOut, TestOut train.Outputs
-	evalBatch         int
+	// HideDensity leaves the log density shading out of embedding.svg.
+	HideDensity bool
+	evalBatch   int
 }
 
 // newRun builds the model and trainer.

@@ -103,6 +103,8 @@ var Settings = []Setting{
 		CmdHelp: map[string]string{CmdSynth: "loss: dnll, ce or nll", CmdTrain: "loss: dnll, ce or nll (default dnll for lda, ce for softmax)"}},
 	{Name: "compare", Kind: KindBool, Label: "Side by side", Demos: []string{DemoClassical, DemoDeep},
 		Help: "train every loss of this demo with the same settings and show them side by side"},
+	{Name: "density", Kind: KindBool, Label: "Log density shading", Demos: []string{DemoClassical, DemoDeep},
+		Help: "shade the embedding plane by the head's log density log p(z) = logsumexp_c δ_c(z), the term DNLL penalises"},
 	{Name: "lambda", Kind: KindFloat, Label: "λ (DNLL)", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
 		Help: "weight of the DNLL density penalty, a number >= 0", CmdHelp: map[string]string{CmdSynth: "DNLL penalty weight lambda (>= 0)", CmdTrain: "DNLL penalty weight lambda (>= 0)"}},
 	{Name: "lambdas", Kind: KindFloats, Label: "λ values", Commands: []string{CmdSweep}, Demos: []string{DemoSweep}, PageMax: 12,

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -172,6 +173,28 @@ func (d *dataSource) get(name string) (experiment.ImageData, error) {
 	}
 	d.loaded[name] = data
 	return data, nil
+}
+
+// oodSet returns the test images of the data set that this site hosts and
+// that a model of c.Data can score as out-of-distribution (the other of
+// MNIST and Fashion-MNIST), c.LimitTest of them; nil when there is none or
+// it fails to load (the run then goes without the scores).
+func (d *dataSource) oodSet(c *experiment.ImageConfig) *experiment.OODSet {
+	d.probe()
+	hosted := slices.Sorted(maps.Keys(d.hosted))
+	name := experiment.OODPartner(c.Data, hosted)
+	if name == "" {
+		return nil
+	}
+	data, err := d.get(name)
+	if err != nil {
+		return nil
+	}
+	set, err := experiment.NewOODSet(name, data.Test, c.Data, c.LimitTest)
+	if err != nil {
+		return nil
+	}
+	return set
 }
 
 // preload loads a hosted data set before the page says it is ready (the
