@@ -26,12 +26,12 @@ type Run struct {
 	TrainSet train.Dataset
 	TestSet  train.Dataset
 	Report   *report.Report
+	// HideDensity leaves the log density shading out of embedding.svg.
+	HideDensity bool
 	// TrainOut and TestOut are the evaluation-mode outputs after the last
 	// evaluation (TrainOut only after Finish).
 	TrainOut, TestOut train.Outputs
-	// HideDensity leaves the log density shading out of embedding.svg.
-	HideDensity bool
-	evalBatch   int
+	evalBatch         int
 }
 
 // newRun builds the model and trainer.
