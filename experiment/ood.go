@@ -97,9 +97,9 @@ func LoadOOD(ctx context.Context, c OODConfig, in string, limit int, fetch bool)
 	if c.DataDir == "" {
 		c.DataDir = filepath.Join("datasets", c.Data)
 	}
-	data, err := LoadImageData(ctx, ImageConfig{Data: c.Data, DataDir: c.DataDir}, fetch)
+	data, err := loadImages(ctx, ImageConfig{Data: c.Data, DataDir: c.DataDir}, fetch, "ood", "ood-datadir")
 	if err != nil {
-		return nil, fmt.Errorf("-ood %s (-ood-datadir %s): %w", c.Data, c.DataDir, err)
+		return nil, fmt.Errorf("-ood %s: %w", c.Data, err)
 	}
 	return NewOODSet(c.Data, data.Test, in, limit)
 }

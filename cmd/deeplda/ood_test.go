@@ -63,4 +63,11 @@ func TestEvalOOD(t *testing.T) {
 			t.Errorf("%s missing", name)
 		}
 	}
+	// A folder without the files: the message names -ood-datadir.
+	empty := t.TempDir()
+	code, _, stderr = runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-datadir", filepath.Join(datasets, "fashion-mnist"),
+		"-ood", "mnist", "-ood-datadir", empty, "-limit-test", "64", "-out", t.TempDir())
+	if want := "(-ood-datadir " + empty + " lacks the published files of mnist"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("empty -ood-datadir: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
 }
