@@ -155,7 +155,7 @@ var Settings = []Setting{
 	{Name: "seeds", Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
 	{Name: "dump", Kind: KindText, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
-	{Name: "ood", Kind: KindText, Commands: []string{CmdTrain, CmdEval},
+	{Name: "ood", Kind: KindChoice, Choices: images.Names(), Commands: []string{CmdTrain, CmdEval},
 		Help: "also score how well the model tells its test images from this data set's (one of the same image shape: mnist for a model of fashion-mnist and the reverse, cifar100 for cifar10 and the reverse; -limit-test images of each): report.json's ood, ood_scores.svg and ood_roc.svg"},
 	{Name: "ood-datadir", Kind: KindText, Commands: []string{CmdTrain, CmdEval}, Help: "folder with the -ood data set's published files (default datasets/<ood>)"},
 	{Name: "out", Kind: KindText, Commands: runCmds, Help: "output folder for report.json, the SVG figures, " + CheckpointFile + " and " + ResumeFile,

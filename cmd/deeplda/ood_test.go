@@ -18,7 +18,7 @@ func TestOODBadCommandLines(t *testing.T) {
 		want string
 	}{
 		{[]string{"eval", "-checkpoint", "x", "-ood", "cifar10"}, "-ood cifar10 has 3x32x32 images and a model of fashion-mnist takes 1x28x28"},
-		{[]string{"eval", "-checkpoint", "x", "-data", "mnist", "-ood", "mnist"}, "-ood must be another data set than the model's own, mnist"},
+		{[]string{"eval", "-checkpoint", "x", "-data", "mnist", "-ood", "MNIST"}, "-ood must be another data set than the model's own, mnist"},
 		{[]string{"train", "-ood", "svhn"}, `-ood must be fashion-mnist, mnist, cifar10 or cifar100, got "svhn"`},
 		{[]string{"train", "-data", "cifar10", "-ood", "mnist"}, "-ood mnist has 1x28x28 images and a model of cifar10 takes 3x32x32"},
 	} {
