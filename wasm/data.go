@@ -180,9 +180,7 @@ func (d *dataSource) get(name string) (experiment.ImageData, error) {
 // MNIST and Fashion-MNIST), c.LimitTest of them; nil when there is none or
 // it fails to load (the run then goes without the scores).
 func (d *dataSource) oodSet(c *experiment.ImageConfig) *experiment.OODSet {
-	d.probe()
-	hosted := slices.Sorted(maps.Keys(d.hosted))
-	name := experiment.OODPartner(c.Data, hosted)
+	name := d.oodPartner(c.Data)
 	if name == "" {
 		return nil
 	}
@@ -197,11 +195,20 @@ func (d *dataSource) oodSet(c *experiment.ImageConfig) *experiment.OODSet {
 	return set
 }
 
-// preload loads a hosted data set before the page says it is ready (the
-// images demo opened with autostart): parsing the 47 MB of training images
-// holds the thread for a few hundred milliseconds, which belongs to the
-// page's loading rather than to training. A problem is shown next to the
-// data controls.
+// oodPartner returns the data set this site hosts that a model of the
+// data set in can score as out-of-distribution, or "".
+func (d *dataSource) oodPartner(in string) string {
+	d.probe()
+	return experiment.OODPartner(in, slices.Sorted(maps.Keys(d.hosted)))
+}
+
+// preload loads a hosted data set, and the hosted one its run scores as
+// out-of-distribution, before the page says it is ready (the images demo
+// opened with autostart): parsing the 47 MB of training images holds the
+// thread for a few hundred milliseconds, which belongs to the page's
+// loading rather than to training. A problem with name is shown next to
+// the data controls (the run goes without the out-of-distribution scores
+// when their data fail).
 func (d *dataSource) preload(name string) {
 	d.probe()
 	if d.hosted[name] == nil || d.picked == name {
@@ -209,6 +216,10 @@ func (d *dataSource) preload(name string) {
 	}
 	if _, err := d.get(name); err != nil {
 		d.msg.SetTextContent(err.Error())
+		return
+	}
+	if ood := d.oodPartner(name); ood != "" {
+		d.get(ood)
 	}
 }
 
