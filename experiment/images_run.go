@@ -17,6 +17,9 @@ import (
 // temperature scaling).
 type ImageRun struct {
 	*Run
+	// OOD, when set, is scored against the test set by Finish
+	// (Extras.OOD).
+	OOD    *OODSet
 	Config ImageConfig // resolved
 	Val    train.Dataset
 	// BNBatches is the resolved number of recalibration batches (0: off).
@@ -24,9 +27,6 @@ type ImageRun struct {
 	Extras    ImageExtras
 	// ValOut is the evaluation-mode output on Val after Finish.
 	ValOut train.Outputs
-	// OOD, when set, is scored against the test set by Finish
-	// (Extras.OOD).
-	OOD *OODSet
 }
 
 // ImageExtras are the parts of an image run's report.json beyond

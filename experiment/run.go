@@ -21,13 +21,14 @@ import (
 // Run is one training run in progress: Epoch until Done, then Finish (as
 // Driver.Drive does).
 type Run struct {
+	// HideDensity leaves the log density shading out of embedding.svg.
+	HideDensity bool
+
 	Model    *model.Model
 	Trainer  *train.Trainer
 	TrainSet train.Dataset
 	TestSet  train.Dataset
 	Report   *report.Report
-	// HideDensity leaves the log density shading out of embedding.svg.
-	HideDensity bool
 	// TrainOut and TestOut are the evaluation-mode outputs after the last
 	// evaluation (TrainOut only after Finish).
 	TrainOut, TestOut train.Outputs
