@@ -71,3 +71,29 @@ func TestEvalOOD(t *testing.T) {
 		t.Errorf("empty -ood-datadir: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
 	}
 }
+
+// TestTrainOOD trains one epoch on 128 Fashion-MNIST images with -ood
+// mnist: the finished run's report.json has the ood part for its 64 test
+// images against 64 MNIST ones, and the figures are written.
+func TestTrainOOD(t *testing.T) {
+	datasets := sharedtest.Dir(t, "datasets")
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, "train", "-backend", "cpu", "-data", "fashion-mnist", "-datadir", filepath.Join(datasets, "fashion-mnist"),
+		"-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-epochs", "1", "-batch", "64", "-limit-train", "128", "-limit-test", "64",
+		"-val", "0", "-quiet", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "out-of-distribution (64 test images against 64 of mnist), density: AUROC") {
+		t.Errorf("stdout lacks the density score: %s", stdout)
+	}
+	r := readReport(t, out)
+	if lookup(r, "ood.n_out") != 64.0 || lookup(r, "ood.density.auroc") == nil || lookup(r, "ood.max_softmax.fpr_at_95_tpr") == nil {
+		t.Errorf("ood %v", r["ood"])
+	}
+	for _, name := range []string{"ood_scores.svg", "ood_roc.svg"} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing", name)
+		}
+	}
+}
