@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,39 +23,9 @@ type imageReport struct {
 	} `json:"batchnorm"`
 }
 
-// fashionSite returns the URL of the site with Fashion-MNIST in
-// site/data: the built site when it hosts the data set (build.sh copies it
-// from $DEEPLDA_DATA or ../shared/datasets), else the built site with the
-// data served beside it from one of those folders. It skips the test when
-// neither has the data.
-func fashionSite(t *testing.T) string {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(siteDir, "site", "data", "fashion-mnist", "train-images-idx3-ubyte.gz")); err == nil {
-		return baseURL
-	}
-	src := os.Getenv("DEEPLDA_DATA")
-	if src == "" {
-		src = filepath.Join("..", "..", "shared", "datasets")
-	}
-	files := []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}
-	dir := filepath.Join(src, "fashion-mnist")
-	for _, f := range files {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Skipf("SKIPPED: no Fashion-MNIST in the built site or in %s (%v)", dir, err)
-		}
-	}
-	index, _ := json.Marshal(map[string][]string{"fashion-mnist": files})
-	mux := http.NewServeMux()
-	mux.HandleFunc(prefix+"site/data/index.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(index)
-	})
-	mux.Handle(prefix+"site/data/fashion-mnist/", http.StripPrefix(prefix+"site/data/fashion-mnist/", http.FileServer(http.Dir(dir))))
-	mux.Handle("/", NewHandler(siteDir, prefix))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL + prefix
-}
+// fashionSite returns the URL of a site that hosts Fashion-MNIST (see
+// siteWith).
+func fashionSite(t *testing.T) string { return siteWith(t, "fashion-mnist") }
 
 // TestImagesFashionMNIST trains the paper's ConvNet for one epoch on 256
 // Fashion-MNIST images hosted by the site, on the CPU backend, and checks

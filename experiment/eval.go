@@ -60,7 +60,8 @@ func (e *EvalResult) MarshalJSON() ([]byte, error) {
 }
 
 // Figures returns embedding.svg (PCA of the embeddings for d > 2, with the
-// LDA head's projected Gaussians), reliability.svg and confidence.svg.
+// LDA head's projected Gaussians), reliability.svg and confidence.svg, and
+// with an out-of-distribution report ood_scores.svg and ood_roc.svg.
 func (e *EvalResult) Figures() map[string][]byte {
 	r := &Run{Model: e.Model, TestSet: e.Set, TestOut: e.Out, Report: e.Report}
 	figs := map[string][]byte{}
@@ -74,6 +75,7 @@ func (e *EvalResult) Figures() map[string][]byte {
 	bins := plotBins(e.Report.Test.Reliability)
 	figs["reliability.svg"] = plot.Reliability(plot.Figure{Title: "Reliability"}, bins, float64(e.Report.Test.ECE))
 	figs["confidence.svg"] = plot.ConfidenceHistogram(plot.Figure{Title: "Confidence"}, bins, float64(e.Report.Test.Accuracy), float64(e.Report.Test.MeanConfidence))
+	e.Extras.OOD.addFigures(figs)
 	return figs
 }
 
@@ -108,6 +110,9 @@ type EvalConfig struct {
 	BNRecalibrate int    `json:"bn_recalibrate"`
 	Batch         int    `json:"batch"`
 	Seed          uint64 `json:"seed"`
+	// OODConfig names the data set scored as out-of-distribution (see
+	// DetectOOD), LimitTest images of its test split.
+	OODConfig
 }
 
 // Validate reports the first invalid setting as a *SettingError.
@@ -122,6 +127,7 @@ func (c EvalConfig) Validate() error {
 		checkAtLeast("limit-test", c.LimitTest, 0),
 		checkAtLeast("limit-train", c.LimitTrain, 0),
 		checkAtLeast("bn-recalibrate", c.BNRecalibrate, 0),
+		c.OODConfig.Check(c.Data),
 	)
 }
 

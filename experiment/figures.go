@@ -99,8 +99,9 @@ func (r *Run) embeddingFigure() []byte {
 }
 
 // decisionRegions returns the head's decision regions for the embedding
-// figure: the plot evaluates the head's argmax on a grid over its axes,
-// which cover the points.
+// figure, shaded by the LDA head's log density: the plot evaluates the
+// head's argmax and log p(z) on a grid over its axes, which cover the
+// points.
 func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
 	const nx, ny = 120, 90
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -108,12 +109,38 @@ func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
 		x0, x1 = min(x0, pts.X[i]), max(x1, pts.X[i])
 		y0, y1 = min(y0, pts.Y[i]), max(y1, pts.Y[i])
 	}
-	return &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Classify: r.classify}
+	reg := &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Classify: r.classify}
+	if r.Model.Spec.Head == model.HeadLDA && !r.HideDensity {
+		reg.Density = r.logDensity
+	}
+	return reg
 }
 
 // classify returns the head's argmax at the embeddings (x[k], y[k]), or nil
 // if the backend fails.
 func (r *Run) classify(x, y []float64) []int {
+	scores := r.headScores(x, y)
+	if scores == nil {
+		return nil
+	}
+	return metrics.Argmax(scores, r.Model.Spec.Classes)
+}
+
+// logDensity returns the LDA head's log density log p(z) =
+// logsumexp_c delta_c(z) at the embeddings (x[k], y[k]), or nil if the
+// backend fails.
+func (r *Run) logDensity(x, y []float64) []float64 {
+	scores := r.headScores(x, y)
+	if scores == nil {
+		return nil
+	}
+	return metrics.LogDensity(scores, r.Model.Spec.Classes)
+}
+
+// headScores returns the head's scores (delta or logits) at the 2-D
+// embeddings (x[k], y[k]), row-major [len(x), C], or nil if the backend
+// fails.
+func (r *Run) headScores(x, y []float64) []float32 {
 	n, be := len(x), r.Model.Backend
 	grid := make([]float32, 0, 2*n)
 	for k := range x {
@@ -126,5 +153,5 @@ func (r *Run) classify(x, y []float64) []int {
 	if err != nil {
 		return nil
 	}
-	return metrics.Argmax(scores, r.Model.Spec.Classes)
+	return scores
 }

@@ -22,6 +22,12 @@ func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, e
 	if err := checkChoice("data", c.Data); err != nil {
 		return ImageData{}, err
 	}
+	return loadImages(ctx, c, fetch, "data", "datadir")
+}
+
+// loadImages is LoadImageData for the data set and folder given by the
+// flags -dataFlag and -dirFlag, which its messages name.
+func loadImages(ctx context.Context, c ImageConfig, fetch bool, dataFlag, dirFlag string) (ImageData, error) {
 	if fetch {
 		if err := fetchImages(ctx, c); err != nil {
 			return ImageData{}, fmt.Errorf("downloading %s into %s: %w", c.Data, c.DataDir, err)
@@ -32,9 +38,9 @@ func LoadImageData(ctx context.Context, c ImageConfig, fetch bool) (ImageData, e
 	var wrong *images.WrongSetError
 	switch {
 	case errors.As(err, &missing):
-		return ImageData{}, fmt.Errorf("%w\n(-datadir %s lacks the published files of %s: add -fetch to download them)", err, c.DataDir, c.Data)
+		return ImageData{}, fmt.Errorf("%w\n(-%s %s lacks the published files of %s: add -fetch to download them)", err, dirFlag, c.DataDir, c.Data)
 	case errors.As(err, &wrong):
-		return ImageData{}, fmt.Errorf("%w\n(-data %s reads them, or give -datadir the files of %s)", err, wrong.Have, c.Data)
+		return ImageData{}, fmt.Errorf("%w\n(-%s %s reads them, or give -%s the files of %s)", err, dataFlag, wrong.Have, dirFlag, c.Data)
 	case err != nil:
 		return ImageData{}, err
 	}

@@ -12,7 +12,8 @@ import (
 // on their first two principal components for d > 2, with the LDA head's
 // means and 90% ellipses projected too, curves, accuracy and ECE per epoch,
 // reliability and confidence histogram), plus, with temperature scaling,
-// reliability_temperature.svg (the test reliability of the scaled logits).
+// reliability_temperature.svg (the test reliability of the scaled logits),
+// and with an out-of-distribution set ood_scores.svg and ood_roc.svg.
 func (r *ImageRun) Figures() map[string][]byte {
 	figs := r.Run.Figures()
 	if r.Model.Spec.Dim > 2 && len(r.TestOut.Z) > 0 {
@@ -26,6 +27,7 @@ func (r *ImageRun) Figures() map[string][]byte {
 			Title: fmt.Sprintf("Reliability (test) after temperature scaling, T = %.3g", t.T),
 		}, bins, float64(t.TestAfter.ECE))
 	}
+	r.Extras.OOD.addFigures(figs)
 	return figs
 }
 

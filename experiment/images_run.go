@@ -17,6 +17,9 @@ import (
 // temperature scaling).
 type ImageRun struct {
 	*Run
+	// OOD, when set, is scored against the test set by Finish
+	// (Extras.OOD).
+	OOD    *OODSet
 	Config ImageConfig // resolved
 	Val    train.Dataset
 	// BNBatches is the resolved number of recalibration batches (0: off).
@@ -34,6 +37,7 @@ type ImageRun struct {
 type ImageExtras struct {
 	BatchNorm   *BNReport          `json:"batchnorm,omitempty"`
 	Temperature *TemperatureReport `json:"temperature_scaling,omitempty"`
+	OOD         *OODReport         `json:"ood,omitempty"`
 }
 
 // NewImages loads c's data set from c.DataDir and prepares a run on be.
@@ -110,9 +114,10 @@ func (r *ImageRun) bnRule() string {
 // first evaluates the test set with the trained running statistics, then
 // recomputes them (RecalibrateBatchNorm over BNBatches batches of the
 // training set) and fills the report from the recomputed ones, recording
-// both in Extras.BatchNorm. With a held-out split, it fits temperature
-// scaling on it and records the test ECE before and after in
-// Extras.Temperature.
+// both in Extras.BatchNorm. With an out-of-distribution set (OOD), it
+// scores it against the test set in Extras.OOD. With a held-out split, it
+// fits temperature scaling on it and records the test ECE before and after
+// in Extras.Temperature.
 func (r *ImageRun) Finish() error {
 	var lastTrainAcc *report.Float
 	if h := r.Report.History; len(h) > 0 {
@@ -135,6 +140,11 @@ func (r *ImageRun) Finish() error {
 	r.Extras.BatchNorm, r.BNBatches = rep, 0
 	if rep != nil {
 		rep.TrainMode, r.BNBatches = lastTrainAcc, rep.Batches
+	}
+	if r.OOD != nil {
+		if r.Extras.OOD, err = DetectOOD(r.Model, r.TestOut, r.Config.Data, r.OOD, r.evalBatch); err != nil {
+			return err
+		}
 	}
 	if r.Val.Len() == 0 {
 		return nil

@@ -20,6 +20,9 @@ import (
 // Run is one training run in progress: Epoch until Done, then Finish (as
 // Driver.Drive does).
 type Run struct {
+	// HideDensity leaves the log density shading out of embedding.svg.
+	HideDensity bool
+
 	Model    *model.Model
 	Trainer  *train.Trainer
 	TrainSet train.Dataset

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -129,6 +130,8 @@ var Settings = []Setting{
 			CmdSweep: "first seed", CmdEval: "seed of the recalibration batches (deeplda train uses its -seed)"}},
 	{Name: "backend", Kind: KindChoice, Choices: names(BackendAuto, BackendWebGPU, BackendCPU), Label: "Backend", Commands: allCmds, Demos: allDemos,
 		Help: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
+	{Name: "density", Kind: KindBool, Label: "Log density shading", Demos: []string{DemoClassical, DemoDeep},
+		Help: "shade the embedding plane by the head's log density log p(z) = logsumexp_c δ_c(z), the term DNLL penalises"},
 	{Name: "lr", Kind: KindFloat, Label: "Learning rate", Advanced: true, Commands: trainCmds, Demos: allDemos,
 		Help: "Adam's learning rate (> 0)"},
 	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone), Label: "Encoder", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
@@ -153,6 +156,9 @@ var Settings = []Setting{
 	{Name: "seeds", Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
 	{Name: "dump", Kind: KindText, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
+	{Name: "ood", Kind: KindChoice, Choices: images.Names(), Commands: []string{CmdTrain, CmdEval},
+		Help: "also score how well the model tells its test images from this data set's (one of the same image shape: mnist for a model of fashion-mnist and the reverse, cifar100 for cifar10 and the reverse; -limit-test images of each): report.json's ood, ood_scores.svg and ood_roc.svg"},
+	{Name: "ood-datadir", Kind: KindText, Commands: []string{CmdTrain, CmdEval}, Help: "folder with the -ood data set's published files (default datasets/<ood>)"},
 	{Name: "out", Kind: KindText, Commands: runCmds, Help: "output folder for report.json, the SVG figures, " + CheckpointFile + " and " + ResumeFile,
 		CmdHelp: map[string]string{CmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json", CmdEval: "output folder for report.json and the SVG figures"}},
 	{Name: "quiet", Kind: KindBool, Commands: []string{CmdSynth, CmdTrain, CmdSweep}, Help: "no progress bar"},
@@ -373,10 +379,12 @@ func (c *SweepConfig) Bind() Values {
 
 // Bind returns the variables of the evaluation's settings in c.
 func (c *EvalConfig) Bind() Values {
-	return Values{
+	v := Values{
 		"checkpoint": &c.Checkpoint, "data": &c.Data, "datadir": &c.DataDir, "limit-test": &c.LimitTest, "limit-train": &c.LimitTrain,
 		"eval-batch": &c.EvalBatch, "bn-recalibrate": &c.BNRecalibrate, "batch": &c.Batch, "seed": &c.Seed,
 	}
+	maps.Copy(v, c.OODConfig.Bind())
+	return v
 }
 
 // Bind returns the variables of the benchmark's settings in c.

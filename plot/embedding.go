@@ -31,11 +31,21 @@ type Points struct {
 // a small fraction of a cell; X0..Y1 then only widen the axes and Class is
 // not read. Classify returns the class of each point (x[k], y[k]), or nil
 // to leave the regions out.
+//
+// With Density set, Embedding also shades the plot by the values Density
+// returns at the same cell centres (a log density, such as the LDA head's
+// log p(z) = logsumexp_c delta_c(z)): a colour ramp from white at
+// DensityRange below the largest value to dark at the largest, with a
+// "log density" key in the legend, under the decision regions (then drawn
+// translucent). Its grid has densityRefine times as many columns and rows
+// as the regions', to show a sharp peak. Density returns one value per
+// point, or nil to leave the shading out.
 type Region struct {
 	X0, X1, Y0, Y1 float64
 	NX, NY         int
 	Class          []int
 	Classify       func(x, y []float64) []int
+	Density        func(x, y []float64) []float64
 }
 
 // Ellipse is a closed contour of a class Gaussian (e.g. its 90% ellipse),
@@ -157,20 +167,38 @@ func Embedding(fig Figure, pts Points, regions *Region, ellipses []Ellipse, mean
 	if len(ellipses) > 0 {
 		entries = append(entries, legendEntry{"Gaussian contour", lineSwatch(mutedColor, 1.6, true, false)})
 	}
+	capBase := fig.Caption
+	if reg != nil && reg.Density != nil {
+		entries = append(entries, densityLegend()...)
+		addCaption(&fig, "shading: log density") // the axes keep room for the caption
+	}
 	leg := newLegend(entries, h-70)
 	legW := 0.0
 	if leg != nil {
 		legW = leg.width() + 12
 	}
 	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, legW, !fixX && !fixY)
+	var shade *shading
+	if reg != nil && reg.Density != nil {
+		fine := &Region{NX: densityRefine * reg.NX, NY: densityRefine * reg.NY}
+		shade = newShading(reg.Density(cellCentres(fine, a.x.lo, a.x.hi, a.y.lo, a.y.hi)), fine.NX, fine.NY)
+		if shade != nil {
+			a.fig.Caption += fmt.Sprintf(" %.3g (largest) to %.3g", shade.max, shade.max-DensityRange)
+		} else {
+			a.fig.Caption = capBase
+		}
+	}
 	if reg != nil && reg.Classify != nil {
 		reg = classifyGrid(reg, a.x.lo, a.x.hi, a.y.lo, a.y.hi)
 	}
 
 	s := newSVG(w, h)
-	a.drawBack(s, reg == nil)
+	a.drawBack(s, reg == nil && shade == nil)
+	if shade != nil {
+		shade.draw(s, a)
+	}
 	if reg != nil {
-		drawRegion(s, a, regionPolygons(reg))
+		drawRegion(s, a, regionPolygons(reg), shade != nil)
 	}
 	r := 3.2
 	if len(idx) > 1500 {
@@ -266,19 +294,25 @@ func validRegion(r *Region) *Region {
 // r.Classify, or nil when that fails. The result keeps Classify, to refine
 // the boundaries (regionPolygons).
 func classifyGrid(r *Region, x0, x1, y0, y1 float64) *Region {
+	class := r.Classify(cellCentres(r, x0, x1, y0, y1))
+	if len(class) != r.NX*r.NY {
+		return nil
+	}
+	return &Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: r.NX, NY: r.NY, Class: class, Classify: r.Classify}
+}
+
+// cellCentres returns the centres of r's NX×NY cells over [x0,x1]×[y0,y1],
+// row-major from (x0,y0).
+func cellCentres(r *Region, x0, x1, y0, y1 float64) (xs, ys []float64) {
 	n := r.NX * r.NY
-	xs, ys := make([]float64, 0, n), make([]float64, 0, n)
+	xs, ys = make([]float64, 0, n), make([]float64, 0, n)
 	for j := range r.NY {
 		for i := range r.NX {
 			xs = append(xs, x0+(float64(i)+0.5)*(x1-x0)/float64(r.NX))
 			ys = append(ys, y0+(float64(j)+0.5)*(y1-y0)/float64(r.NY))
 		}
 	}
-	class := r.Classify(xs, ys)
-	if len(class) != n {
-		return nil
-	}
-	return &Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: r.NX, NY: r.NY, Class: class, Classify: r.Classify}
+	return xs, ys
 }
 
 // polygon is one decision region's outline in data coordinates.
@@ -400,9 +434,14 @@ func regionPolygons(r *Region) []polygon {
 }
 
 // drawRegion draws the decision regions as light polygons, outlined in
-// their own tint so that no seam shows between neighbours.
-func drawRegion(s *svg, a *axes, polys []polygon) {
-	s.group("regions", clip()+` stroke-width="0.8" stroke-linejoin="round"`)
+// their own tint so that no seam shows between neighbours; translucent
+// lets a shading under them show through.
+func drawRegion(s *svg, a *axes, polys []polygon, translucent bool) {
+	extra := ""
+	if translucent {
+		extra = ` opacity="0.4"` // of the group as a whole: no seams where polygons meet
+	}
+	s.group("regions", clip()+` stroke-width="0.8" stroke-linejoin="round"`+extra)
 	for _, p := range polys {
 		var d strings.Builder
 		for i, q := range p.points {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -174,11 +175,40 @@ func (d *dataSource) get(name string) (experiment.ImageData, error) {
 	return data, nil
 }
 
-// preload loads a hosted data set before the page says it is ready (the
-// images demo opened with autostart): parsing the 47 MB of training images
-// holds the thread for a few hundred milliseconds, which belongs to the
-// page's loading rather than to training. A problem is shown next to the
-// data controls.
+// oodSet returns the test images of the data set that this site hosts and
+// that a model of c.Data can score as out-of-distribution (the other of
+// MNIST and Fashion-MNIST), c.LimitTest of them; nil when there is none or
+// it fails to load (the run then goes without the scores).
+func (d *dataSource) oodSet(c *experiment.ImageConfig) *experiment.OODSet {
+	name := d.oodPartner(c.Data)
+	if name == "" {
+		return nil
+	}
+	data, err := d.get(name)
+	if err != nil {
+		return nil
+	}
+	set, err := experiment.NewOODSet(name, data.Test, c.Data, c.LimitTest)
+	if err != nil {
+		return nil
+	}
+	return set
+}
+
+// oodPartner returns the data set this site hosts that a model of the
+// data set in can score as out-of-distribution, or "".
+func (d *dataSource) oodPartner(in string) string {
+	d.probe()
+	return experiment.OODPartner(in, slices.Sorted(maps.Keys(d.hosted)))
+}
+
+// preload loads a hosted data set, and the hosted one its run scores as
+// out-of-distribution, before the page says it is ready (the images demo
+// opened with autostart): parsing the 47 MB of training images holds the
+// thread for a few hundred milliseconds, which belongs to the page's
+// loading rather than to training. A problem with name is shown next to
+// the data controls (the run goes without the out-of-distribution scores
+// when their data fail).
 func (d *dataSource) preload(name string) {
 	d.probe()
 	if d.hosted[name] == nil || d.picked == name {
@@ -186,6 +216,10 @@ func (d *dataSource) preload(name string) {
 	}
 	if _, err := d.get(name); err != nil {
 		d.msg.SetTextContent(err.Error())
+		return
+	}
+	if ood := d.oodPartner(name); ood != "" {
+		d.get(ood)
 	}
 }
 

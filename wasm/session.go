@@ -171,6 +171,7 @@ func (a *app) newRun(s *session, jr *jobRun) error {
 		return err
 	}
 	run := t.Base()
+	run.HideDensity = !s.settings.Density
 	if experiment.BackendOf(s.be) == experiment.BackendCPU {
 		// Reading the statistics back is free on the CPU: report (and so
 		// yield to the browser) after every step.
@@ -325,6 +326,7 @@ func (a *app) newImageRun(s *session, c *experiment.ImageConfig) (*experiment.Im
 	if err != nil {
 		return nil, err
 	}
+	run.OOD = a.data.oodSet(c)
 	return run, nil
 }
 

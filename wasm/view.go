@@ -17,7 +17,7 @@ import (
 // detailFigures are the figures of the shown run, in page order, with the
 // captions under them.
 var detailFigures = []struct{ name, caption string }{
-	{"embedding.svg", "Test embeddings, the head's 90% ellipses, class means and decision regions."},
+	{"embedding.svg", "Test embeddings, the head's 90% ellipses, class means and decision regions, shaded by the head's log density (the term DNLL penalises) when that is on."},
 	{"consistency.svg", "The learned Gaussians against the closed-form LDA fit on the same training embeddings."},
 	{"curves.svg", "Mean training loss per epoch."},
 	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins)."},
@@ -35,6 +35,8 @@ var imageFigures = []struct{ name, caption string }{
 	{"curves.svg", "Mean training loss per epoch."},
 	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins); the per-epoch rows use the running BatchNorm statistics."},
 	{"logdet.svg", "log det Σ per epoch."},
+	{"ood_scores.svg", "Out-of-distribution scores: the largest softmax probability and, for the LDA head, the log density log p(z), on the test images and on the other data set's."},
+	{"ood_roc.svg", "How well each score tells the test images from the other data set's: ROC curves and their areas (AUROC)."},
 }
 
 // view draws a session's results: the overview (runs side by side or the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/metrics"
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
@@ -29,7 +30,9 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 Evaluates a checkpoint of the paper's ConvNet on the test split (evaluation
 mode, the checkpoint's BatchNorm statistics unless -bn-recalibrate) and
 writes report.json, embedding.svg (PCA), reliability.svg and
-confidence.svg to -out. The model is inferred from the tensor names:
+confidence.svg to -out; with -ood, also how well the scores tell the test
+images from the other data set's (report.json's "ood", ood_scores.svg and
+ood_roc.svg). The model is inferred from the tensor names:
 enc.conv1.weight gives the input channels, enc.proj.weight d, head.mu with
 head.log_var (scalar: spherical, [d]: diagonal) or head.raw_tril (full) an
 LDA head, head.linear.* a softmax head. Tensors must be F32, except
@@ -69,6 +72,10 @@ Flags:`)
 	if err != nil {
 		return err
 	}
+	ood, err := experiment.LoadOOD(ctx, c.OODConfig, c.Data, c.LimitTest, fetch)
+	if err != nil {
+		return err
+	}
 	folder, err := openOut(out, false)
 	if err != nil {
 		return err
@@ -91,6 +98,11 @@ Flags:`)
 	if err != nil {
 		return err
 	}
+	if ood != nil {
+		if res.Extras.OOD, err = experiment.DetectOOD(m, res.Out, c.Data, ood, c.EvalBatch); err != nil {
+			return err
+		}
+	}
 	if err := writeEval(out, dump, res); err != nil {
 		return err
 	}
@@ -108,8 +120,26 @@ Flags:`)
 	if s := r.Head.Sigma; s != nil {
 		fmt.Fprintf(stdout, "head: sigma %.4g\n", float64(*s))
 	}
+	printOOD(stdout, res.Extras.OOD)
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "report.json"))
 	return nil
+}
+
+// printOOD prints the out-of-distribution figures of r, if any.
+func printOOD(w io.Writer, r *experiment.OODReport) {
+	if r == nil {
+		return
+	}
+	scores := []struct {
+		name string
+		d    *metrics.Detection
+	}{{experiment.ScoreMaxSoftmax, &r.MaxSoftmax}, {experiment.ScoreDensity, r.Density}}
+	for _, s := range scores {
+		if s.d != nil {
+			fmt.Fprintf(w, "out-of-distribution (%d test images against %d of %s), %s: AUROC %.4f, AUPR %.4f, FPR at 95%% TPR %.4f\n",
+				r.NIn, r.NOut, r.Dataset, s.name, s.d.AUROC, s.d.AUPR, s.d.FPRAt95TPR)
+		}
+	}
 }
 
 // writeEval writes report.json, the figures and the optional dump.

@@ -39,7 +39,7 @@ func TestFlagsFollowTheTable(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	c := experiment.DefaultImages()
 	backend := experiment.BackendAuto
-	flags(fs, experiment.CmdTrain, c.Bind(), (&output{}).bind(), experiment.Values{"fetch": new(bool), "compare": new(bool), "backend": &backend})
+	flags(fs, experiment.CmdTrain, c.Bind(), (&output{}).bind(), (&experiment.OODConfig{}).Bind(), experiment.Values{"fetch": new(bool), "compare": new(bool), "backend": &backend})
 	for _, s := range experiment.Settings {
 		if f := fs.Lookup(s.Name); f != nil && s.Kind == experiment.KindChoice && f.DefValue != "" && !slices.Contains(s.Choices, f.DefValue) {
 			t.Errorf("train -%s: default %q is not one of %v", s.Name, f.DefValue, s.Choices)

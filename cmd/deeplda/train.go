@@ -26,9 +26,10 @@ func trainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c := experiment.DefaultImages()
 	c.Loss = ""
 	fetch, compare, backend := false, false, experiment.BackendAuto
+	var oodc experiment.OODConfig
 	o := &output{dir: "out/train"}
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), experiment.Values{"fetch": &fetch, "compare": &compare, "backend": &backend})
+	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), oodc.Bind(), experiment.Values{"fetch": &fetch, "compare": &compare, "backend": &backend})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda train [flags]
 
@@ -39,7 +40,9 @@ every epoch) to -out. With -bn-recalibrate (automatic for short runs) the
 final evaluation uses recomputed BatchNorm statistics and report.json gives
 both numbers under "batchnorm"; with -val, temperature scaling is fitted on
 the held-out images and the test ECE before and after is under
-"temperature_scaling".
+"temperature_scaling". With -ood, the trained model's scores are tested
+on telling the test images from the other data set's (report.json's
+"ood", ood_scores.svg and ood_roc.svg).
 
 With -compare it trains the LDA head (with -loss, default dnll) and then
 the softmax head (ce) on the same images with the same seed, each into its
@@ -55,10 +58,18 @@ Flags:`)
 		return err
 	}
 	defaultDataDir(&c)
-	if err := c.Validate(); err != nil {
+	err := c.Validate()
+	if err == nil {
+		err = oodc.Check(c.Data)
+	}
+	if err != nil {
 		return usageError{err}
 	}
 	data, err := experiment.LoadImageData(ctx, c, fetch)
+	if err != nil {
+		return err
+	}
+	ood, err := experiment.LoadOOD(ctx, oodc, c.Data, c.LimitTest, fetch)
 	if err != nil {
 		return err
 	}
@@ -73,12 +84,13 @@ Flags:`)
 	}
 	defer folder.release()
 	if compare {
-		return trainCompare(ctx, be, c, data, *o, stdout, stderr)
+		return trainCompare(ctx, be, c, data, ood, *o, stdout, stderr)
 	}
 	run, err := experiment.NewImagesFrom(be, c, data)
 	if err != nil {
 		return usageError{err}
 	}
+	run.OOD = ood
 	if !o.quiet {
 		fmt.Fprintf(stderr, "%s: %d training, %d held-out, %d test images; %s head (%s), %d epochs of %d steps\n",
 			c.Data, run.TrainSet.Len(), run.Val.Len(), run.TestSet.Len(), run.Config.Head, run.Config.Loss, c.Epochs, run.Trainer.StepsPerEpoch())
@@ -92,10 +104,13 @@ Flags:`)
 // trainCompare trains both heads of experiment.NewCompare, each into its
 // folder under o.dir as a run of its own (-resume continues the heads
 // whose folder holds a resume file), and writes their comparison.
-func trainCompare(ctx context.Context, be kernels.Backend, c experiment.ImageConfig, data experiment.ImageData, o output, stdout, stderr io.Writer) error {
+func trainCompare(ctx context.Context, be kernels.Backend, c experiment.ImageConfig, data experiment.ImageData, ood *experiment.OODSet, o output, stdout, stderr io.Writer) error {
 	runs, err := experiment.NewCompare(be, c, data)
 	if err != nil {
 		return usageError{err}
+	}
+	for _, r := range runs {
+		r.OOD = ood // both heads score the same out-of-distribution set
 	}
 	resumable := func(dir string) bool {
 		_, err := os.Stat(filepath.Join(dir, experiment.ResumeFile))
@@ -141,6 +156,7 @@ func printImageSummary(w io.Writer, run *experiment.ImageRun) {
 	if r.Consistency != nil {
 		fmt.Fprintf(w, "consistency with the closed-form refit: mean shift %.3g, KL %.3g\n", float64(r.Consistency.MeanShift), float64(r.Consistency.KL))
 	}
+	printOOD(w, run.Extras.OOD)
 	if t := run.Extras.Temperature; t != nil {
 		fmt.Fprintf(w, "temperature scaling on %d held-out images: T = %.3g, test ECE %.2f%% -> %.2f%%, test NLL %.4f -> %.4f\n",
 			t.ValExamples, t.T, 100*t.TestECEBefore, 100*t.TestECEAfter, float64(t.TestNLLBefore), float64(t.TestNLLAfter))

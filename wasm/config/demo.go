@@ -90,7 +90,8 @@ var DefaultLambdas = []float64{0.001, 0.01, 0.1, 1, 10}
 // LDA; full-batch gradient descent (lr 0.1, 300 epochs) side by side for
 // NLL and CE in classical LDA; a spherical head for the sweep.
 func Defaults(d Demo) Settings {
-	s := Settings{Demo: d, Synth: experiment.DefaultSynth(), Image: DefaultImage(), Backend: experiment.BackendAuto, Lambdas: append([]float64(nil), DefaultLambdas...)}
+	s := Settings{Demo: d, Synth: experiment.DefaultSynth(), Image: DefaultImage(), Backend: experiment.BackendAuto, Density: true,
+		Lambdas: append([]float64(nil), DefaultLambdas...)}
 	switch d {
 	case Classical:
 		c := &s.Synth

@@ -17,6 +17,7 @@ type Settings struct {
 	Image     experiment.ImageConfig // the images demo's run
 	Backend   experiment.BackendKind
 	Compare   bool      // train the demo's losses side by side
+	Density   bool      // shade the toy embeddings by the head's log density
 	Lambdas   []float64 // the sweep's lambda values
 	Autostart bool      // start training when the page loads
 	// Model is the trained model of the site to open when the page loads

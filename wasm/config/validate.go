@@ -8,10 +8,11 @@ import (
 )
 
 // values returns the variables of s that hold each field: the page's own
-// (backend, compare, lambdas), then those of the demo's configuration (the
-// image run's in the images demo, else the toy run's), then the other's.
+// (backend, compare, density, lambdas), then those of the demo's
+// configuration (the image run's in the images demo, else the toy run's),
+// then the other's.
 func (s *Settings) values() experiment.Values {
-	v := experiment.Values{"backend": &s.Backend, "compare": &s.Compare, "lambdas": (*experiment.Floats)(&s.Lambdas)}
+	v := experiment.Values{"backend": &s.Backend, "compare": &s.Compare, "density": &s.Density, "lambdas": (*experiment.Floats)(&s.Lambdas)}
 	first, second := s.Synth.Bind(), s.Image.Bind()
 	if s.Demo == Images {
 		first, second = second, first
