@@ -57,7 +57,8 @@ func (r *Run) SaveEpoch(checkpoint, resume string) (*train.Snapshot, error) {
 
 // Resume continues, in r, the run whose state SaveEpoch wrote to path: r
 // must be a fresh run of the same kind and configuration, except that it
-// may have more epochs. Its next Epoch trains the epoch after the saved
+// may have more or fewer epochs (at least those already trained: with as
+// many, the run is done and only finishes). Its next Epoch trains the epoch after the saved
 // one, with the same weights, optimizer state, data order and generator,
 // so the run ends as it would have without the interruption; the history
 // of the saved epochs is kept. On error r is unchanged.
@@ -83,6 +84,9 @@ func (r *Run) Resume(path string) error {
 	if len(history) != snap.Epoch {
 		return fmt.Errorf("%s: %d epochs of history for %d trained", path, len(history), snap.Epoch)
 	}
+	if e := r.Trainer.Cfg.Epochs; e < snap.Epoch {
+		return fmt.Errorf("%s: the run has trained %d epochs; resuming it with fewer (%d) is not possible", path, snap.Epoch, e)
+	}
 	if err := r.Trainer.Restore(snap); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -91,7 +95,7 @@ func (r *Run) Resume(path string) error {
 }
 
 // notTraining are the configuration's keys that Resume lets differ: the
-// number of epochs (which may only grow) and the settings that do not
+// number of epochs (down to the epochs already trained) and the settings that do not
 // change the training (where the data lies, how the evaluation runs).
 var notTraining = []string{"epochs", "datadir", "eval_batch", "bn_recalibrate"}
 
@@ -108,11 +112,6 @@ func sameConfig(saved string, config any) error {
 	}
 	if err := json.Unmarshal(b, &now); err != nil {
 		return err
-	}
-	wasEpochs, _ := was["epochs"].(float64)
-	nowEpochs, _ := now["epochs"].(float64)
-	if nowEpochs < wasEpochs {
-		return fmt.Errorf("the run had %v epochs; resuming it with fewer (%v) is not possible", wasEpochs, nowEpochs)
 	}
 	for _, k := range notTraining {
 		delete(was, k)

@@ -104,13 +104,15 @@ func TestResumeFileContinuesTheRun(t *testing.T) {
 // the run as it was.
 func TestResumeChecksTheRun(t *testing.T) {
 	c := DefaultSynth()
-	c.Epochs, c.Train, c.Test = 2, 500, 100
+	c.Epochs, c.Train, c.Test = 3, 500, 100
 	r, err := NewSynth(cpu.New(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Epoch(context.Background(), nil); err != nil {
-		t.Fatal(err)
+	for range 2 {
+		if err := r.Epoch(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := filepath.Join(t.TempDir(), ResumeFile)
 	if _, err := r.SaveEpoch(filepath.Join(t.TempDir(), "checkpoint.safetensors"), path); err != nil {
@@ -121,7 +123,7 @@ func TestResumeChecksTheRun(t *testing.T) {
 		want   string
 	}{
 		{func(c *SynthConfig) { c.Lambda = 0.1 }, "lambda 0.01, not 0.1"},
-		{func(c *SynthConfig) { c.Epochs = 1 }, "fewer"},
+		{func(c *SynthConfig) { c.Epochs = 1 }, "has trained 2 epochs; resuming it with fewer (1)"},
 		{func(c *SynthConfig) { c.Train = 400 }, "train 500, not 400"},
 	} {
 		other := c
@@ -139,6 +141,16 @@ func TestResumeChecksTheRun(t *testing.T) {
 	}
 	if err := r.Resume(filepath.Join(t.TempDir(), "absent.safetensors")); err == nil {
 		t.Error("resumed from a file that does not exist")
+	}
+	// As many epochs as were trained: the run is done and only finishes.
+	stop := c
+	stop.Epochs = 2
+	early, err := NewSynth(cpu.New(), stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := early.Resume(path); err != nil || !early.Done() || len(early.Report.History) != 2 {
+		t.Errorf("resuming with the epochs trained: %v, done %v, %d epochs of history; want done at 2", err, early.Done(), len(early.Report.History))
 	}
 }
 

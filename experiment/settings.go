@@ -163,7 +163,7 @@ var Settings = []Setting{
 		CmdHelp: map[string]string{CmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json", CmdEval: "output folder for report.json and the SVG figures"}},
 	{Name: "quiet", Kind: KindBool, Commands: []string{CmdSynth, CmdTrain, CmdSweep}, Help: "no progress bar"},
 	{Name: "resume", Kind: KindBool, Commands: []string{CmdSynth, CmdTrain},
-		Help: "continue the run in -out after its last completed epoch (" + ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised"},
+		Help: "continue the run in -out after its last completed epoch (" + ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised, or lowered to the epochs trained to end the run there"},
 	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"}, Commands: []string{CmdBench},
 		Help: "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)"},
 	{Name: "size", Kind: KindInt, Commands: []string{CmdBench}, Help: "matrix size S (matmul)"},
