@@ -118,6 +118,8 @@ test)
 	GOOS=js GOARCH=wasm go vet ./kernels/... ./model/... ./train/... ./metrics/... ./plot/... ./report/... ./safetensors/... ./data/... ./experiment/... ./wasm/...
 	# The command builds without cgo too (CPU backend only).
 	CGO_ENABLED=0 go build -o /dev/null ./cmd/deeplda
+	# RESULTS.md's tables are those its runs' report.json files give.
+	go run ./cmd/results -check RESULTS.md
 	build_site out/site
 	# Every test run through one summary: failures and their output as they
 	# come, then the counts per package, every skip with its reason, and
