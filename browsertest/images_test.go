@@ -105,6 +105,25 @@ func TestImagesMemory(t *testing.T) {
 	b.checkClean()
 }
 
+// TestImagesMemoryFullSet starts the image demo on all of Fashion-MNIST's
+// training images (55,000 after the held-out ones) at the page's batch of
+// 64 on the CPU backend, waits for its second training step and checks
+// the page's WebAssembly memory against wasmMemoryLimit: the whole
+// training set must fit in a tab. (At the paper's batch of 256 the
+// activations of one batch alone take most of a GiB; BENCHMARKS.md has
+// the figure.)
+func TestImagesMemoryFullSet(t *testing.T) {
+	site := fashionSite(t)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=0&limit-test=64&epochs=1&batch=64&autostart=1")
+	b.waitFor(`/step [2-9]\d* \//.test(document.getElementById('progress-text').textContent)`, 8*time.Minute)
+	n := eval[float64](b, `globalThis.wasm.instance.exports.mem.buffer.byteLength`)
+	t.Logf("WebAssembly memory while training on the full training set at batch 64: %.0f MiB", n/(1<<20))
+	if n > wasmMemoryLimit {
+		t.Errorf("WebAssembly memory %.0f MiB, more than %d MiB", n/(1<<20), wasmMemoryLimit>>20)
+	}
+}
+
 // TestImagesBadFiles chooses a text file, then a truncated gzip file, in
 // the data panel: the parser's message must appear next to the control,
 // and the page must stay usable (idle, not error).
