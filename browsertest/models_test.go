@@ -155,7 +155,7 @@ func TestModelDropped(t *testing.T) {
 		t.Skip("SKIPPED: " + noBrowser)
 	}
 	src, want := tinyModel(t, sharedFashion(t))
-	site := fashionSite(t)
+	site := modelSite(t, t.TempDir()) // a site that hosts no models
 	b := newBrowser(t, options{})
 	b.openURL(site + "?demo=images&backend=cpu&limit-test=64&model=nope")
 	if got := b.text("#f-model"); !strings.Contains(got, "no trained models") {
