@@ -55,12 +55,11 @@ func tinyModel(t *testing.T, dataDir string) (string, float64) {
 	return filepath.Join(dir, "models"), r.Test.Accuracy
 }
 
-// modelSite serves the site (with Fashion-MNIST, see fashionSite) with
+// modelSite serves site (a built site's URL, such as fashionSite's) with
 // the trained models of src laid out by internal/modelindex, as
 // DEEPLDA_MODELS=src ./build.sh site does, in site/models/.
-func modelSite(t *testing.T, src string) string {
+func modelSite(t *testing.T, site, src string) string {
 	t.Helper()
-	site := fashionSite(t)
 	dst := t.TempDir()
 	c := exec.Command("go", "run", "./internal/modelindex", src, dst)
 	c.Dir = ".."
@@ -95,14 +94,16 @@ func sharedFashion(t *testing.T) string {
 
 // TestModelHosted opens a trained model the site hosts (model= in the URL):
 // the page evaluates it on the hosted test images, matches deeplda eval,
-// shows its figures and the history of its report, and Continue training
+// shows its figures, the history of its report and its out-of-distribution
+// scores against the other hosted data set, and Continue training
 // trains it on with a new history.
 func TestModelHosted(t *testing.T) {
 	if noBrowser != "" {
 		t.Skip("SKIPPED: " + noBrowser)
 	}
 	src, want := tinyModel(t, sharedFashion(t))
-	site := modelSite(t, src)
+	// MNIST too: the opened model's out-of-distribution scores.
+	site := modelSite(t, siteWith(t, "fashion-mnist", "mnist"), src)
 	b := newBrowser(t, options{})
 	// model= implies the images demo.
 	b.openURL(site + "?backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&model=tiny-lda")
@@ -126,6 +127,10 @@ func TestModelHosted(t *testing.T) {
 			t.Errorf("%s is not shown", name)
 		}
 	}
+	if o := b.oodReport().OOD; o == nil || o.Dataset != "mnist" || o.NIn != 64 || o.NOut != 64 || o.Density == nil {
+		t.Errorf("the opened model's ood: %+v, want both scores of 64 test images of fashion-mnist and mnist", o)
+	}
+	b.checkOODFigures()
 	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-lda") {
 		t.Errorf("the URL %q lost model=tiny-lda", got)
 	}
@@ -134,7 +139,10 @@ func TestModelHosted(t *testing.T) {
 	}
 	b.screenshot("model-hosted.png")
 
-	b.click("#continue-model")
+	// A pointer click at the button's position (far down the page, after
+	// the full-page screenshot) misses it in headless Chromium; the test
+	// clicks it as the DOM does.
+	eval[bool](b, `(document.getElementById('continue-model').click(), true)`)
 	b.waitFinished("done", 5*time.Minute)
 	r = b.report()
 	if r.Kind != "train" || len(r.History) != 1 || r.History[0].Epoch != 1 || r.Status != "done" {
@@ -155,7 +163,7 @@ func TestModelDropped(t *testing.T) {
 		t.Skip("SKIPPED: " + noBrowser)
 	}
 	src, want := tinyModel(t, sharedFashion(t))
-	site := modelSite(t, t.TempDir()) // a site that hosts no models
+	site := modelSite(t, fashionSite(t), t.TempDir()) // a site that hosts no models
 	b := newBrowser(t, options{})
 	b.openURL(site + "?demo=images&backend=cpu&limit-test=64&model=nope")
 	if got := b.text("#f-model"); !strings.Contains(got, "no trained models") {

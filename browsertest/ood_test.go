@@ -97,31 +97,48 @@ func TestImagesOOD(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=128&limit-test=64&epochs=1&batch=64&autostart=1")
 	b.waitFinished("done", 8*time.Minute)
-	var r struct {
-		OOD *struct {
-			Dataset    string `json:"dataset"`
-			NIn        int    `json:"n_in"`
-			NOut       int    `json:"n_out"`
-			MaxSoftmax *struct {
-				AUROC float64 `json:"auroc"`
-			} `json:"max_softmax"`
-			Density *struct {
-				AUROC float64 `json:"auroc"`
-			} `json:"density"`
-		} `json:"ood"`
-	}
-	raw := eval[string](b, `document.getElementById('report').textContent`)
-	if err := json.Unmarshal([]byte(raw), &r); err != nil {
-		t.Fatalf("#report: %v", err)
-	}
+	r := b.oodReport()
 	if o := r.OOD; o == nil || o.Dataset != "mnist" || o.NIn != 64 || o.NOut != 64 || o.MaxSoftmax == nil || o.Density == nil {
 		t.Fatalf("report's ood: %+v", o)
 	}
 	t.Logf("AUROC: max_softmax %.3f, density %.3f", r.OOD.MaxSoftmax.AUROC, r.OOD.Density.AUROC)
+	b.checkOODFigures()
+	b.checkClean()
+}
+
+// oodReport is the "ood" part of the page's report.json.
+type oodReport struct {
+	OOD *struct {
+		Dataset    string `json:"dataset"`
+		NIn        int    `json:"n_in"`
+		NOut       int    `json:"n_out"`
+		MaxSoftmax *struct {
+			AUROC float64 `json:"auroc"`
+		} `json:"max_softmax"`
+		Density *struct {
+			AUROC float64 `json:"auroc"`
+		} `json:"density"`
+	} `json:"ood"`
+}
+
+// oodReport reads the "ood" part of the report the page shows.
+func (b *browser) oodReport() oodReport {
+	b.t.Helper()
+	var r oodReport
+	raw := eval[string](b, `document.getElementById('report').textContent`)
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		b.t.Fatalf("#report: %v", err)
+	}
+	return r
+}
+
+// checkOODFigures checks that the page shows both out-of-distribution
+// figures, drawn.
+func (b *browser) checkOODFigures() {
+	b.t.Helper()
 	for _, name := range []string{"ood_scores.svg", "ood_roc.svg"} {
 		if n := eval[int](b, `document.querySelectorAll('.card[data-name="`+name+`"]:not([hidden]) svg path').length`); n < 3 {
-			t.Errorf("%s: %d paths shown", name, n)
+			b.t.Errorf("%s: %d paths shown", name, n)
 		}
 	}
-	b.checkClean()
 }

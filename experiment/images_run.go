@@ -142,7 +142,7 @@ func (r *ImageRun) Finish() error {
 		rep.TrainMode, r.BNBatches = lastTrainAcc, rep.Batches
 	}
 	if r.OOD != nil {
-		if r.Extras.OOD, err = DetectOOD(r.Model, r.TestOut, r.Config.Data, r.OOD, r.evalBatch); err != nil {
+		if r.Extras.OOD, err = DetectOOD(r.Model, r.TestOut, r.Config.Data, r.OOD, r.evalBatch, r.OnPhase); err != nil {
 			return err
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
-	"github.com/deeplda/deeplda/train"
 )
 
 // Trained models: the folder models/<name>/ of the repository holds a
@@ -181,22 +180,23 @@ func (r *ImageRun) Load(f *safetensors.File) error {
 	return nil
 }
 
-// EvaluateTest evaluates the model on the test set in chunks of the
-// evaluation batch, calling progress(done, total) after each, and fills
-// the report's test split and head (what the page shows of an opened
-// checkpoint).
-func (r *ImageRun) EvaluateTest(progress func(done, total int)) error {
-	set := r.TestSet
-	var onBatch func(int)
-	if progress != nil {
-		onBatch = func(done int) { progress(done, set.Len()) }
-	}
-	out, err := train.Evaluate(r.Model, set, r.evalBatch, onBatch)
+// EvaluateTest evaluates the model on the test set in batches of the
+// evaluation batch and fills the report's test split and head (what the
+// page shows of an opened checkpoint); with an out-of-distribution set
+// (OOD), it also scores that set against the test set in Extras.OOD.
+// onPhase, which may be nil, is told each evaluation's progress.
+func (r *ImageRun) EvaluateTest(onPhase func(Phase)) error {
+	out, err := evaluateSet(r.Model, r.TestSet, r.evalBatch, PhaseTest, onPhase)
 	if err != nil {
 		return err
 	}
 	r.TestOut = out
-	r.Report.Test = evaluateSplit(out, set.Y)
+	r.Report.Test = evaluateSplit(out, r.TestSet.Y)
 	r.Report.Head, _, _ = headReport(r.Model)
+	if r.OOD != nil {
+		if r.Extras.OOD, err = DetectOOD(r.Model, out, r.Config.Data, r.OOD, r.evalBatch, onPhase); err != nil {
+			return err
+		}
+	}
 	return nil
 }

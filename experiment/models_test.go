@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,17 +124,25 @@ func TestOpenCheckpoint(t *testing.T) {
 	if trained.Model.Step() == 0 || r.Model.Step() != 0 {
 		t.Errorf("Adam's step %d after loading a checkpoint of %d steps, want 0", r.Model.Step(), trained.Model.Step())
 	}
-	var calls []int
-	if err := r.EvaluateTest(func(done, total int) {
-		if total != 40 {
-			t.Errorf("progress total %d, want 40", total)
+	// Its own test set as the out-of-distribution one: the scores come
+	// out, and each evaluation says how far it is.
+	r.OOD = &OODSet{Name: "itself", Set: r.TestSet}
+	calls := map[string][]int{}
+	if err := r.EvaluateTest(func(p Phase) {
+		if p.Total != 40 {
+			t.Errorf("%s: progress total %d, want 40", p.Name, p.Total)
 		}
-		calls = append(calls, done)
+		calls[p.Name] = append(calls[p.Name], p.Done)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) != 3 || calls[2] != 40 {
-		t.Errorf("progress %v, want 16, 32, 40", calls)
+	for _, name := range []string{PhaseTest, PhaseOOD} {
+		if got := calls[name]; !slices.Equal(got, []int{0, 16, 32, 40}) {
+			t.Errorf("%s: progress %v, want 0, 16, 32, 40", name, got)
+		}
+	}
+	if o := r.Extras.OOD; o == nil || o.Dataset != "itself" || o.NIn != 40 || o.NOut != 40 || o.Density == nil || o.MaxSoftmax.AUROC != 0.5 {
+		t.Errorf("ood %+v, want both scores of 40 and 40 images, AUROC 0.5", o)
 	}
 	// The same outputs as the trained model (which evaluated the same
 	// test set after its epoch, with the same running statistics).

@@ -122,11 +122,12 @@ type OODReport struct {
 // DetectOOD scores the model's test outputs in (of the data set inName)
 // against its outputs on out, evaluated here in batches of evalBatch: the
 // maximum softmax probability, and for an LDA head the log density.
-func DetectOOD(m *model.Model, in train.Outputs, inName string, out *OODSet, evalBatch int) (*OODReport, error) {
+// onPhase, which may be nil, is told the evaluation's progress.
+func DetectOOD(m *model.Model, in train.Outputs, inName string, out *OODSet, evalBatch int, onPhase func(Phase)) (*OODReport, error) {
 	if out.Set.Len() == 0 || len(in.Scores) == 0 {
 		return nil, fmt.Errorf("out-of-distribution detection needs both sets: %d %s and %d %s test images", len(in.Scores)/max(in.C, 1), inName, out.Set.Len(), out.Name)
 	}
-	o, err := train.Evaluate(m, out.Set, evalBatch, nil)
+	o, err := evaluateSet(m, out.Set, evalBatch, PhaseOOD, onPhase)
 	if err != nil {
 		return nil, err
 	}

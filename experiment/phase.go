@@ -19,6 +19,7 @@ const (
 	PhaseTrain       = "evaluating the training set"
 	PhaseVal         = "evaluating the held-out set"
 	PhaseRecalibrate = "recomputing the BatchNorm statistics"
+	PhaseOOD         = "evaluating the out-of-distribution set"
 )
 
 // evaluateSet evaluates m on set in batches of batch (train.Evaluate),

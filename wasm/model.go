@@ -305,7 +305,8 @@ func (m *models) open(label string, ckpt []byte, info *experiment.ModelInfo, his
 
 // evaluate builds sess's run from the checkpoint f (decoded from ckpt,
 // which the page then offers for download), evaluates it on the test set
-// with the progress bar and shows it.
+// (and scores the hosted out-of-distribution set, when there is one) with
+// the progress bar and shows it.
 func (m *models) evaluate(sess *session, label string, ckpt []byte, f *safetensors.File, history []report.Epoch) error {
 	a := m.a
 	jr := sess.runs[0]
@@ -320,9 +321,9 @@ func (m *models) evaluate(sess *session, label string, ckpt []byte, f *safetenso
 	n := img.TestSet.Len()
 	a.setProgress(0)
 	a.setProgressText(fmt.Sprintf("Evaluating %s on %d %s test images on %s…", label, n, img.Config.Data, experiment.BackendOf(sess.be)))
-	err := img.EvaluateTest(func(done, total int) {
-		a.setProgress(float64(done) / float64(total))
-		a.setProgressText(fmt.Sprintf("Evaluating %s: %d / %d test images", label, done, total))
+	err := img.EvaluateTest(func(p experiment.Phase) {
+		a.setProgress(float64(p.Done) / float64(p.Total))
+		a.setProgressText(fmt.Sprintf("%s: %s, %d / %d images", label, p.Name, p.Done, p.Total))
 		a.yield.maybe()
 	})
 	if err != nil {

@@ -94,14 +94,12 @@ Flags:`)
 	}
 	bar := newProgressBar(stderr, false)
 	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c, bar.phase)
+	if err == nil && ood != nil {
+		res.Extras.OOD, err = experiment.DetectOOD(m, res.Out, c.Data, ood, c.EvalBatch, bar.phase)
+	}
 	bar.finish()
 	if err != nil {
 		return err
-	}
-	if ood != nil {
-		if res.Extras.OOD, err = experiment.DetectOOD(m, res.Out, c.Data, ood, c.EvalBatch); err != nil {
-			return err
-		}
 	}
 	if err := writeEval(out, dump, res); err != nil {
 		return err
