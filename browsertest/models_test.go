@@ -134,6 +134,11 @@ func TestModelHosted(t *testing.T) {
 	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-lda") {
 		t.Errorf("the URL %q lost model=tiny-lda", got)
 	}
+	// An edit keeps model= while the model is shown.
+	b.typeInto("#f-seed", "2")
+	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-lda") || !strings.Contains(got, "seed=2") {
+		t.Errorf("after an edit the URL is %q, want model=tiny-lda and seed=2", got)
+	}
 	if !strings.Contains(b.text("#f-model"), "tiny-lda: fashion-mnist, lda head (spherical), dnll") {
 		t.Errorf("the model list says %q", b.text("#f-model"))
 	}

@@ -211,7 +211,11 @@ func (a *app) edited() {
 		a.form.lock(false)
 	}
 	a.data.describe()
-	a.replaceURL(config.RawQuery(a.demo, raw))
+	q := config.RawQuery(a.demo, raw)
+	if a.models.hosted != "" {
+		q.Set("model", a.models.hosted)
+	}
+	a.replaceURL(q)
 }
 
 // replaceURL puts q into the address bar without reloading.

@@ -38,6 +38,9 @@ type models struct {
 	sess *session
 	file *safetensors.File
 	data string
+	// hosted names the opened model when the site hosts it: model= stays
+	// in the URL while it is shown, so that the address reopens it.
+	hosted string
 
 	pick, openBtn, cont dom.HTMLElement
 	about, msg          dom.HTMLElement
@@ -290,13 +293,11 @@ func (m *models) open(label string, ckpt []byte, info *experiment.ModelInfo, his
 		setState(was)
 		return
 	}
+	if info != nil {
+		m.hosted = label
+	}
 	a.form.setRaw(s.Raw())
 	a.edited()
-	if info != nil {
-		q := config.RawQuery(config.Images, s.Raw())
-		q.Set("model", label)
-		a.replaceURL(q)
-	}
 	a.setIdle(false)
 	show(m.cont, true)
 	doc.(dom.HTMLDocument).Body().SetAttribute("data-model", label)
@@ -399,7 +400,7 @@ func (m *models) continueTraining() {
 // forget hides Continue training: the opened model is no longer shown, or
 // trains on.
 func (m *models) forget() {
-	m.sess, m.file = nil, nil
+	m.sess, m.file, m.hosted = nil, nil, ""
 	show(m.cont, false)
 	doc.(dom.HTMLDocument).Body().RemoveAttribute("data-model")
 }
