@@ -2,7 +2,10 @@ package webgpu
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+
+	"github.com/cogentcore/webgpu/wgpu"
 )
 
 // errNoTimestamps is StartTiming's answer on an adapter without timestamp
@@ -39,3 +42,21 @@ func (b *Backend) StopTiming() (map[string]float64, error) {
 
 // family names the op family of a shader file.
 func family(file string) string { return strings.TrimSuffix(file, ".wgsl") }
+
+// createTimestampBuffers creates the timer's buffers of size bytes: the
+// one the timestamps are resolved into and its read-back. On failure it
+// releases the timer.
+func (b *Backend) createTimestampBuffers(size uint64) error {
+	t := &b.timer
+	for _, p := range []struct {
+		buf   **wgpu.Buffer
+		usage wgpu.BufferUsage
+	}{{&t.resolve, wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc}, {&t.staging, wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst}} {
+		var err error
+		if *p.buf, err = b.createBuffer(&wgpu.BufferDescriptor{Size: size, Usage: p.usage}); err != nil {
+			t.release()
+			return fmt.Errorf("webgpu: creating the timestamp buffers: %w", err)
+		}
+	}
+	return nil
+}

@@ -39,14 +39,8 @@ func (b *Backend) startTiming() error {
 			return fmt.Errorf("webgpu: creating timestamp queries: %w", err)
 		}
 		t.set = set
-		for _, p := range []struct {
-			buf   **wgpu.Buffer
-			usage wgpu.BufferUsage
-		}{{&t.resolve, wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc}, {&t.staging, wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst}} {
-			if *p.buf, err = b.createBuffer(&wgpu.BufferDescriptor{Size: 8 * maxStamps, Usage: p.usage}); err != nil {
-				t.release()
-				return fmt.Errorf("webgpu: creating the timestamp buffers: %w", err)
-			}
+		if err := b.createTimestampBuffers(8 * maxStamps); err != nil {
+			return err
 		}
 	}
 	t.on, t.ms, t.families = true, map[string]float64{}, t.families[:0]
