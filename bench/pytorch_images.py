@@ -27,11 +27,14 @@ Run with Debian's PyTorch (the plain python3 cannot see it):
   /usr/bin/python3 bench/pytorch_images.py [-seeds 1,2,3] [-heads lda,softmax]
       [-epochs 5] [-limit-train 10000] [-threads 2] [-datadir ../shared/datasets/fashion-mnist]
 
-Prints one JSON line per run.
+Prints one JSON line per run; with -out DIR, also writes each run's
+figures as DIR/pytorch-HEAD-SEED/report.json, in the keys of deeplda's
+report.json that `go run ./cmd/results` reads (backend "pytorch").
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -108,6 +111,38 @@ def run(head, seed, args, data):
     return res
 
 
+def commit():
+    """The repository's commit, or None outside a git checkout."""
+    try:
+        return subprocess.run(["git", "-C", HERE, "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def write_report(out, res):
+    """Write res as OUT/pytorch-HEAD-SEED/report.json in report.json's keys."""
+    split = lambda ev: {"examples": res["test_examples"], **{k: ev[k] for k in ("accuracy", "ece", "nll")}}
+    rep = {
+        "kind": "pytorch_images",
+        "config": {k: res[k] for k in ("data", "head", "loss", "lambda", "epochs", "batch", "seed")}
+        | {"limit_train": res["train_examples"]},
+        "backend": {"name": "pytorch", "adapter": "PyTorch %s, %d thread%s" % (res["torch"], res["threads"], "" if res["threads"] == 1 else "s")},
+        "train": {"examples": res["train_examples"]},
+        "test": split(res["recalibrated"]),
+        "head": {"sigma": res.get("sigma")},
+        "seconds": res["train_seconds"],
+        "batchnorm": {"batches": res["recalibrated"]["batches"], "running_stats": split(res),
+                      "recalibrated": split(res["recalibrated"])},
+        "commit": commit(),
+    }
+    d = os.path.join(out, "pytorch-%s-%d" % (res["head"], res["seed"]))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "report.json"), "w") as f:
+        json.dump(rep, f, indent=2)
+        f.write("\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("-seeds", default="1,2,3")
@@ -121,6 +156,7 @@ def main():
     p.add_argument("-bn-batches", dest="bn_batches", type=int, default=20)
     p.add_argument("-threads", type=int, default=2)
     p.add_argument("-datadir", default=os.path.join(HERE, "..", "..", "shared", "datasets", "fashion-mnist"))
+    p.add_argument("-out", default="", help="also write each run's report.json under this folder")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     x, y, xt, yt = data.load("fashion-mnist", args.datadir)
@@ -128,7 +164,10 @@ def main():
     xt, yt = data.normalise(xt[:args.limit_test or None], "fashion-mnist"), yt[:args.limit_test or None]
     for head in args.heads.split(","):
         for seed in [int(s) for s in args.seeds.split(",")]:
-            print(json.dumps(run(head, seed, args, (x, y, xt, yt))), flush=True)
+            res = run(head, seed, args, (x, y, xt, yt))
+            print(json.dumps(res), flush=True)
+            if args.out:
+                write_report(args.out, res)
 
 
 if __name__ == "__main__":

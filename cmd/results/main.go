@@ -11,8 +11,10 @@
 // Kinds: summary (one row per run: final test figures with the trained and,
 // where the report has them, the recalibrated BatchNorm statistics,
 // temperature scaling, sigma, training time), epochs (test accuracy and ECE
-// per epoch, one column pair per run) and ood (out-of-distribution
-// detection per run and score). Each table ends with a line naming the
+// per epoch, one column pair per run), ood (out-of-distribution
+// detection per run and score) and seeds (runs of one protocol with
+// different seeds, ours and PyTorch's: the mean and range of each figure
+// per head and implementation). Each table ends with a line naming the
 // commit it was generated at and the commits that wrote the reports.
 //
 // Usage:

@@ -64,6 +64,9 @@ type runReport struct {
 		MaxSoftmax *detection `json:"max_softmax"`
 		Density    *detection `json:"density"`
 	} `json:"ood"`
+	Backend struct {
+		Name string `json:"name"`
+	} `json:"backend"`
 	Commit string `json:"commit"`
 }
 
@@ -102,6 +105,7 @@ var tableKinds = map[string]func([]*runReport) string{
 	"summary": summaryTable,
 	"epochs":  epochsTable,
 	"ood":     oodTable,
+	"seeds":   seedsTable,
 }
 
 // Regenerate returns md with every marked table regenerated from its runs,
@@ -118,7 +122,7 @@ func Regenerate(md []byte, commit string) ([]byte, int, error) {
 		}
 		gen, ok := tableKinds[m[1]]
 		if !ok {
-			return nil, 0, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs or ood)", i+1, m[1])
+			return nil, 0, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood or seeds)", i+1, m[1])
 		}
 		end := i + 1
 		for end < len(lines) && strings.TrimRight(lines[end], "\n") != endLine {
@@ -238,6 +242,81 @@ func oodTable(runs []*runReport) string {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.name(), r.OOD.Dataset, s.name, pct(s.d.AUROC), pct(s.d.AUPR), pct(s.d.FPRAt95TPR))
 			}
 		}
+	}
+	return b.String()
+}
+
+// implementation names who trained a run: PyTorch (bench/pytorch_images.py
+// writes backend "pytorch") or this project ("ours").
+func (r *runReport) implementation() string {
+	if r.Backend.Name == "pytorch" {
+		return "PyTorch"
+	}
+	return "ours"
+}
+
+// span is the mean (min-max) of values, each written by format; "-" when
+// there are none.
+func span(values []float64, format func(float64) string) string {
+	if len(values) == 0 {
+		return "-"
+	}
+	lo, hi, sum := values[0], values[0], 0.0
+	for _, v := range values {
+		lo, hi, sum = min(lo, v), max(hi, v), sum+v
+	}
+	return fmt.Sprintf("%s (%s-%s)", format(sum/float64(len(values))), format(lo), format(hi))
+}
+
+// seedsTable has one row per head and implementation, over the seeds of
+// its runs (the same protocol with different seeds): the mean (min-max) of
+// the test accuracy and ECE with the trained and the recalibrated
+// BatchNorm statistics, the learned sigma and the training images/s.
+func seedsTable(runs []*runReport) string {
+	type group struct {
+		head, impl string
+		runs       []*runReport
+	}
+	var groups []*group
+	find := func(head, impl string) *group {
+		for _, g := range groups {
+			if g.head == head && g.impl == impl {
+				return g
+			}
+		}
+		g := &group{head: head, impl: impl}
+		groups = append(groups, g)
+		return g
+	}
+	for _, r := range runs {
+		g := find(r.Config.Head, r.implementation())
+		g.runs = append(g.runs, r)
+	}
+	var b bytes.Buffer
+	b.WriteString("| head | loss | implementation | seeds | test accuracy, trained BN | ECE, trained BN | test accuracy, recalibrated BN | ECE, recalibrated BN | learned sigma | images/s in the run |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, g := range groups {
+		var seeds []string
+		var acc, ece, accRe, eceRe, sigma, ips []float64
+		for _, r := range g.runs {
+			seeds = append(seeds, fmt.Sprint(r.Config.Seed))
+			trained, recalibrated := r.Test, r.Test
+			if bn := r.BatchNorm; bn != nil {
+				trained, recalibrated = bn.RunningStats, bn.Recalibrated
+				accRe, eceRe = append(accRe, recalibrated.Accuracy), append(eceRe, recalibrated.ECE)
+			}
+			acc, ece = append(acc, trained.Accuracy), append(ece, trained.ECE)
+			if r.Head.Sigma != nil {
+				sigma = append(sigma, *r.Head.Sigma)
+			}
+			if r.Seconds > 0 {
+				ips = append(ips, float64(r.Config.Epochs*r.Train.Examples)/r.Seconds)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.head, g.runs[0].Config.Loss, g.impl, strings.Join(seeds, ", "),
+			span(acc, pct), span(ece, pct), span(accRe, pct), span(eceRe, pct),
+			span(sigma, func(v float64) string { return fmt.Sprintf("%.3f", v) }),
+			span(ips, func(v float64) string { return fmt.Sprintf("%.0f", v) }))
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,31 @@ func TestRegenerate(t *testing.T) {
 	again, _, err := Regenerate(got, "later")
 	if err != nil || string(stripStamps(again)) != string(stripStamps(got)) {
 		t.Errorf("regenerating again changed more than the stamp (err %v)", err)
+	}
+}
+
+func TestSeedsTable(t *testing.T) {
+	dir := t.TempDir()
+	var runs []string
+	for i, r := range []struct{ backend, head string }{{"cpu", "lda"}, {"pytorch", "lda"}, {"cpu", "lda"}, {"cpu", "softmax"}} {
+		runs = append(runs, writeRun(t, dir, fmt.Sprint(i), fmt.Sprintf(`{"config":{"head":%q,"loss":"l","epochs":2,"seed":%d},
+			"backend":{"name":%q},"train":{"examples":100},"test":{"accuracy":0.9,"ece":0.1},"head":{"sigma":%g},"seconds":%d,
+			"batchnorm":{"running_stats":{"accuracy":%g,"ece":0.2},"recalibrated":{"accuracy":0.9,"ece":0.1}}}`,
+			r.head, i+1, r.backend, 1+0.5*float64(i), 10*(i+1), 0.5+0.1*float64(i))))
+	}
+	got, _, err := Regenerate([]byte("<!-- results: seeds "+strings.Join(runs, " ")+" -->\n<!-- end results -->\n"), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		// Seeds 1 and 3 of ours: accuracy 50 and 70, sigma 1 and 2, 200/10 and 200/30 images/s.
+		"| lda | l | ours | 1, 3 | 60.00 (50.00-70.00) | 20.00 (20.00-20.00) | 90.00 (90.00-90.00) | 10.00 (10.00-10.00) | 1.500 (1.000-2.000) | 13 (7-20) |",
+		"| lda | l | PyTorch | 2 | 60.00 (60.00-60.00) |",
+		"| softmax | l | ours | 4 | 80.00 (80.00-80.00) |",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("seeds table lacks %q:\n%s", want, got)
+		}
 	}
 }
 
