@@ -10,8 +10,6 @@ import (
 	"syscall/js"
 	"time"
 
-	"honnef.co/go/js/dom/v2"
-
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
@@ -36,11 +34,11 @@ type app struct {
 
 	lastRefresh, lastProgress time.Time
 
-	tabs                         map[config.Demo]dom.HTMLElement
-	trainBtn, stopBtn, resumeBtn dom.HTMLElement
-	dlReport, dlCkpt             dom.HTMLElement
-	notice, badge                dom.HTMLElement
-	progressBox, bar, barText    dom.HTMLElement
+	tabs                         map[config.Demo]element
+	trainBtn, stopBtn, resumeBtn element
+	dlReport, dlCkpt             element
+	notice, badge                element
+	progressBox, bar, barText    element
 }
 
 // newApp binds the page's elements (index.html) and builds the controls.
@@ -50,7 +48,7 @@ func newApp() *app {
 		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"),
 		notice: byID("notice"), badge: byID("backend"),
 		progressBox: byID("progress"), bar: byID("bar"), barText: byID("progress-text"),
-		tabs: map[config.Demo]dom.HTMLElement{},
+		tabs: map[config.Demo]element{},
 	}
 	a.form = newForm(func() {
 		defer a.guard()
@@ -66,28 +64,28 @@ func newApp() *app {
 		t.SetAttribute("href", "?demo="+string(d.Demo))
 		t.SetAttribute("data-demo", string(d.Demo))
 		if !d.Trainable {
-			t.Class().Add("later")
+			t.AddClass("later")
 		}
 		nav.AppendChild(t)
 		a.tabs[d.Demo] = t
 		demo := d.Demo
-		a.on(t, "click", func(ev dom.Event) {
-			ev.PreventDefault()
+		a.on(t, "click", func(ev js.Value) {
+			ev.Call("preventDefault")
 			a.switchDemo(demo)
 		})
 	}
-	a.on(byID("form"), "submit", func(ev dom.Event) {
-		ev.PreventDefault()
+	a.on(byID("form"), "submit", func(ev js.Value) {
+		ev.Call("preventDefault")
 		a.startSession()
 	})
-	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
-	a.on(a.resumeBtn, "click", func(dom.Event) { a.resume() })
-	a.on(a.dlReport, "click", func(dom.Event) {
+	a.on(a.stopBtn, "click", func(js.Value) { a.stop() })
+	a.on(a.resumeBtn, "click", func(js.Value) { a.resume() })
+	a.on(a.dlReport, "click", func(js.Value) {
 		if jr := a.shownRun(); jr != nil && jr.report != nil {
 			download(a.fileName("report.json", true), "application/json", jr.report)
 		}
 	})
-	a.on(a.dlCkpt, "click", func(dom.Event) {
+	a.on(a.dlCkpt, "click", func(js.Value) {
 		if jr := a.shownRun(); jr != nil && jr.ckpt != nil {
 			download(a.fileName("checkpoint.safetensors", true), "application/octet-stream", jr.ckpt)
 		}
@@ -97,8 +95,8 @@ func newApp() *app {
 
 // on adds an event listener whose panics become the error state instead of
 // killing the Go program.
-func (a *app) on(e dom.Element, typ string, fn func(dom.Event)) {
-	e.AddEventListener(typ, false, func(ev dom.Event) {
+func (a *app) on(e element, typ string, fn func(js.Value)) {
+	e.AddEventListener(typ, func(ev js.Value) {
 		defer a.guard()
 		fn(ev)
 	})
@@ -145,7 +143,7 @@ func (a *app) start() {
 		a.data.describe()
 		a.ready = true
 		a.setIdle(false)
-		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
+		body().SetAttribute("data-ready", "1")
 		if s.Model != "" && s.Demo == config.Images {
 			a.models.openHosted(s.Model)
 		} else if s.Autostart && len(errs) == 0 {
@@ -159,10 +157,10 @@ func (a *app) setDemo(d config.Demo) {
 	a.demo = d
 	info := config.Info(d)
 	for k, t := range a.tabs {
-		t.Class().Remove("active")
+		t.RemoveClass("active")
 		t.RemoveAttribute("aria-current")
 		if k == d {
-			t.Class().Add("active")
+			t.AddClass("active")
 			t.SetAttribute("aria-current", "page")
 		}
 	}
@@ -175,12 +173,12 @@ func (a *app) setDemo(d config.Demo) {
 	show(a.data.box, d == config.Images)
 	a.data.describe()
 	if info.Trainable {
-		byID("layout").Class().Remove("wide")
+		byID("layout").RemoveClass("wide")
 	} else {
-		byID("layout").Class().Add("wide")
+		byID("layout").AddClass("wide")
 	}
 	a.form.setDemo(d)
-	doc.(dom.HTMLDocument).SetTitle(info.Title + " · Deep LDA with DNLL")
+	doc.Set("title", info.Title+" · Deep LDA with DNLL")
 }
 
 // switchDemo shows another demo with its defaults (not while training).
@@ -280,7 +278,7 @@ func (a *app) setTraining() {
 	show(a.resumeBtn, false)
 	show(a.progressBox, true)
 	for _, t := range a.tabs {
-		t.Class().Add("disabled")
+		t.AddClass("disabled")
 	}
 	a.setProgress(0)
 	a.setProgressText("Starting…")
@@ -295,7 +293,7 @@ func (a *app) setIdle(resumable bool) {
 	show(a.resumeBtn, resumable)
 	enable(a.resumeBtn, resumable)
 	for _, t := range a.tabs {
-		t.Class().Remove("disabled")
+		t.RemoveClass("disabled")
 	}
 	a.updateDownloads()
 }

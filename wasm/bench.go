@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"honnef.co/go/js/dom/v2"
-
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
 )
@@ -30,7 +28,7 @@ type benchResult struct {
 // as the command's flags do.
 func (a *app) bench(q url.Values, be kernels.Backend) {
 	setState("training")
-	doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
+	body().SetAttribute("data-ready", "1")
 	res := benchResult{Results: []experiment.BenchResult{}}
 	err := func() error {
 		steps := 2

@@ -15,12 +15,12 @@ func download(name, mime string, data []byte) {
 	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": mime})
 	urlAPI := js.Global().Get("URL")
 	href := urlAPI.Call("createObjectURL", blob)
-	a := doc.CreateElement("a")
+	a := el("a", "", "")
 	a.SetAttribute("href", href.String())
 	a.SetAttribute("download", name)
-	body := doc.GetElementsByTagName("body")[0]
+	body := body()
 	body.AppendChild(a)
-	a.Underlying().Call("click")
+	a.Value.Call("click")
 	body.RemoveChild(a)
 	// Revoke later: the download may start after this handler returns.
 	go func() {

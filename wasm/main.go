@@ -58,9 +58,10 @@ func main() {
 
 // fatal shows an error without relying on the app's state.
 func fatal(msg string) {
-	if e := doc.GetElementByID("notice"); e != nil {
+	if v := doc.Call("getElementById", "notice"); !v.IsNull() {
+		e := element{v}
 		e.SetTextContent(msg)
-		e.Class().Add("error")
+		e.AddClass("error")
 		show(e, true)
 	}
 	setState("error")

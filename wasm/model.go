@@ -8,8 +8,6 @@ import (
 	"strings"
 	"syscall/js"
 
-	"honnef.co/go/js/dom/v2"
-
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
@@ -39,8 +37,8 @@ type models struct {
 	file *safetensors.File
 	data string
 
-	pick, openBtn, cont dom.HTMLElement
-	about, msg          dom.HTMLElement
+	pick, openBtn, cont element
+	about, msg          element
 }
 
 // newModels adds the trained-model panel to the data box.
@@ -52,7 +50,7 @@ func newModels(a *app) *models {
 	label := el("label", "", "Trained model")
 	label.SetAttribute("for", "f-model")
 	m.pick.SetID("f-model")
-	m.pick.Style().SetProperty("max-width", "100%", "")
+	m.pick.SetStyle("max-width", "100%")
 	m.pick.SetAttribute("aria-describedby", "e-model")
 	m.openBtn.SetID("open-model")
 	m.cont.SetID("continue-model")
@@ -60,7 +58,7 @@ func newModels(a *app) *models {
 	m.about.SetAttribute("role", "status")
 	m.msg.SetID("e-model")
 	m.msg.SetAttribute("role", "alert")
-	for _, b := range []dom.HTMLElement{m.openBtn, m.cont} {
+	for _, b := range []element{m.openBtn, m.cont} {
 		b.SetAttribute("type", "button")
 	}
 	m.cont.SetAttribute("title", "train on from this model's weights and BatchNorm statistics for the epochs above; Adam's moments start afresh")
@@ -69,19 +67,19 @@ func newModels(a *app) *models {
 	row.AppendChild(m.pick)
 	row.AppendChild(m.openBtn)
 	row.AppendChild(m.cont)
-	for _, e := range []dom.HTMLElement{label, row, m.about, m.msg} {
+	for _, e := range []element{label, row, m.about, m.msg} {
 		box.AppendChild(e)
 	}
 	a.data.box.AppendChild(box)
 	in := a.data.input
 	in.SetAttribute("accept", in.GetAttribute("accept")+",.safetensors")
-	a.on(m.pick, "change", func(dom.Event) { m.describe() })
-	a.on(m.openBtn, "click", func(dom.Event) {
-		if name := m.pick.Underlying().Get("value").String(); name != "" {
+	a.on(m.pick, "change", func(js.Value) { m.describe() })
+	a.on(m.openBtn, "click", func(js.Value) {
+		if name := m.pick.Value.Get("value").String(); name != "" {
 			go m.openHosted(name)
 		}
 	})
-	a.on(m.cont, "click", func(dom.Event) { m.continueTraining() })
+	a.on(m.cont, "click", func(js.Value) { m.continueTraining() })
 	m.fill()
 	return m
 }
@@ -106,7 +104,7 @@ func (m *models) fill() {
 	m.pick.SetInnerHTML("") // the options
 	if len(m.index) == 0 {
 		m.pick.AppendChild(el("option", "", "this site hosts no trained models"))
-		m.pick.Underlying().Get("options").Index(0).Set("value", "")
+		m.pick.Value.Get("options").Index(0).Set("value", "")
 	}
 	for _, info := range m.index {
 		opt := el("option", "", fmt.Sprintf("%s: %s", info.Name, summary(info)))
@@ -150,7 +148,7 @@ func (m *models) find(name string) *experiment.ModelInfo {
 // downloads.
 func (m *models) describe() {
 	s := "Drop a checkpoint (.safetensors, written by deeplda train or by PyTorch with the reference names) here to open it."
-	if info := m.find(m.pick.Underlying().Get("value").String()); info != nil {
+	if info := m.find(m.pick.Value.Get("value").String()); info != nil {
 		s = fmt.Sprintf("Open downloads its checkpoint (%.1f MB) and evaluates it on the test images. Trained with: %s. ",
 			float64(info.CheckpointBytes)/1e6, info.Command) + s
 	}
@@ -177,7 +175,7 @@ func (m *models) openHosted(name string) {
 		m.msg.SetTextContent(fmt.Sprintf("model=%s: this site hosts no trained model of that name (it hosts: %s)", name, have))
 		return
 	}
-	m.pick.Underlying().Set("value", name)
+	m.pick.Value.Set("value", name)
 	m.describe()
 	m.a.setProgressText(fmt.Sprintf("Downloading the model %s…", name))
 	ckpt, err := fetchBytes(modelsDir + name + "/" + experiment.CheckpointFile)
@@ -299,7 +297,7 @@ func (m *models) open(label string, ckpt []byte, info *experiment.ModelInfo, his
 	}
 	a.setIdle(false)
 	show(m.cont, true)
-	doc.(dom.HTMLDocument).Body().SetAttribute("data-model", label)
+	body().SetAttribute("data-model", label)
 	setState("done")
 }
 
@@ -400,5 +398,5 @@ func (m *models) continueTraining() {
 func (m *models) forget() {
 	m.sess, m.file = nil, nil
 	show(m.cont, false)
-	doc.(dom.HTMLDocument).Body().RemoveAttribute("data-model")
+	body().RemoveAttribute("data-model")
 }
