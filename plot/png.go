@@ -8,11 +8,12 @@ import (
 )
 
 // encodePNG returns the PNG file of the w×h image rgb: 8-bit RGB pixels,
-// 3 bytes each, rows from the top. Every row carries PNG's Paeth filter,
-// which suits the smooth shading it is used for. It writes the file
-// itself rather than through image/png, whose decoder and generic encoder
-// would add about 55 KB gzipped to the page's WebAssembly. It panics if
-// len(rgb) != 3*w*h.
+// 3 bytes each, rows from the top. Every row carries PNG's Sub filter (each
+// byte less the one of the pixel on its left), which on the density
+// shading gives files smaller than image/png's adaptive choice and takes
+// less time. It writes the file itself rather than through image/png,
+// whose decoder and generic encoder would add about 55 KB gzipped to the
+// page's WebAssembly. It panics if len(rgb) != 3*w*h.
 func encodePNG(w, h int, rgb []byte) []byte {
 	stride := 3 * w
 	if w < 1 || h < 1 || len(rgb) != stride*h {
@@ -21,21 +22,12 @@ func encodePNG(w, h int, rgb []byte) []byte {
 	var z bytes.Buffer
 	zw := zlib.NewWriter(&z)
 	row := make([]byte, 1+stride)
-	row[0] = 4 // Paeth
+	row[0] = 1 // Sub
 	for y := 0; y < h; y++ {
 		cur := rgb[y*stride : (y+1)*stride]
-		for i, v := range cur {
-			var a, b, c byte // left, up, up-left
-			if i >= 3 {
-				a = cur[i-3]
-			}
-			if y > 0 {
-				b = rgb[(y-1)*stride+i]
-				if i >= 3 {
-					c = rgb[(y-1)*stride+i-3]
-				}
-			}
-			row[1+i] = v - paeth(a, b, c)
+		copy(row[1:4], cur[:3])
+		for i := 3; i < stride; i++ {
+			row[1+i] = cur[i] - cur[i-3]
 		}
 		zw.Write(row) // a bytes.Buffer does not fail
 	}
@@ -65,26 +57,4 @@ func chunk(out *bytes.Buffer, typ string, data []byte) {
 	crc.Write(data)
 	binary.BigEndian.PutUint32(n[:], crc.Sum32())
 	out.Write(n[:])
-}
-
-// paeth is PNG's Paeth predictor of a pixel byte from its left (a), upper
-// (b) and upper-left (c) neighbours.
-func paeth(a, b, c byte) byte {
-	p := int(a) + int(b) - int(c)
-	pa, pb, pc := abs(p-int(a)), abs(p-int(b)), abs(p-int(c))
-	switch {
-	case pa <= pb && pa <= pc:
-		return a
-	case pb <= pc:
-		return b
-	}
-	return c
-}
-
-// abs returns |x|.
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
