@@ -3,6 +3,9 @@ package browsertest
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -147,6 +150,31 @@ func TestFirstLoad(t *testing.T) {
 		eval[string](b, `document.getElementById('backend').dataset.backend || ''`), len(l.Resources), total, transferred, gz, wasmEnd, l.Ready, wall.Round(time.Millisecond))
 	if other > maxOtherBytes {
 		t.Errorf("besides app.wasm the first load fetched %.0f bytes, over %d", other, maxOtherBytes)
+	}
+	b.checkClean()
+}
+
+// TestNoHostedData opens the images demo on a site that hosts no image
+// data (site/data/index.json is {}, as ./build.sh site -no-data writes it):
+// the page says so and asks for the user's files.
+func TestNoHostedData(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(prefix+"site/data/index.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "{}\n")
+	})
+	mux.Handle("/", NewHandler(siteDir, prefix))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	b := newBrowser(t, options{})
+	b.openURL(srv.URL + prefix + "?demo=images&backend=cpu")
+	b.waitFor(`document.getElementById('data-box').dataset.hosted === 'false'`, 30*time.Second)
+	const want = "This site hosts no image data: choose the data set's files below, or drop them here (nothing leaves this page)."
+	if got := b.text("#data-status"); got != want {
+		t.Errorf("data status %q, want %q", got, want)
 	}
 	b.checkClean()
 }
