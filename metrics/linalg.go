@@ -88,62 +88,61 @@ func cond1(a, l [][]float64) float64 {
 // converges quadratically, in well under 20 sweeps for the sizes here.
 const maxSweeps = 60
 
-// eigenSym returns the eigenvalues of the symmetric matrix a (rows; only
-// its upper triangle is read) in decreasing order and the matching unit
-// eigenvectors, by the cyclic Jacobi method, and false if it did not
-// converge.
+// eigenSym returns the eigenvalues of the symmetric matrix a (rows; it is
+// overwritten) in decreasing order and the matching unit eigenvectors, by
+// the cyclic Jacobi method, and false if it did not converge.
 func eigenSym(a [][]float64) (vals []float64, vecs [][]float64, ok bool) {
-	n := len(a)
-	m := make([]float64, n*n) // a, row-major; only the upper triangle is kept up to date
-	v := make([]float64, n*n) // the eigenvectors, as columns
-	for i, row := range a {
-		copy(m[i*n:], row)
-		v[i*n+i] = 1
+	d := len(a)
+	v := make([][]float64, d) // eigenvectors as columns
+	for i := range v {
+		v[i] = make([]float64, d)
+		v[i][i] = 1
 	}
 	for sweep := 0; ; sweep++ {
 		off, all := 0.0, 0.0
-		for p := 0; p < n; p++ {
-			all += m[p*n+p] * m[p*n+p]
-			for q := p + 1; q < n; q++ {
-				off += 2 * m[p*n+q] * m[p*n+q]
+		for p := 0; p < d; p++ {
+			for q := 0; q < d; q++ {
+				if p != q {
+					off += a[p][q] * a[p][q]
+				}
+				all += a[p][q] * a[p][q]
 			}
 		}
-		if off <= 1e-26*(all+off) {
+		if off <= 1e-26*all {
 			break
 		}
 		if sweep == maxSweeps {
 			return nil, nil, false
 		}
-		for p := 0; p < n-1; p++ {
-			for q := p + 1; q < n; q++ {
-				if m[p*n+q] != 0 {
-					rotate(m, v, n, p, q)
+		for p := 0; p < d; p++ {
+			for q := p + 1; q < d; q++ {
+				if a[p][q] != 0 {
+					rotate(a, v, p, q)
 				}
 			}
 		}
 	}
-	order := make([]int, n)
+	order := make([]int, d)
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(i, j int) bool { return m[order[i]*n+order[i]] > m[order[j]*n+order[j]] })
-	vals = make([]float64, n)
-	vecs = make([][]float64, n)
+	sort.SliceStable(order, func(i, j int) bool { return a[order[i]][order[i]] > a[order[j]][order[j]] })
+	vals = make([]float64, d)
+	vecs = make([][]float64, d)
 	for i, c := range order {
-		vals[i] = m[c*n+c]
-		vecs[i] = make([]float64, n)
+		vals[i] = a[c][c]
+		vecs[i] = make([]float64, d)
 		for j := range vecs[i] {
-			vecs[i][j] = v[j*n+c]
+			vecs[i][j] = v[j][c]
 		}
 	}
 	return vals, vecs, true
 }
 
-// rotate applies the Jacobi rotation J that zeroes m[p][q] (p < q) to the
-// n×n matrices m (J^T m J, upper triangle only) and v (v J).
-func rotate(m, v []float64, n, p, q int) {
-	apq := m[p*n+q]
-	theta := (m[q*n+q] - m[p*n+p]) / (2 * apq)
+// rotate applies the Jacobi rotation that zeroes a[p][q] (p < q): a becomes
+// J^T a J and v becomes v J.
+func rotate(a, v [][]float64, p, q int) {
+	theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
 	t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
 	if math.IsInf(theta*theta, 0) {
 		t = 1 / (2 * math.Abs(theta))
@@ -153,20 +152,16 @@ func rotate(m, v []float64, n, p, q int) {
 	}
 	c := 1 / math.Sqrt(t*t+1)
 	s := t * c
-	m[p*n+p] -= t * apq
-	m[q*n+q] += t * apq
-	m[p*n+q] = 0
-	rot := func(x, y *float64) { *x, *y = c**x-s**y, s**x+c**y }
-	for k := 0; k < p; k++ { // m[k][p], m[k][q]
-		rot(&m[k*n+p], &m[k*n+q])
+	for _, m := range [][][]float64{a, v} {
+		for k := range m {
+			mp, mq := m[k][p], m[k][q]
+			m[k][p] = c*mp - s*mq
+			m[k][q] = s*mp + c*mq
+		}
 	}
-	for k := p + 1; k < q; k++ { // m[p][k] = m[k][p], m[k][q]
-		rot(&m[p*n+k], &m[k*n+q])
-	}
-	for k := q + 1; k < n; k++ { // m[p][k], m[q][k]
-		rot(&m[p*n+k], &m[q*n+k])
-	}
-	for k := 0; k < n; k++ {
-		rot(&v[k*n+p], &v[k*n+q])
+	for k := range a {
+		ap, aq := a[p][k], a[q][k]
+		a[p][k] = c*ap - s*aq
+		a[q][k] = s*ap + c*aq
 	}
 }
