@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // LDA is a Gaussian linear discriminant model with C classes in D
@@ -241,15 +243,17 @@ func Consistency(learned, refit LDA) (meanShift, kl float64, err error) {
 		return 0, 0, err
 	}
 	// tr(Sigma^-1 Sigma_hat) = sum_j e_j^T Sigma^-1 Sigma_hat e_j.
+	var sol mat.VecDense
 	tr := 0.0
 	col := make([]float64, d)
 	for j := 0; j < d; j++ {
 		for i := 0; i < d; i++ {
-			col[i] = fr.sym[i][j]
+			col[i] = fr.sym.At(i, j)
 		}
-		forward(fl.l, col)
-		backward(fl.l, col)
-		tr += col[j]
+		if err := fl.chol.SolveVecTo(&sol, mat.NewVecDense(d, col)); err != nil {
+			return 0, 0, fmt.Errorf("metrics: Consistency: learned covariance: %v", err)
+		}
+		tr += sol.AtVec(j)
 	}
 	diff := make([]float64, d)
 	for k := 0; k < c; k++ {
@@ -269,7 +273,8 @@ func Consistency(learned, refit LDA) (meanShift, kl float64, err error) {
 
 // factored is a Cholesky factorisation Sigma = L L^T.
 type factored struct {
-	sym    [][]float64 // Sigma, symmetrised
+	sym    *mat.SymDense
+	chol   mat.Cholesky
 	l      [][]float64 // lower triangle of L, rows
 	logdet float64
 	work   []float64
@@ -297,42 +302,50 @@ func factor(what string, sigma [][]float64) (*factored, error) {
 			scale = math.Max(scale, math.Abs(v))
 		}
 	}
-	sym := make([][]float64, d)
-	for i := range sym {
-		sym[i] = make([]float64, d)
-	}
+	sym := mat.NewSymDense(d, nil)
 	for i := 0; i < d; i++ {
 		for j := 0; j <= i; j++ {
 			a, b := sigma[i][j], sigma[j][i]
 			if math.Abs(a-b) > 1e-6*scale {
 				return nil, fmt.Errorf("metrics: %s is not symmetric: [%d][%d]=%v, [%d][%d]=%v", what, i, j, a, j, i, b)
 			}
-			sym[i][j] = (a + b) / 2
-			sym[j][i] = sym[i][j]
+			sym.SetSym(i, j, (a+b)/2)
 		}
 	}
-	l, ok := cholesky(sym)
-	if !ok {
+	f := &factored{sym: sym}
+	if !f.chol.Factorize(sym) {
 		return nil, fmt.Errorf("metrics: %s is not positive definite", what)
 	}
-	if cond := cond1(sym, l); !(cond <= maxCond) {
+	if cond := f.chol.Cond(); !(cond <= maxCond) {
 		return nil, fmt.Errorf("metrics: %s is numerically singular (condition number %.3g)", what, cond)
 	}
-	f := &factored{sym: sym, l: l, work: make([]float64, d)}
-	for i := range l {
-		f.logdet += 2 * math.Log(l[i][i])
+	f.logdet = f.chol.LogDet()
+	var l mat.TriDense
+	f.chol.LTo(&l)
+	f.work = make([]float64, d)
+	f.l = make([][]float64, d)
+	for i := range f.l {
+		f.l[i] = make([]float64, i+1)
+		for j := 0; j <= i; j++ {
+			f.l[i][j] = l.At(i, j)
+		}
 	}
 	return f, nil
 }
 
 // mahalanobis2 returns v^T Sigma^-1 v = |L^-1 v|^2 by forward substitution.
 func (f *factored) mahalanobis2(v []float64) float64 {
+	d := len(f.l)
 	w := f.work
-	copy(w, v)
-	forward(f.l, w)
 	s := 0.0
-	for _, x := range w {
-		s += x * x
+	for i := 0; i < d; i++ {
+		t := v[i]
+		row := f.l[i]
+		for j := 0; j < i; j++ {
+			t -= row[j] * w[j]
+		}
+		w[i] = t / row[i]
+		s += w[i] * w[i]
 	}
 	return s
 }

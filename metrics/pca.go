@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // PCAResult holds the top K principal components of a D-dimensional data
@@ -43,10 +45,7 @@ func PCA(x []float64, n, d, k int) (PCAResult, error) {
 	for j := range mean {
 		mean[j] /= float64(n)
 	}
-	cov := make([][]float64, d)
-	for a := range cov {
-		cov[a] = make([]float64, d)
-	}
+	cov := mat.NewSymDense(d, nil)
 	diff := make([]float64, d)
 	for i := 0; i < n; i++ {
 		for j := range diff {
@@ -54,33 +53,33 @@ func PCA(x []float64, n, d, k int) (PCAResult, error) {
 		}
 		for a := 0; a < d; a++ {
 			for b := a; b < d; b++ {
-				cov[a][b] += diff[a] * diff[b]
+				cov.SetSym(a, b, cov.At(a, b)+diff[a]*diff[b])
 			}
 		}
 	}
-	for a := 0; a < d; a++ {
-		for b := a; b < d; b++ {
-			cov[a][b] /= float64(n - 1)
-			cov[b][a] = cov[a][b]
-		}
-	}
-	vals, vecs, ok := eigenSym(cov) // decreasing
-	if !ok {
+	cov.ScaleSym(1/float64(n-1), cov)
+	var eig mat.EigenSym
+	if !eig.Factorize(cov, true) {
 		return PCAResult{}, errors.New("metrics: PCA: eigendecomposition did not converge")
 	}
+	vals := eig.Values(nil) // ascending
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
 	total := 0.0
 	for _, v := range vals {
 		total += math.Max(v, 0)
 	}
 	r := PCAResult{Mean: mean, Components: make([][]float64, k), Variance: make([]float64, k), VarianceRatio: make([]float64, k)}
 	for i := 0; i < k; i++ {
-		r.Variance[i] = math.Max(vals[i], 0)
+		col := d - 1 - i
+		r.Variance[i] = math.Max(vals[col], 0)
 		if total > 0 {
 			r.VarianceRatio[i] = r.Variance[i] / total
 		}
-		comp := vecs[i]
+		comp := make([]float64, d)
 		big := 0
 		for j := range comp {
+			comp[j] = vecs.At(j, col)
 			if math.Abs(comp[j]) > math.Abs(comp[big]) {
 				big = j
 			}
