@@ -10,6 +10,8 @@ import (
 	"syscall/js"
 	"time"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
@@ -34,11 +36,11 @@ type app struct {
 
 	lastRefresh, lastProgress time.Time
 
-	tabs                         map[config.Demo]element
-	trainBtn, stopBtn, resumeBtn element
-	dlReport, dlCkpt             element
-	notice, badge                element
-	progressBox, bar, barText    element
+	tabs                         map[config.Demo]dom.HTMLElement
+	trainBtn, stopBtn, resumeBtn dom.HTMLElement
+	dlReport, dlCkpt             dom.HTMLElement
+	notice, badge                dom.HTMLElement
+	progressBox, bar, barText    dom.HTMLElement
 }
 
 // newApp binds the page's elements (index.html) and builds the controls.
@@ -48,7 +50,7 @@ func newApp() *app {
 		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"),
 		notice: byID("notice"), badge: byID("backend"),
 		progressBox: byID("progress"), bar: byID("bar"), barText: byID("progress-text"),
-		tabs: map[config.Demo]element{},
+		tabs: map[config.Demo]dom.HTMLElement{},
 	}
 	a.form = newForm(func() {
 		defer a.guard()
@@ -64,28 +66,28 @@ func newApp() *app {
 		t.SetAttribute("href", "?demo="+string(d.Demo))
 		t.SetAttribute("data-demo", string(d.Demo))
 		if !d.Trainable {
-			t.AddClass("later")
+			t.Class().Add("later")
 		}
 		nav.AppendChild(t)
 		a.tabs[d.Demo] = t
 		demo := d.Demo
-		a.on(t, "click", func(ev js.Value) {
-			ev.Call("preventDefault")
+		a.on(t, "click", func(ev dom.Event) {
+			ev.PreventDefault()
 			a.switchDemo(demo)
 		})
 	}
-	a.on(byID("form"), "submit", func(ev js.Value) {
-		ev.Call("preventDefault")
+	a.on(byID("form"), "submit", func(ev dom.Event) {
+		ev.PreventDefault()
 		a.startSession()
 	})
-	a.on(a.stopBtn, "click", func(js.Value) { a.stop() })
-	a.on(a.resumeBtn, "click", func(js.Value) { a.resume() })
-	a.on(a.dlReport, "click", func(js.Value) {
+	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
+	a.on(a.resumeBtn, "click", func(dom.Event) { a.resume() })
+	a.on(a.dlReport, "click", func(dom.Event) {
 		if jr := a.shownRun(); jr != nil && jr.report != nil {
 			download(a.fileName("report.json", true), "application/json", jr.report)
 		}
 	})
-	a.on(a.dlCkpt, "click", func(js.Value) {
+	a.on(a.dlCkpt, "click", func(dom.Event) {
 		if jr := a.shownRun(); jr != nil && jr.ckpt != nil {
 			download(a.fileName("checkpoint.safetensors", true), "application/octet-stream", jr.ckpt)
 		}
@@ -95,8 +97,8 @@ func newApp() *app {
 
 // on adds an event listener whose panics become the error state instead of
 // killing the Go program.
-func (a *app) on(e element, typ string, fn func(js.Value)) {
-	e.AddEventListener(typ, func(ev js.Value) {
+func (a *app) on(e dom.Element, typ string, fn func(dom.Event)) {
+	e.AddEventListener(typ, false, func(ev dom.Event) {
 		defer a.guard()
 		fn(ev)
 	})
@@ -143,7 +145,7 @@ func (a *app) start() {
 		a.data.describe()
 		a.ready = true
 		a.setIdle(false)
-		body().SetAttribute("data-ready", "1")
+		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
 		if s.Model != "" && s.Demo == config.Images {
 			a.models.openHosted(s.Model)
 		} else if s.Autostart && len(errs) == 0 {
@@ -157,10 +159,10 @@ func (a *app) setDemo(d config.Demo) {
 	a.demo = d
 	info := config.Info(d)
 	for k, t := range a.tabs {
-		t.RemoveClass("active")
+		t.Class().Remove("active")
 		t.RemoveAttribute("aria-current")
 		if k == d {
-			t.AddClass("active")
+			t.Class().Add("active")
 			t.SetAttribute("aria-current", "page")
 		}
 	}
@@ -173,12 +175,12 @@ func (a *app) setDemo(d config.Demo) {
 	show(a.data.box, d == config.Images)
 	a.data.describe()
 	if info.Trainable {
-		byID("layout").RemoveClass("wide")
+		byID("layout").Class().Remove("wide")
 	} else {
-		byID("layout").AddClass("wide")
+		byID("layout").Class().Add("wide")
 	}
 	a.form.setDemo(d)
-	doc.Set("title", info.Title+" · Deep LDA with DNLL")
+	doc.(dom.HTMLDocument).SetTitle(info.Title + " · Deep LDA with DNLL")
 }
 
 // switchDemo shows another demo with its defaults (not while training).
@@ -295,7 +297,7 @@ func (a *app) setTraining() {
 	show(a.resumeBtn, false)
 	show(a.progressBox, true)
 	for _, t := range a.tabs {
-		t.AddClass("disabled")
+		t.Class().Add("disabled")
 	}
 	a.setProgress(0)
 	a.setProgressText("Starting…")
@@ -310,7 +312,7 @@ func (a *app) setIdle(resumable bool) {
 	show(a.resumeBtn, resumable)
 	enable(a.resumeBtn, resumable)
 	for _, t := range a.tabs {
-		t.RemoveClass("disabled")
+		t.Class().Remove("disabled")
 	}
 	a.updateDownloads()
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/wasm/config"
@@ -28,7 +30,7 @@ type benchResult struct {
 // as the command's flags do.
 func (a *app) bench(q config.Query, be kernels.Backend) {
 	setState("training")
-	body().SetAttribute("data-ready", "1")
+	doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
 	res := benchResult{Results: []experiment.BenchResult{}}
 	err := func() error {
 		steps := 2

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall/js"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
 )
@@ -41,29 +43,29 @@ type dataSource struct {
 	busy       bool   // reading files
 	loading    string // the hosted data set being downloaded
 
-	box, status, msg element
-	input            element
+	box, status, msg dom.HTMLElement
+	input            dom.HTMLElement
 }
 
 func newDataSource(a *app) *dataSource {
 	d := &dataSource{a: a, loaded: map[string]experiment.ImageData{},
 		box: byID("data-box"), status: byID("data-status"), msg: byID("e-files"), input: byID("f-files")}
-	a.on(d.input, "change", func(js.Value) {
-		files := d.input.Value.Get("files")
+	a.on(d.input, "change", func(dom.Event) {
+		files := d.input.Underlying().Get("files")
 		go d.readFiles(files)
 	})
-	a.on(d.box, "dragover", func(ev js.Value) {
-		ev.Call("preventDefault")
-		d.box.AddClass("drop")
+	a.on(d.box, "dragover", func(ev dom.Event) {
+		ev.PreventDefault()
+		d.box.Class().Add("drop")
 	})
-	a.on(d.box, "dragleave", func(js.Value) { d.box.RemoveClass("drop") })
-	a.on(d.box, "drop", func(ev js.Value) {
-		ev.Call("preventDefault")
-		d.box.RemoveClass("drop")
+	a.on(d.box, "dragleave", func(dom.Event) { d.box.Class().Remove("drop") })
+	a.on(d.box, "drop", func(ev dom.Event) {
+		ev.PreventDefault()
+		d.box.Class().Remove("drop")
 		if state() == "training" {
 			return
 		}
-		files := ev.Get("dataTransfer").Get("files")
+		files := ev.Underlying().Get("dataTransfer").Get("files")
 		go d.readFiles(files)
 	})
 	return d

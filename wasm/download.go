@@ -15,12 +15,12 @@ func download(name, mime string, data []byte) {
 	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": mime})
 	urlAPI := js.Global().Get("URL")
 	href := urlAPI.Call("createObjectURL", blob)
-	a := el("a", "", "")
+	a := doc.CreateElement("a")
 	a.SetAttribute("href", href.String())
 	a.SetAttribute("download", name)
-	body := body()
+	body := doc.GetElementsByTagName("body")[0]
 	body.AppendChild(a)
-	a.Value.Call("click")
+	a.Underlying().Call("click")
 	body.RemoveChild(a)
 	// Revoke later: the download may start after this handler returns.
 	go func() {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"syscall/js"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
@@ -13,16 +15,16 @@ import (
 // experiment.Settings), each with its
 // error message underneath.
 type form struct {
-	controls map[string]element // input or select, by field name
-	rows     map[string]element // the control's label and message
-	errs     map[string]element // the message under the control
-	general  element            // problems of no single field
+	controls map[string]dom.HTMLElement // input or select, by field name
+	rows     map[string]dom.HTMLElement // the control's label and message
+	errs     map[string]dom.HTMLElement // the message under the control
+	general  dom.HTMLElement            // problems of no single field
 }
 
 // newForm builds the controls into #fields and #fields-advanced; onInput
 // runs after every edit.
 func newForm(onInput func()) *form {
-	f := &form{controls: map[string]element{}, rows: map[string]element{}, errs: map[string]element{}, general: byID("form-error")}
+	f := &form{controls: map[string]dom.HTMLElement{}, rows: map[string]dom.HTMLElement{}, errs: map[string]dom.HTMLElement{}, general: byID("form-error")}
 	basic, advanced := byID("fields"), byID("fields-advanced")
 	removeChildren(basic) // the loading note
 	removeChildren(advanced)
@@ -30,7 +32,7 @@ func newForm(onInput func()) *form {
 		row := el("div", "field", "")
 		row.SetAttribute("data-field", fd.Name)
 		id := "f-" + fd.Name
-		var ctl element
+		var ctl dom.HTMLElement
 		switch fd.Control {
 		case config.Select:
 			ctl = el("select", "", "")
@@ -42,7 +44,7 @@ func newForm(onInput func()) *form {
 		case config.Checkbox:
 			ctl = el("input", "", "")
 			ctl.SetAttribute("type", "checkbox")
-			row.AddClass("check")
+			row.Class().Add("check")
 		default:
 			ctl = el("input", "", "")
 			// Text, not number: a number input would silently turn "abc"
@@ -81,14 +83,14 @@ func newForm(onInput func()) *form {
 			basic.AppendChild(row)
 		}
 		f.controls[fd.Name], f.rows[fd.Name], f.errs[fd.Name] = ctl, row, msg
-		ctl.AddEventListener("input", func(js.Value) { onInput() })
-		ctl.AddEventListener("change", func(js.Value) { onInput() })
+		ctl.AddEventListener("input", false, func(dom.Event) { onInput() })
+		ctl.AddEventListener("change", false, func(dom.Event) { onInput() })
 	}
 	return f
 }
 
 // value returns the js value of a control.
-func (f *form) value(name string) js.Value { return f.controls[name].Value }
+func (f *form) value(name string) js.Value { return f.controls[name].Underlying() }
 
 // setRaw puts the text of every field into its control.
 func (f *form) setRaw(raw config.Raw) {
@@ -144,10 +146,10 @@ func (f *form) showErrors(d config.Demo, errs config.Errors) {
 		f.errs[fd.Name].SetTextContent(msg)
 		if msg != "" {
 			f.controls[fd.Name].SetAttribute("aria-invalid", "true")
-			f.rows[fd.Name].AddClass("invalid")
+			f.rows[fd.Name].Class().Add("invalid")
 		} else {
 			f.controls[fd.Name].RemoveAttribute("aria-invalid")
-			f.rows[fd.Name].RemoveClass("invalid")
+			f.rows[fd.Name].Class().Remove("invalid")
 		}
 	}
 	if msg := errs[""]; msg != "" {

@@ -58,10 +58,9 @@ func main() {
 
 // fatal shows an error without relying on the app's state.
 func fatal(msg string) {
-	if v := doc.Call("getElementById", "notice"); !v.IsNull() {
-		e := element{v}
+	if e := doc.GetElementByID("notice"); e != nil {
 		e.SetTextContent(msg)
-		e.AddClass("error")
+		e.Class().Add("error")
 		show(e, true)
 	}
 	setState("error")

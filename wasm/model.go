@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall/js"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
@@ -37,8 +39,8 @@ type models struct {
 	file *safetensors.File
 	data string
 
-	pick, openBtn, cont element
-	about, msg          element
+	pick, openBtn, cont dom.HTMLElement
+	about, msg          dom.HTMLElement
 }
 
 // newModels adds the trained-model panel to the data box.
@@ -50,7 +52,7 @@ func newModels(a *app) *models {
 	label := el("label", "", "Trained model")
 	label.SetAttribute("for", "f-model")
 	m.pick.SetID("f-model")
-	m.pick.SetStyle("max-width", "100%")
+	m.pick.Style().SetProperty("max-width", "100%", "")
 	m.pick.SetAttribute("aria-describedby", "e-model")
 	m.openBtn.SetID("open-model")
 	m.cont.SetID("continue-model")
@@ -58,7 +60,7 @@ func newModels(a *app) *models {
 	m.about.SetAttribute("role", "status")
 	m.msg.SetID("e-model")
 	m.msg.SetAttribute("role", "alert")
-	for _, b := range []element{m.openBtn, m.cont} {
+	for _, b := range []dom.HTMLElement{m.openBtn, m.cont} {
 		b.SetAttribute("type", "button")
 	}
 	m.cont.SetAttribute("title", "train on from this model's weights and BatchNorm statistics for the epochs above; Adam's moments start afresh")
@@ -67,19 +69,19 @@ func newModels(a *app) *models {
 	row.AppendChild(m.pick)
 	row.AppendChild(m.openBtn)
 	row.AppendChild(m.cont)
-	for _, e := range []element{label, row, m.about, m.msg} {
+	for _, e := range []dom.HTMLElement{label, row, m.about, m.msg} {
 		box.AppendChild(e)
 	}
 	a.data.box.AppendChild(box)
 	in := a.data.input
 	in.SetAttribute("accept", in.GetAttribute("accept")+",.safetensors")
-	a.on(m.pick, "change", func(js.Value) { m.describe() })
-	a.on(m.openBtn, "click", func(js.Value) {
-		if name := m.pick.Value.Get("value").String(); name != "" {
+	a.on(m.pick, "change", func(dom.Event) { m.describe() })
+	a.on(m.openBtn, "click", func(dom.Event) {
+		if name := m.pick.Underlying().Get("value").String(); name != "" {
 			go m.openHosted(name)
 		}
 	})
-	a.on(m.cont, "click", func(js.Value) { m.continueTraining() })
+	a.on(m.cont, "click", func(dom.Event) { m.continueTraining() })
 	m.fill()
 	return m
 }
@@ -104,7 +106,7 @@ func (m *models) fill() {
 	m.pick.SetInnerHTML("") // the options
 	if len(m.index) == 0 {
 		m.pick.AppendChild(el("option", "", "this site hosts no trained models"))
-		m.pick.Value.Get("options").Index(0).Set("value", "")
+		m.pick.Underlying().Get("options").Index(0).Set("value", "")
 	}
 	for _, info := range m.index {
 		opt := el("option", "", fmt.Sprintf("%s: %s", info.Name, summary(info)))
@@ -148,7 +150,7 @@ func (m *models) find(name string) *experiment.ModelInfo {
 // downloads.
 func (m *models) describe() {
 	s := "Drop a checkpoint (.safetensors, written by deeplda train or by PyTorch with the reference names) here to open it."
-	if info := m.find(m.pick.Value.Get("value").String()); info != nil {
+	if info := m.find(m.pick.Underlying().Get("value").String()); info != nil {
 		s = fmt.Sprintf("Open downloads its checkpoint (%.1f MB) and evaluates it on the test images. Trained with: %s. ",
 			float64(info.CheckpointBytes)/1e6, info.Command) + s
 	}
@@ -175,7 +177,7 @@ func (m *models) openHosted(name string) {
 		m.msg.SetTextContent(fmt.Sprintf("model=%s: this site hosts no trained model of that name (it hosts: %s)", name, have))
 		return
 	}
-	m.pick.Value.Set("value", name)
+	m.pick.Underlying().Set("value", name)
 	m.describe()
 	m.a.setProgressText(fmt.Sprintf("Downloading the model %s…", name))
 	ckpt, err := fetchBytes(modelsDir + name + "/" + experiment.CheckpointFile)
@@ -297,7 +299,7 @@ func (m *models) open(label string, ckpt []byte, info *experiment.ModelInfo, his
 	}
 	a.setIdle(false)
 	show(m.cont, true)
-	body().SetAttribute("data-model", label)
+	doc.(dom.HTMLDocument).Body().SetAttribute("data-model", label)
 	setState("done")
 }
 
@@ -398,5 +400,5 @@ func (m *models) continueTraining() {
 func (m *models) forget() {
 	m.sess, m.file = nil, nil
 	show(m.cont, false)
-	body().RemoveAttribute("data-model")
+	doc.(dom.HTMLDocument).Body().RemoveAttribute("data-model")
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"honnef.co/go/js/dom/v2"
+
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels/webgpu"
 	"github.com/deeplda/deeplda/report"
@@ -96,7 +98,7 @@ func (a *app) moveToCPU(s *session, err error) bool {
 	}
 	notice := fmt.Sprintf("%s %s (%v). ", what, lost, err)
 	state := "the last state kept on the host: same weights, BatchNorm statistics, Adam moments and data order"
-	body := body()
+	body := doc.(dom.HTMLDocument).Body()
 	for i, v := range []int{s.at.TotalStep, resume, kept} {
 		body.SetAttribute(moveMarks[i], strconv.Itoa(v))
 	}
@@ -119,7 +121,7 @@ var moveMarks = []string{"data-lost-step", "data-resume-step", "data-kept-epochs
 
 // clearMoveMarks removes the moveMarks of an earlier session.
 func clearMoveMarks() {
-	body := body()
+	body := doc.(dom.HTMLDocument).Body()
 	for _, m := range moveMarks {
 		body.RemoveAttribute(m)
 	}

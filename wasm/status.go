@@ -40,7 +40,7 @@ func (a *app) progress(s *session, p train.Progress) {
 // setProgress sets the bar to fraction f of the session.
 func (a *app) setProgress(f float64) {
 	f = min(max(f, 0), 1)
-	a.bar.SetStyle("width", fmt.Sprintf("%.1f%%", 100*f))
+	a.bar.Style().SetProperty("width", fmt.Sprintf("%.1f%%", 100*f), "")
 	a.progressBox.SetAttribute("aria-valuenow", fmt.Sprintf("%.0f", 100*f))
 }
 
@@ -55,9 +55,9 @@ func (a *app) showBackend(be kernels.Backend, why string) {
 	a.badge.SetAttribute("data-backend", be.Info().Name)
 	if why != "" {
 		a.notice.SetTextContent(why)
-		a.notice.RemoveClass("error")
+		a.notice.Class().Remove("error")
 		show(a.notice, true)
-	} else if !a.notice.HasClass("error") {
+	} else if !a.notice.Class().Contains("error") {
 		show(a.notice, false)
 	}
 }
@@ -65,14 +65,14 @@ func (a *app) showBackend(be kernels.Backend, why string) {
 // showError shows an error in the notice bar.
 func (a *app) showError(msg string) {
 	a.notice.SetTextContent(msg)
-	a.notice.AddClass("error")
+	a.notice.Class().Add("error")
 	show(a.notice, true)
 }
 
 // hideError hides the notice bar if it shows an error.
 func (a *app) hideError() {
-	if a.notice.HasClass("error") {
-		a.notice.RemoveClass("error")
+	if a.notice.Class().Contains("error") {
+		a.notice.Class().Remove("error")
 		show(a.notice, false)
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"syscall/js"
+
+	"honnef.co/go/js/dom/v2"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/report"
@@ -42,14 +43,14 @@ var imageFigures = []struct{ name, caption string }{
 // sweep), the summary table, the shown run's figures and #report.
 type view struct {
 	a                               *app
-	overview, summary, figures, rep element
-	results                         element
+	overview, summary, figures, rep dom.HTMLElement
+	results                         dom.HTMLElement
 	cards                           map[string]*card
 }
 
 // card is one figure on the page with its download button.
 type card struct {
-	root, body element
+	root, body dom.HTMLElement
 	svg        []byte
 	file       string // download name
 	perRun     bool   // a figure of the shown run (named after it when there are several)
@@ -119,13 +120,13 @@ func (v *view) reset(s *session) {
 	if s.settings.Demo != config.Sweep {
 		cols = max(2, min(len(s.runs), 3))
 	}
-	v.overview.SetStyle("grid-template-columns", fmt.Sprintf("repeat(%d, minmax(0, 1fr))", cols))
+	v.overview.Style().SetProperty("grid-template-columns", fmt.Sprintf("repeat(%d, minmax(0, 1fr))", cols), "")
 	for _, sl := range overview {
 		v.newCard(v.overview, sl, false)
 	}
 	if c := v.cards[experiment.CompareReliabilityFile]; c != nil {
 		// Two diagrams side by side take the whole row.
-		c.root.SetStyle("grid-column", "1 / -1")
+		c.root.Style().SetProperty("grid-column", "1 / -1", "")
 	}
 	for _, sl := range detail {
 		v.newCard(v.figures, sl, true)
@@ -174,7 +175,7 @@ func (v *view) update(s *session) {
 }
 
 // newCard adds a hidden figure card to parent.
-func (v *view) newCard(parent element, sl slot, perRun bool) {
+func (v *view) newCard(parent dom.HTMLElement, sl slot, perRun bool) {
 	c := &card{root: el("figure", "card", ""), body: el("div", "plot", ""), file: sl.name, perRun: perRun}
 	c.root.SetAttribute("data-name", sl.name)
 	capt := el("figcaption", "", "")
@@ -188,7 +189,7 @@ func (v *view) newCard(parent element, sl slot, perRun bool) {
 	show(c.root, false)
 	parent.AppendChild(c.root)
 	v.cards[sl.name] = c
-	v.a.on(btn, "click", func(js.Value) { download(v.a.fileName(c.file, c.perRun), "image/svg+xml", c.svg) })
+	v.a.on(btn, "click", func(dom.Event) { download(v.a.fileName(c.file, c.perRun), "image/svg+xml", c.svg) })
 }
 
 // fill shows svg in the named card; nothing changes when svg is nil or
@@ -222,13 +223,13 @@ func (v *view) drawSummary(s *session) {
 	for i, jr := range s.runs {
 		tr := el("tr", "", "")
 		if i == s.shown() {
-			tr.AddClass("shown")
+			tr.Class().Add("shown")
 		}
 		pick := el("button", "link", jr.job.Label)
 		pick.SetAttribute("type", "button")
 		pick.SetAttribute("title", "show this run's figures and report")
 		idx := i
-		v.a.on(pick, "click", func(js.Value) {
+		v.a.on(pick, "click", func(dom.Event) {
 			s.picked = idx
 			go func() {
 				defer v.a.guard()

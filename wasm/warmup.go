@@ -82,7 +82,7 @@ func warmUpDrawing(y *yielder, svg []byte) {
 	box.SetAttribute("aria-hidden", "true")
 	box.SetAttribute("style", "position:fixed;left:-10000px;top:0;width:680px;pointer-events:none")
 	box.SetInnerHTML(string(svg))
-	body := body()
+	body := doc.GetElementsByTagName("body")[0]
 	body.AppendChild(box)
 	y.frame()
 	body.RemoveChild(box)
