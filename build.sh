@@ -2,8 +2,12 @@
 # build.sh: build and test the project.
 #
 #   ./build.sh             build the native command into bin/deeplda
-#   ./build.sh site [DIR]  build the static browser app into DIR (default out/site)
-#   ./build.sh serve       build the site and serve it on http://127.0.0.1:8080/deeplda/
+#   ./build.sh site [-no-data] [DIR]
+#                          build the static browser app into DIR (default
+#                          out/site); it hosts the image data sets found
+#                          (about 42 MB) unless -no-data is given
+#   ./build.sh serve [-no-data]
+#                          build the site and serve it on http://127.0.0.1:8080/deeplda/
 #                          (ADDR=127.0.0.1:9000 ./build.sh serve for another address)
 #   ./build.sh test        run every test: gofmt, go vet (native and js/wasm),
 #                          the cgo-free build, go test ./..., the WebAssembly
@@ -13,14 +17,15 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# build_site DIR: compile the app to WebAssembly (site/app.wasm), copy the Go
-# runtime's wasm_exec.js beside it, and lay the site out in DIR: index.html
-# and the service worker at the top, the assets under site/, the hosted
-# data sets in site/data/ (copy_data) and the trained models of models/ (or
-# $DEEPLDA_MODELS) in site/models/<name>/, listed in site/models/index.json
-# ([] when there is none) by internal/modelindex.
+# build_site DIR [-no-data]: compile the app to WebAssembly (site/app.wasm),
+# copy the Go runtime's wasm_exec.js beside it, and lay the site out in DIR:
+# index.html and the service worker at the top, the assets under site/, the
+# hosted data sets in site/data/ (copy_data; none with -no-data) and the
+# trained models of models/ (or $DEEPLDA_MODELS) in site/models/<name>/,
+# listed in site/models/index.json ([] when there is none) by
+# internal/modelindex. It ends with what the site weighs.
 build_site() {
-	local out=$1
+	local out=$1 no_data=${2:-}
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o site/app.wasm ./wasm
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" site/wasm_exec.js
 	rm -rf "$out"
@@ -31,22 +36,39 @@ build_site() {
 	version=$(cat index.html site/style.css site/app.js site/wasm_exec.js site/app.wasm site/sw.js | sha256sum | cut -c1-16)
 	sed "s/BUILD_VERSION/$version/" site/sw.js >"$out/sw.js"
 	touch "$out/.nojekyll"
-	copy_data "$out/site/data"
+	copy_data "$out/site/data" "$no_data"
 	go run ./internal/modelindex "${DEEPLDA_MODELS:-models}" "$out/site/models"
-	echo "built the site into $out (version $version)"
+	echo "built the site into $out (version $version): $(mb "$(bytes_in "$out")") in all;" \
+		"app.wasm $(mb "$(bytes_in site/app.wasm)") ($(mb "$(gzip -9 -c site/app.wasm | wc -c)") gzipped)," \
+		"data $(mb "$(bytes_in "$out/site/data")"), models $(mb "$(bytes_in "$out/site/models")")"
 }
 
-# copy_data DIR: copy the image data sets the page can train on into DIR
-# (DIR/<data set>/<published files>, listed in DIR/index.json, which is {}
-# when there is none), from $DEEPLDA_DATA or else ../shared/datasets when it
-# exists. Which data sets and files: package data/images (images.Hosted),
-# as internal/hosted prints them. Without them the page says that the site
-# hosts no data and reads the user's files.
+# bytes_in PATH...: the bytes of the files in PATH (files or folders).
+bytes_in() {
+	find "$@" -type f -exec cat {} + | wc -c
+}
+
+# mb BYTES: BYTES in megabytes (10^6 bytes), one decimal.
+mb() {
+	awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'
+}
+
+# copy_data DIR [-no-data]: copy the image data sets the page can train on
+# into DIR (DIR/<data set>/<published files>, listed in DIR/index.json,
+# which is {} when there is none), from $DEEPLDA_DATA or else
+# ../shared/datasets when it exists, and say what it copied and how much;
+# with -no-data it copies nothing. Which data sets and files: package
+# data/images (images.Hosted), as internal/hosted prints them. Without them
+# the page says that the site hosts no data and reads the user's files.
 copy_data() {
-	local dst=$1 src=${DEEPLDA_DATA:-../shared/datasets} entries="" name files f list
+	local dst=$1 no_data=${2:-} src=${DEEPLDA_DATA:-../shared/datasets} entries="" name files f list
 	mkdir -p "$dst"
 	# An empty list when there is nothing to host (the page asks for it).
 	echo '{}' >"$dst/index.json"
+	if [ -n "$no_data" ]; then
+		echo "hosting no image data (-no-data): the page reads the data sets from the user's files"
+		return 0
+	fi
 	[ -d "$src" ] || { echo "no image data to host ($src does not exist)"; return 0; }
 	while read -r name files; do
 		list=""
@@ -61,12 +83,13 @@ copy_data() {
 			if [ -f "$f" ]; then cp "$f" "$dst/$name/"; fi
 		done
 		chmod -R u+w "$dst/$name"
+		echo "hosting $name from $src/$name: $(mb "$(bytes_in "$dst/$name")")"
 		entries="$entries${entries:+,
 }  \"$name\": [$list]"
 	done < <(go run ./internal/hosted)
 	if [ -n "$entries" ]; then
 		printf '{\n%s\n}\n' "$entries" >"$dst/index.json"
-		echo "hosting image data from $src: $(cd "$dst" && echo */)"
+		echo "hosting $(mb "$(bytes_in "$dst")") of image data in $dst (./build.sh site -no-data leaves it out)"
 	fi
 }
 
@@ -90,6 +113,12 @@ test_runs() {
 	DEEPLDA_SITE="$PWD/out/site" gotest browser -count=1 -timeout 20m ./browsertest
 }
 
+# usage: print how to call this script and exit with status 2.
+usage() {
+	echo "usage: ./build.sh [build | site [-no-data] [DIR] | serve [-no-data] | test]" >&2
+	exit 2
+}
+
 cmd=${1:-build}
 case "$cmd" in
 build)
@@ -97,12 +126,18 @@ build)
 	go build -buildvcs=auto -o bin/deeplda ./cmd/deeplda
 	echo "built bin/deeplda"
 	;;
-site)
-	build_site "${2:-out/site}"
-	;;
-serve)
-	build_site out/site
-	exec go run ./browsertest/serve -dir out/site -addr "${ADDR:-127.0.0.1:8080}" -prefix /deeplda/
+site | serve)
+	dir=out/site no_data=""
+	for arg in "${@:2}"; do
+		case $arg in
+		-no-data) no_data=-no-data ;;
+		-*) usage ;;
+		*) if [ "$cmd" = serve ]; then usage; fi; dir=$arg ;;
+		esac
+	done
+	build_site "$dir" "$no_data"
+	if [ "$cmd" = site ]; then exit 0; fi
+	exec go run ./browsertest/serve -dir "$dir" -addr "${ADDR:-127.0.0.1:8080}" -prefix /deeplda/
 	;;
 test)
 	# Tracked Go files that exist (a deleted file stays listed until the
@@ -131,7 +166,6 @@ test)
 	test_runs | "$summary/testsummary"
 	;;
 *)
-	echo "usage: ./build.sh [build|site [DIR]|serve|test]" >&2
-	exit 2
+	usage
 	;;
 esac

@@ -51,7 +51,7 @@ func noWebGPU(t *testing.T, why string) {
 
 // setup finds Chromium, builds (or takes) the site, serves it and runs the
 // tests. Without Chromium the tests fail in CI (CI set) and are skipped
-// loudly elsewhere.
+// loudly elsewhere, but for those that need only the site of $DEEPLDA_SITE.
 func setup(m *testing.M) int {
 	chromium = findChromium()
 	if chromium == "" {
@@ -62,6 +62,7 @@ func setup(m *testing.M) int {
 		}
 		fmt.Fprintln(os.Stderr, "browsertest: SKIPPED, the browser tests did not run: "+msg)
 		noBrowser = msg
+		siteDir = os.Getenv("DEEPLDA_SITE") // for the tests that need no browser
 		return m.Run()
 	}
 	site := os.Getenv("DEEPLDA_SITE")
@@ -206,14 +207,21 @@ func newBrowser(t testing.TB, o options) *browser {
 			b.mu.Unlock()
 		}
 	}()
-	addScript := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: heartbeatJS})
+	b.onNewDocument("the heartbeat", heartbeatJS)
+	return b
+}
+
+// onNewDocument has the tab run the script src (what, for errors) in every
+// document it loads from then on, before the page's own scripts.
+func (b *browser) onNewDocument(what, src string) {
+	b.t.Helper()
+	add := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
 		return chromedp.Void{}, err
 	}
-	if err := chromedp.Do(ctx, addScript); err != nil {
-		t.Fatalf("installing the heartbeat: %v", err)
+	if err := chromedp.Do(b.ctx, add); err != nil {
+		b.t.Fatalf("installing %s: %v", what, err)
 	}
-	return b
 }
 
 // open loads the page with a query ("?demo=deep&...") and waits until the

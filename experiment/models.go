@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -49,13 +48,22 @@ type ModelInfo struct {
 	CheckpointBytes int64 `json:"checkpoint_bytes"`
 }
 
-// modelName is the form of a model's name: it is a folder and a URL
-// parameter's value.
-var modelName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-
 // ValidModelName reports whether name can name a trained model: lower-case
-// letters, digits, '.', '_' and '-', starting with a letter or digit.
-func ValidModelName(name string) bool { return modelName.MatchString(name) }
+// letters, digits, '.', '_' and '-', starting with a letter or digit (a
+// model's name is a folder and a URL parameter's value). It is a loop
+// rather than a regular expression: regexp would add its Unicode tables to
+// the page's WebAssembly.
+func ValidModelName(name string) bool {
+	for i, c := range []byte(name) {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return name != ""
+}
 
 // modelReport is the part of a training report.json that the index reads.
 type modelReport struct {

@@ -194,3 +194,22 @@ func TestOpenCheckpoint(t *testing.T) {
 		t.Errorf("a NaN in head.mu: %v", err)
 	}
 }
+
+func TestValidModelName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"fashion-mnist-lda": true,
+		"m":                 true,
+		"9.a_b-c":           true,
+		"":                  false,
+		"-lead":             false,
+		".hidden":           false,
+		"Upper":             false,
+		"a/b":               false,
+		"a b":               false,
+		"é":                 false,
+	} {
+		if got := ValidModelName(name); got != want {
+			t.Errorf("ValidModelName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,12 +1,9 @@
 package plot
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
 	"math"
 )
 
@@ -56,23 +53,20 @@ func newShading(values []float64, nx, ny int) *shading {
 // draw draws the shading over the plot area as an embedded PNG image, one
 // pixel per cell, that the viewer smooths.
 func (sh *shading) draw(s *svg, a *axes) {
-	img := image.NewNRGBA(image.Rect(0, 0, sh.nx, sh.ny))
-	for j := range sh.ny {
+	rgb := make([]byte, 0, 3*sh.nx*sh.ny)
+	for j := sh.ny - 1; j >= 0; j-- { // image rows run downwards
 		for i := range sh.nx {
 			t := 0.0 // NaN and -Inf: white
 			if v := sh.values[j*sh.nx+i]; !math.IsNaN(v) {
 				t = 1 - (sh.max-v)/DensityRange
 			}
-			img.SetNRGBA(i, sh.ny-1-j, densityRamp(t)) // image rows run downwards
+			c := densityRamp(t)
+			rgb = append(rgb, c.R, c.G, c.B)
 		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		return
 	}
 	s.group("density", clip())
 	s.printf(`<image x="%s" y="%s" width="%s" height="%s" preserveAspectRatio="none" href="data:image/png;base64,%s"/>`+"\n",
-		num(a.left), num(a.top), num(a.right-a.left), num(a.bottom-a.top), base64.StdEncoding.EncodeToString(b.Bytes()))
+		num(a.left), num(a.top), num(a.right-a.left), num(a.bottom-a.top), base64.StdEncoding.EncodeToString(encodePNG(sh.nx, sh.ny, rgb)))
 	s.end()
 }
 

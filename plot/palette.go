@@ -3,6 +3,8 @@ package plot
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // tableau10 is the Tableau 10 categorical palette (2016 revision), chosen
@@ -61,10 +63,15 @@ func hslToRGB(h, s, l float64) (r, g, b uint8) {
 // tint mixes the colour "#rrggbb" with white; amount 0 keeps the colour and
 // 1 gives white. It is used for the light decision-region fills.
 func tint(hex string, amount float64) string {
-	var r, g, b uint8
-	if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b); err != nil {
+	// strconv rather than fmt.Sscanf: fmt's scanner is large in the page's
+	// WebAssembly.
+	v, err := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
+	if len(hex) != 7 || hex[0] != '#' || err != nil {
 		return hex
 	}
-	mix := func(c uint8) uint8 { return uint8(math.Round(float64(c) + (255-float64(c))*amount)) }
-	return fmt.Sprintf("#%02x%02x%02x", mix(r), mix(g), mix(b))
+	mix := func(shift uint) uint8 {
+		c := float64(v >> shift & 0xff)
+		return uint8(math.Round(c + (255-c)*amount))
+	}
+	return fmt.Sprintf("#%02x%02x%02x", mix(16), mix(8), mix(0))
 }

@@ -4,9 +4,9 @@ package main
 
 import (
 	"fmt"
-	"net/url"
+	"maps"
 	"runtime/debug"
-	"strings"
+	"slices"
 	"syscall/js"
 	"time"
 
@@ -116,7 +116,7 @@ func (a *app) guard() {
 // start applies the URL's configuration, probes the backend and, with
 // autostart=1 and valid settings, starts training.
 func (a *app) start() {
-	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
+	q := locationQuery()
 	s, raw, errs := config.FromQuery(q)
 	a.debugPanic = q.Get("debug") == "panic"
 	a.debugLose = q.Get("debug") == "lose-device"
@@ -198,7 +198,7 @@ func (a *app) switchDemo(d config.Demo) {
 	a.setIdle(false)
 	a.setProgressText("")
 	show(a.progressBox, false)
-	a.replaceURL(url.Values{"demo": {string(d)}})
+	a.replaceURL(config.Query{"demo": {string(d)}})
 	setState("idle")
 }
 
@@ -219,10 +219,27 @@ func (a *app) edited() {
 }
 
 // replaceURL puts q into the address bar without reloading.
-func (a *app) replaceURL(q url.Values) {
-	loc := js.Global().Get("location")
-	u := loc.Get("pathname").String() + "?" + q.Encode()
+func (a *app) replaceURL(q config.Query) {
+	params := js.Global().Get("URLSearchParams").New()
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		for _, v := range q[k] {
+			params.Call("append", k, v)
+		}
+	}
+	u := js.Global().Get("location").Get("pathname").String() + "?" + params.Call("toString").String()
 	js.Global().Get("history").Call("replaceState", nil, "", u)
+}
+
+// locationQuery returns the query of the page's URL, as the browser's
+// URLSearchParams reads it.
+func locationQuery() config.Query {
+	q := config.Query{}
+	pairs := js.Global().Get("Array").Call("from", js.Global().Get("URLSearchParams").New(js.Global().Get("location").Get("search")))
+	for i := range pairs.Length() {
+		k, v := pairs.Index(i).Index(0).String(), pairs.Index(i).Index(1).String()
+		q[k] = append(q[k], v)
+	}
+	return q
 }
 
 // startSession validates the form and starts training its runs.

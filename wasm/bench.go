@@ -6,13 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 
 	"honnef.co/go/js/dom/v2"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/wasm/config"
 )
 
 // benchResult is what the page's benchmark writes into #report.
@@ -28,7 +28,7 @@ type benchResult struct {
 // shows the table in Markdown and writes {"results": [...], "table": "..."}
 // into #report; sizes=, batches= and steps= (default 2) change the suite
 // as the command's flags do.
-func (a *app) bench(q url.Values, be kernels.Backend) {
+func (a *app) bench(q config.Query, be kernels.Backend) {
 	setState("training")
 	doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
 	res := benchResult{Results: []experiment.BenchResult{}}

@@ -13,7 +13,7 @@ import (
 )
 
 func TestNoQueryIsTheDNLLDemo(t *testing.T) {
-	s, _, errs := FromQuery(url.Values{})
+	s, _, errs := FromQuery(Query{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -81,7 +81,7 @@ func TestBadInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, errs := FromQuery(q)
+		_, _, errs := FromQuery(Query(q))
 		if !strings.Contains(errs[c.field], c.want) {
 			t.Errorf("%s: errors %v, want %q on %s", c.query, errs, c.want, c.field)
 		}
@@ -102,7 +102,7 @@ func TestQueryRoundTrip(t *testing.T) {
 		t.Errorf("round trip gave %+v, want %+v", got, s)
 	}
 	q, _ := url.ParseQuery("demo=2&loss=ce&epochs=5&train=4000&autostart=1&data-seed=9")
-	got, _, errs = FromQuery(q)
+	got, _, errs = FromQuery(Query(q))
 	if len(errs) > 0 || got.Demo != Deep || got.Synth.Loss != "ce" || got.Synth.Epochs != 5 || got.Synth.Train != 4000 || got.Synth.DataSeed != 9 || !got.Autostart {
 		t.Errorf("%v: got %+v (errors %v)", q, got, errs)
 	}
@@ -137,7 +137,7 @@ func TestJobs(t *testing.T) {
 // LDA head with DNLL and the softmax head with CE on the same settings.
 func TestImagesCompare(t *testing.T) {
 	q, _ := url.ParseQuery("demo=images&compare=1&loss=nll&cov=diag&limit-train=128&limit-test=64&epochs=1&batch=64&seed=5")
-	s, _, errs := FromQuery(q)
+	s, _, errs := FromQuery(Query(q))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -159,7 +159,7 @@ func TestImagesCompare(t *testing.T) {
 
 func TestImages(t *testing.T) {
 	q, _ := url.ParseQuery("demo=images&data=mnist&head=softmax&loss=ce&cov=full&lambda=0.1&epochs=1&batch=32&limit-train=256&limit-test=128&seed=7&backend=cpu&autostart=1")
-	s, _, errs := FromQuery(q)
+	s, _, errs := FromQuery(Query(q))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -186,7 +186,7 @@ func TestImages(t *testing.T) {
 	}
 	for _, c := range cases {
 		q, _ := url.ParseQuery("demo=images&" + c.query)
-		_, _, errs := FromQuery(q)
+		_, _, errs := FromQuery(Query(q))
 		if !strings.Contains(errs[c.field], c.want) || len(errs) != 1 {
 			t.Errorf("%s: errors %v, want %q on %s", c.query, errs, c.want, c.field)
 		}
@@ -194,14 +194,14 @@ func TestImages(t *testing.T) {
 }
 
 func TestModelQuery(t *testing.T) {
-	s, _, errs := FromQuery(url.Values{"model": {"fashion-mnist-lda"}, "limit-test": {"500"}})
+	s, _, errs := FromQuery(Query{"model": {"fashion-mnist-lda"}, "limit-test": {"500"}})
 	if len(errs) > 0 || s.Demo != Images || s.Model != "fashion-mnist-lda" || s.Image.LimitTest != 500 {
 		t.Errorf("model= alone: demo %s, model %q, limit-test %d, errors %v; want the images demo", s.Demo, s.Model, s.Image.LimitTest, errs)
 	}
 	if got := s.Query(); got.Get("model") != "fashion-mnist-lda" || got.Get("demo") != string(Images) {
 		t.Errorf("Query() = %v, want demo=images and the model", got)
 	}
-	if s, _, _ = FromQuery(url.Values{"model": {"x"}, "demo": {"sweep"}}); s.Demo != Sweep {
+	if s, _, _ = FromQuery(Query{"model": {"x"}, "demo": {"sweep"}}); s.Demo != Sweep {
 		t.Errorf("demo=sweep with model=: demo %s", s.Demo)
 	}
 }
@@ -209,7 +209,7 @@ func TestModelQuery(t *testing.T) {
 func TestRawQuery(t *testing.T) {
 	raw := Defaults(Sweep).Raw()
 	raw["lambdas"], raw["epochs"] = "0.1, 1", " abc "
-	q := RawQuery(Sweep, raw)
+	q := url.Values(RawQuery(Sweep, raw))
 	if q.Encode() != "demo=sweep&epochs=abc&lambdas=0.1%2C+1" {
 		t.Errorf("got %s", q.Encode())
 	}
@@ -285,5 +285,19 @@ func TestPageLeavesOutTheFetcher(t *testing.T) {
 		if p == "net/http" || p == "crypto/tls" {
 			t.Errorf("the page links %s", p)
 		}
+	}
+}
+
+func TestQueryMethods(t *testing.T) {
+	q := Query{"a": {"1", "2"}, "empty": {""}}
+	if q.Get("a") != "1" || q.Get("empty") != "" || q.Get("none") != "" {
+		t.Errorf("Get: %q %q %q", q.Get("a"), q.Get("empty"), q.Get("none"))
+	}
+	if !q.Has("empty") || q.Has("none") {
+		t.Errorf("Has(empty) = %v, Has(none) = %v", q.Has("empty"), q.Has("none"))
+	}
+	q.Set("a", "3")
+	if len(q["a"]) != 1 || q.Get("a") != "3" {
+		t.Errorf("after Set: %v", q["a"])
 	}
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,7 +91,7 @@ func Parse(d Demo, raw Raw) (Settings, Errors) {
 // FromQuery reads the page's configuration from a URL query: demo (a name
 // or 1 to 4; when absent, the images demo with model=, else the deep
 // demo), autostart=1, model=<name> and the fields.
-func FromQuery(q url.Values) (Settings, Raw, Errors) {
+func FromQuery(q Query) (Settings, Raw, Errors) {
 	d := Deep
 	if q.Get("model") != "" {
 		d = Images
@@ -122,8 +121,8 @@ func FromQuery(q url.Values) (Settings, Raw, Errors) {
 // Query returns the URL query that reproduces s: the demo, the model to
 // open and every field that differs from the demo's defaults (autostart is
 // left out).
-func (s Settings) Query() url.Values {
-	q := url.Values{}
+func (s Settings) Query() Query {
+	q := Query{}
 	q.Set("demo", string(s.Demo))
 	if s.Model != "" {
 		q.Set("model", s.Model)
@@ -142,8 +141,8 @@ func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) 
 // RawQuery returns the URL query of a form's text as typed: the demo and
 // every field whose text differs from the demo's defaults, so that a link
 // reproduces the form, mistakes included.
-func RawQuery(d Demo, raw Raw) url.Values {
-	q := url.Values{}
+func RawQuery(d Demo, raw Raw) Query {
+	q := Query{}
 	q.Set("demo", string(d))
 	def := Defaults(d).Raw()
 	for _, f := range Fields {
