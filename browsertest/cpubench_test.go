@@ -1,0 +1,188 @@
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels/cpu"
+)
+
+// cpuStepBatch is the batch of the CPU backends' benchmark: the page's
+// default for demo 3.
+const cpuStepBatch = 64
+
+// cpuStepSteps is how many training steps each timing averages (after one
+// untimed warm-up step).
+const cpuStepSteps = 3
+
+// BenchmarkCPUStepBrowserNodeNative times the paper's ConvNet training step
+// at batch 64 (28x28 inputs, spherical LDA head, DNLL) on the CPU backend
+// in three places in one run, and prints them side by side as images/s and
+// as a share of the native figure on one core:
+//
+//   - natively, on one core (GOMAXPROCS 1) and on all of them;
+//   - compiled to WebAssembly under Node.js, one thread
+//     (experiment's BenchmarkConvNetStep, as bench/wasm_simd.sh runs it);
+//   - in Chromium, in the golden page program's bench mode
+//     (?bench=convnet&backend=cpu), as the page trains without WebGPU.
+//
+// The three kinds of run alternate b.N times (-benchtime Nx), so that a
+// shared machine's load hits them alike; each figure is reported as the
+// range over the rounds. It is not part of "./build.sh test"; one round
+// takes about two minutes on two cores:
+//
+//	go test -run '^$' -bench CPUStepBrowserNodeNative -benchtime 2x -v ./browsertest
+func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
+	if noBrowser != "" {
+		b.Skip("SKIPPED: " + noBrowser)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatalf("Node.js (node) is needed: %v", err)
+	}
+	nodeTest := buildWasmTest(b, "../experiment")
+	page := serveGoldenPage(b, buildGoldenPage(b), "")
+	runs := []struct {
+		name string
+		time func() float64
+	}{
+		{"native CPU backend, 1 core", func() float64 { return nativeStep(b, 1) }},
+		{fmt.Sprintf("native CPU backend, %d cores", runtime.NumCPU()), func() float64 { return nativeStep(b, runtime.NumCPU()) }},
+		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", func() float64 { return nodeStep(b, node, nodeTest) }},
+		{"WebAssembly in Chromium (the page's CPU backend)", func() float64 { return chromiumStep(b, page) }},
+	}
+	ips := make([][]float64, len(runs))
+	for i := 0; i < b.N; i++ {
+		for j, r := range runs {
+			v := r.time()
+			b.Logf("round %d: %s: %.1f images/s", i+1, r.name, v)
+			ips[j] = append(ips[j], v)
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+	var tab strings.Builder
+	fmt.Fprintf(&tab, "ConvNet training step, batch %d, CPU backend (%d round(s)):\n", cpuStepBatch, b.N)
+	fmt.Fprintf(&tab, "| where | images/s | of native, 1 core |\n| --- | --- | --- |\n")
+	for j, r := range runs {
+		var share []float64
+		for i, v := range ips[j] {
+			share = append(share, 100*v/ips[0][i])
+		}
+		fmt.Fprintf(&tab, "| %s | %s | %s%% |\n", r.name, span(ips[j], "%.1f"), span(share, "%.0f"))
+	}
+	b.ReportMetric(mean(ips[2]), "node-images/s")
+	b.ReportMetric(mean(ips[3]), "chromium-images/s")
+	b.ReportMetric(mean(ips[0]), "native1-images/s")
+	fmt.Fprint(os.Stdout, tab.String())
+}
+
+// span formats the range of vs with format: "lo-hi", or one value.
+func span(vs []float64, format string) string {
+	lo, hi := vs[0], vs[0]
+	for _, v := range vs {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if fmt.Sprintf(format, lo) == fmt.Sprintf(format, hi) {
+		return fmt.Sprintf(format, lo)
+	}
+	return fmt.Sprintf(format+"-"+format, lo, hi)
+}
+
+// nativeStep returns the images/s of the ConvNet step on the native CPU
+// backend with procs threads (experiment.Bench, as "deeplda bench" runs it).
+func nativeStep(b *testing.B, procs int) float64 {
+	b.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	be := cpu.New()
+	defer be.Close()
+	bench, err := experiment.NewBench(be, experiment.BenchConfig{Model: "convnet", Batch: cpuStepBatch, Size: 1, Steps: cpuStepSteps})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := bench.WarmUp(); err != nil {
+		b.Fatal(err)
+	}
+	r, err := bench.Time(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return float64(cpuStepBatch) / r.SecondsPerStep
+}
+
+// buildWasmTest compiles the tests of the package in dir to WebAssembly
+// and returns the binary's path.
+func buildWasmTest(b *testing.B, dir string) string {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "test.wasm")
+	cmd := exec.Command("go", "test", "-c", "-o", out, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building the WebAssembly tests of %s: %v\n%s", dir, err, msg)
+	}
+	return out
+}
+
+// nodeVersion returns what node --version prints.
+func nodeVersion(node string) string {
+	v, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(v))
+}
+
+// nodeStep returns the images/s of experiment's BenchmarkConvNetStep at
+// batch 64, compiled to WebAssembly (test) and run under Node.js.
+func nodeStep(b *testing.B, node, test string) float64 {
+	b.Helper()
+	root, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []string{"--stack-size=8192"}
+	if exec.Command(node, "--experimental-wasm-relaxed-simd", "-e", "0").Run() == nil {
+		args = append(args, "--experimental-wasm-relaxed-simd") // on by default in later Node.js
+	}
+	args = append(args, filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec_node.js"), test,
+		"-test.run", "^$", "-test.bench", fmt.Sprintf("ConvNetStep/batch%d$", cpuStepBatch), "-test.benchtime", fmt.Sprintf("%dx", cpuStepSteps))
+	cmd := exec.Command(node, args...)
+	cmd.Dir = "../experiment"
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("the benchmark under Node.js: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		for i := 1; i < len(f); i++ {
+			if f[i] == "images/s" && strings.HasPrefix(line, "BenchmarkConvNetStep") {
+				v, err := strconv.ParseFloat(f[i-1], 64)
+				if err == nil {
+					return v
+				}
+			}
+		}
+	}
+	b.Fatalf("no images/s in the output under Node.js:\n%s", out)
+	return 0
+}
+
+// chromiumStep returns the images/s of the ConvNet step on the CPU backend
+// in Chromium: the golden page program's bench mode, one page load.
+func chromiumStep(b *testing.B, page string) float64 {
+	b.Helper()
+	br := newBrowser(b, options{noWebGPU: true})
+	r := benchPage(b, br, fmt.Sprintf("%s?bench=convnet:%d&backend=cpu&batch=%d", page, cpuStepSteps, cpuStepBatch), "cpu")
+	if len(r.Results) != 1 {
+		b.Fatalf("%d results, want 1", len(r.Results))
+	}
+	return float64(cpuStepBatch) / r.Results[0].SecondsPerStep
+}
