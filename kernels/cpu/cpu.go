@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
@@ -45,13 +46,16 @@ func New() *Backend {
 	return &Backend{workers: runtime.GOMAXPROCS(0)}
 }
 
-// Info names the backend.
+// Info names the backend. Its adapter says on how many threads it computes:
+// the goroutines it may use, or in a browser whose page is cross-origin
+// isolated the threads that share the matrix products (gemm.Threads).
 func (b *Backend) Info() kernels.Info {
+	n := max(b.workers, gemm.Threads())
 	threads := "threads"
-	if b.workers == 1 {
+	if n == 1 {
 		threads = "thread"
 	}
-	return kernels.Info{Name: "cpu", Adapter: fmt.Sprintf("Go %s/%s, %d %s", runtime.GOOS, runtime.GOARCH, b.workers, threads)}
+	return kernels.Info{Name: "cpu", Adapter: fmt.Sprintf("Go %s/%s, %d %s", runtime.GOOS, runtime.GOARCH, n, threads)}
 }
 
 // F32 returns the host slice of a Float32 tensor of this backend. It panics

@@ -51,6 +51,20 @@ var goKernel = &microKernel{
 	fns:    [][]kernelFunc{{kernelGo4x4}},
 }
 
+// Threads returns how many threads compute the products besides Go's own:
+// in a JavaScript host whose memory is shared, the main thread and the Web
+// Workers that serve the WebAssembly SIMD kernel (simd_js.go); 1 anywhere
+// else (natively Sgemm uses goroutines instead, up to GOMAXPROCS).
+func Threads() int {
+	if jsThreads == nil {
+		return 1
+	}
+	return jsThreads()
+}
+
+// jsThreads, when not nil, counts the threads that serve the SIMD kernel.
+var jsThreads func() int
+
 // activeKernel is the micro-kernel Sgemm uses. It is chosen once at
 // initialisation (see the architecture-specific files); tests may swap it.
 var activeKernel = bestKernel()

@@ -3,6 +3,7 @@
 package gemm
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"syscall/js"
@@ -26,6 +27,16 @@ import (
 // else the portable Go kernel, silently. The environment variable
 // DEEPLDA_WASM_SIMD set to "off" keeps the portable kernel, and set to
 // "plain" keeps plain SIMD (for benchmarks).
+//
+// Threads. Where the Go program's memory is a shared one (the page loads
+// the build whose memory is shared when it is cross-origin isolated) and
+// the host has Web Workers, the preferred kernel also starts one worker per
+// further core (navigator.hardwareConcurrency, at most maxThreads in all),
+// each running the module's worker loop over the same memory, and splits
+// every macro call big enough between the main thread and the workers
+// that are serving (see simdThreads). Each share is a range of whole tiles
+// of C computed exactly as in one call, so the results are the same bits
+// on any number of threads.
 
 // simdMR and simdNR are the tile of the SIMD kernels.
 const simdMR, simdNR = 4, 8
@@ -42,16 +53,30 @@ func wasmKernels() []*microKernel {
 	if !ok {
 		return nil
 	}
+	module := wasmsimd.Module
+	shared := isShared(mem)
+	if shared {
+		module = wasmsimd.SharedModule
+	}
 	var ks []*microKernel
 	if mode != "plain" {
-		if k := newSIMDKernel("wasmrelaxed4x8", mem, wasmsimd.Module(simdMR, simdNR, true)); k != nil {
+		if k := newSIMDKernel("wasmrelaxed4x8", mem, module(simdMR, simdNR, true)); k != nil {
 			ks = append(ks, k)
 		}
 	}
-	if k := newSIMDKernel("wasmsimd4x8", mem, wasmsimd.Module(simdMR, simdNR, false)); k != nil {
+	if k := newSIMDKernel("wasmsimd4x8", mem, module(simdMR, simdNR, false)); k != nil {
 		ks = append(ks, k)
 	}
+	if shared && len(ks) > 0 {
+		startThreads(ks[0], mem)
+	}
 	return ks
+}
+
+// isShared reports whether the memory mem is a shared one.
+func isShared(mem js.Value) bool {
+	sab := js.Global().Get("SharedArrayBuffer")
+	return sab.Type() == js.TypeFunction && mem.Get("buffer").InstanceOf(sab)
 }
 
 // goMemory returns the Go program's WebAssembly.Memory. wasm_exec.js keeps
@@ -104,9 +129,10 @@ func newSIMDKernel(name string, mem js.Value, bin []byte) (k *microKernel) {
 	env.Set("mem", mem)
 	imports := js.Global().Get("Object").New()
 	imports.Set("env", env)
-	inst := wa.Get("Instance").New(wa.Get("Module").New(u8), imports)
+	mod := wa.Get("Module").New(u8)
+	inst := wa.Get("Instance").New(mod, imports)
 	exports := inst.Get("exports")
-	s := &simdMacro{fn: exports.Get("macro")}
+	s := &simdMacro{fn: exports.Get("macro"), module: mod, run: exports.Get("run")}
 	if packFn.IsUndefined() {
 		packFn = exports.Get("pack")
 	}
@@ -116,6 +142,7 @@ func newSIMDKernel(name string, mem js.Value, bin []byte) (k *microKernel) {
 		direct: directWork,
 		macro:  s.block,
 	}
+	simdMacros[k] = s
 	// The variants (for the tests) are one-tile calls of the macro-kernel.
 	for rows := 1; rows <= simdMR; rows++ {
 		k.rows = append(k.rows, rows)
@@ -134,8 +161,16 @@ func newSIMDKernel(name string, mem js.Value, bin []byte) (k *microKernel) {
 	return k
 }
 
+// simdMacros are the SIMD modules' macro functions by kernel.
+var simdMacros = map[*microKernel]*simdMacro{}
+
 // simdMacro is the macro function of an instantiated SIMD module.
-type simdMacro struct{ fn js.Value }
+type simdMacro struct {
+	fn      js.Value
+	module  js.Value     // the compiled module, for the workers
+	run     js.Value     // the module's run (a shared module's), or undefined
+	threads *simdThreads // the workers, or nil
+}
 
 // block is macroKernel for the SIMD module (see macroKernel): it checks
 // the bounds of everything the module reads or writes, then calls it with
@@ -154,6 +189,12 @@ func (s *simdMacro) block(mb, nb, kb int, packedA, packedB, tile []float32, alph
 	}
 	MacroCalls++
 	MacroFlops += mb * nb * kb
+	if s.threads != nil && s.threads.split(s.run, mb, nb, kb, offset(packedA), offset(packedB), offset(c), rs, cs, alpha, beta, vec) {
+		runtime.KeepAlive(packedA)
+		runtime.KeepAlive(packedB)
+		runtime.KeepAlive(c)
+		return
+	}
 	s.fn.Invoke(mb, nb, kb, offset(packedA), offset(packedB), offset(c), rs, cs, offset(tile), alpha, beta, vec)
 	runtime.KeepAlive(packedA)
 	runtime.KeepAlive(packedB)
@@ -189,3 +230,99 @@ func wasmCopyPanels(dst, src []float32, lds, w, kb, panels int) int {
 }
 
 var MacroCalls, MacroFlops, PackCalls int
+
+// maxThreads is the most threads (the main one included) that run the
+// products.
+const maxThreads = 8
+
+// minShareWork is the fewest multiply-adds of one thread's share of a
+// macro call: below it, waking the workers costs more than they save.
+const minShareWork = 1 << 17
+
+// ctlWords is the size of a control block in 32-bit words.
+const ctlWords = wasmsimd.CtlBytes / 4
+
+// simdThreads is the main thread and the Web Workers that share its macro
+// calls (see wasmsimd.SharedModule): one control block and one scratch tile
+// per thread, in Go memory, which the workers read and write.
+type simdThreads struct {
+	ctl   []int32   // n control blocks of ctlWords words; block 0 is the main thread's
+	tiles []float32 // n scratch tiles of simdMR*simdNR floats
+	n     int       // threads, the main one included
+	ready int       // threads serving: the main one and workers 1..ready-1
+}
+
+// workerJS is the source of a worker: it instantiates the SIMD module it
+// is sent over the shared memory and serves its control block forever.
+const workerJS = `onmessage = function (e) {
+  const d = e.data;
+  const inst = new WebAssembly.Instance(d.module, {env: {mem: d.mem}});
+  inst.exports.worker(d.ctl);
+};`
+
+// startThreads starts the workers of kernel k (from a shared module) where
+// the host is cross-origin isolated, has Web Workers and more than one
+// core; otherwise k keeps one thread. The workers load in the background:
+// a macro call uses those that are serving by then.
+func startThreads(k *microKernel, mem js.Value) {
+	defer func() { _ = recover() }() // a host that refuses workers keeps one thread
+	g := js.Global()
+	if !g.Get("crossOriginIsolated").Truthy() || g.Get("Worker").Type() != js.TypeFunction || g.Get("navigator").Type() != js.TypeObject {
+		return
+	}
+	n := min(g.Get("navigator").Get("hardwareConcurrency").Int(), maxThreads)
+	if n < 2 {
+		return
+	}
+	s := simdMacros[k]
+	t := &simdThreads{ctl: make([]int32, n*ctlWords), tiles: make([]float32, n*simdMR*simdNR), n: n, ready: 1}
+	blob := g.Get("Blob").New([]any{workerJS}, map[string]any{"type": "text/javascript"})
+	url := g.Get("URL").Call("createObjectURL", blob)
+	for w := 1; w < n; w++ {
+		msg := map[string]any{"module": s.module, "mem": mem, "ctl": offset32(t.ctl[w*ctlWords:])}
+		g.Get("Worker").New(url).Call("postMessage", msg)
+	}
+	s.threads = t
+	jsThreads = t.serving
+}
+
+// serving returns how many threads serve the products now: the main one
+// and the workers that have started, in order.
+func (t *simdThreads) serving() int {
+	for t.ready < t.n && t.ctl[t.ready*ctlWords+wasmsimd.CtlReady/4] != 0 {
+		t.ready++
+	}
+	return t.ready
+}
+
+// split runs one macro call (its arguments as byte offsets, see
+// simdMacro.block) on the serving threads through run, each share a range
+// of whole tiles along the side of C with more tiles, and reports whether
+// it did; it does not when the call is too small to share or no worker
+// serves yet.
+func (t *simdThreads) split(run js.Value, mb, nb, kb, a, b, c, rs, cs int, alpha, beta float32, vec int) bool {
+	rowTiles, colTiles := ceilDiv(mb, simdMR), ceilDiv(nb, simdNR)
+	n := min(t.serving(), max(rowTiles, colTiles), mb*nb*kb/minShareWork)
+	if n < 2 {
+		return false
+	}
+	for s := 0; s < n; s++ {
+		sm, sn, sa, sb, sc := mb, nb, a, b, c
+		if rowTiles >= colTiles {
+			i0, i1 := rowTiles*s/n*simdMR, min(rowTiles*(s+1)/n*simdMR, mb)
+			sm, sa, sc = i1-i0, a+4*i0*kb, c+i0*rs
+		} else {
+			j0, j1 := colTiles*s/n*simdNR, min(colTiles*(s+1)/n*simdNR, nb)
+			sn, sb, sc = j1-j0, b+4*j0*kb, c+j0*cs
+		}
+		args := t.ctl[s*ctlWords+wasmsimd.CtlArgs/4:]
+		tile := offset(t.tiles[s*simdMR*simdNR:])
+		copy(args, []int32{int32(sm), int32(sn), int32(kb), int32(sa), int32(sb), int32(sc), int32(rs), int32(cs), int32(tile),
+			int32(math.Float32bits(alpha)), int32(math.Float32bits(beta)), int32(vec)})
+	}
+	run.Invoke(offset32(t.ctl), n)
+	return true
+}
+
+// offset32 returns the byte offset of s[0] in the linear memory.
+func offset32(s []int32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }

@@ -6,7 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"syscall/js"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/deeplda/deeplda/kernels/cpu/gemm/internal/wasmsimd"
 )
@@ -93,6 +96,91 @@ func TestSIMDPlainBits(t *testing.T) {
 				for i := range got[0] {
 					if math.Float32bits(got[0][i]) != math.Float32bits(got[1][i]) {
 						t.Fatalf("%dx%dx%d trans %v beta %v: C[%d] = %v, Go kernel %v", m, n, k, tr, beta, i, got[1][i], got[0][i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSharedModuleThreads runs the macro-kernel of wasmsimd.SharedModule
+// split between this thread and a worker thread (Node.js's worker_threads,
+// as the page's Web Workers), over a shared memory of its own, and checks
+// that the result is the plain module's in one call, bit for bit: shares
+// split by rows and by columns, with edge tiles, beta 0 and not.
+func TestSharedModuleThreads(t *testing.T) {
+	g := js.Global()
+	if g.Get("require").Type() != js.TypeFunction {
+		t.Skip("SKIPPED: not Node.js (no require): the page's threads are tested in browsertest")
+	}
+	wa := g.Get("WebAssembly")
+	mem := wa.Get("Memory").New(map[string]any{"initial": 64, "maximum": wasmsimd.MaxPages, "shared": true})
+	env := map[string]any{"env": map[string]any{"mem": mem}}
+	bin := wasmsimd.SharedModule(simdMR, simdNR, false)
+	u8 := g.Get("Uint8Array").New(len(bin))
+	js.CopyBytesToJS(u8, bin)
+	mod := wa.Get("Module").New(u8)
+	run := wa.Get("Instance").New(mod, env).Get("exports").Get("run")
+
+	// The shared memory: two control blocks at ctl, the tiles, A, B, C.
+	const ctl, tiles, aAt, bAt, cAt = 1024, 2048, 4096, 1 << 20, 2 << 20
+	words := g.Get("Int32Array").New(mem.Get("buffer"))
+	worker := g.Call("require", "worker_threads").Get("Worker").New(`
+		const { workerData } = require('worker_threads');
+		const inst = new WebAssembly.Instance(workerData.module, { env: { mem: workerData.mem } });
+		inst.exports.worker(workerData.ctl);`,
+		map[string]any{"eval": true, "workerData": map[string]any{"module": mod, "mem": mem, "ctl": ctl + wasmsimd.CtlBytes}})
+	defer worker.Call("terminate")
+	for start := time.Now(); g.Get("Atomics").Call("load", words, (ctl+wasmsimd.CtlBytes+wasmsimd.CtlReady)/4).Int() == 0; {
+		if time.Since(start) > 20*time.Second {
+			t.Fatal("the worker did not start")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	put := func(at int, xs []float32) {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(xs))), 4*len(xs))
+		js.CopyBytesToJS(g.Get("Uint8Array").New(mem.Get("buffer"), at, len(b)), b)
+	}
+	get := func(at int, xs []float32) {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(xs))), 4*len(xs))
+		js.CopyBytesToGo(b, g.Get("Uint8Array").New(mem.Get("buffer"), at, len(b)))
+	}
+	plain := simdMacros[simdKernels[len(simdKernels)-1]]
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range [][3]int{{37, 45, 33}, {128, 64, 256}, {5, 130, 7}} {
+		mb, nb, kb := s[0], s[1], s[2]
+		for _, beta := range []float32{0, 0.5} {
+			for _, byRows := range []bool{true, false} {
+				a := randSlice(rng, roundUp(mb, simdMR)*kb)
+				b := randSlice(rng, roundUp(nb, simdNR)*kb)
+				c := randSlice(rng, mb*nb)
+				want := append([]float32(nil), c...)
+				var tile [simdMR * simdNR]float32
+				plain.block(mb, nb, kb, a, b, tile[:], 1.5, beta, want, nb, false)
+				put(aAt, a)
+				put(bAt, b)
+				put(cAt, c)
+				// Share 0 on this thread, share 1 on the worker.
+				i0, j0 := roundUp(mb/2, simdMR), roundUp(nb/2, simdNR)
+				shares := [2][3]int{{mb, j0, 0}, {mb, nb - j0, 0}}
+				offs := [2][3]int{{aAt, bAt, cAt}, {aAt, bAt + 4*j0*kb, cAt + 4*j0}}
+				if byRows {
+					shares = [2][3]int{{i0, nb}, {mb - i0, nb}}
+					offs = [2][3]int{{aAt, bAt, cAt}, {aAt + 4*i0*kb, bAt, cAt + 4*i0*nb}}
+				}
+				for w := 0; w < 2; w++ {
+					args := []int32{int32(shares[w][0]), int32(shares[w][1]), int32(kb), int32(offs[w][0]), int32(offs[w][1]), int32(offs[w][2]),
+						int32(4 * nb), 4, int32(tiles + 4*simdMR*simdNR*w), int32(math.Float32bits(1.5)), int32(math.Float32bits(beta)), 1}
+					for i, v := range args {
+						words.SetIndex((ctl+w*wasmsimd.CtlBytes+wasmsimd.CtlArgs)/4+i, v)
+					}
+				}
+				run.Invoke(ctl, 2)
+				got := make([]float32, mb*nb)
+				get(cAt, got)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%dx%dx%d beta %v by rows %v: C[%d] = %v on two threads, %v in one call", mb, nb, kb, beta, byRows, i, got[i], want[i])
 					}
 				}
 			}

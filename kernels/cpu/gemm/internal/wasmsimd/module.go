@@ -33,22 +33,165 @@ package wasmsimd
 import "math"
 
 // Module returns the binary of the module for an mr×nr tile (nr a multiple
-// of 4), with relaxed_madd when relaxed is set.
-func Module(mr, nr int, relaxed bool) []byte {
+// of 4), with relaxed_madd when relaxed is set, over a memory that is not
+// shared (the Go program's ordinary memory).
+func Module(mr, nr int, relaxed bool) []byte { return build(mr, nr, relaxed, false) }
+
+// SharedModule returns the binary of the module for a shared memory (the
+// Go program's memory made shared, of at most MaxPages pages), which also
+// exports the functions that run macro on several threads: in each Web
+// Worker
+//
+//	worker(ctl i32)
+//
+// serves the thread's control block at byte offset ctl forever, and on the
+// main thread
+//
+//	run(ctl, n i32)
+//
+// runs one macro call split n ways: it wakes the workers of the control
+// blocks ctl+1*CtlBytes ... ctl+(n-1)*CtlBytes, runs the share of block
+// ctl itself, then waits until every worker has finished its share. A
+// control block holds, as 32-bit words: the job's sequence number (CtlSeq),
+// the last sequence number its worker finished (CtlDone), that the worker
+// is serving (CtlReady), then macro's twelve arguments from CtlArgs on (the
+// floats alpha and beta as their bits). The caller writes the arguments of
+// every share, then calls run; a worker that has finished its share spins
+// for a short while for the next job before it sleeps.
+func SharedModule(mr, nr int, relaxed bool) []byte { return build(mr, nr, relaxed, true) }
+
+// MaxPages is the maximum size, in 64 KiB pages, of the shared memory that
+// SharedModule imports.
+const MaxPages = 65536
+
+// The layout of a control block (see SharedModule): byte offsets and size.
+const (
+	CtlSeq   = 0
+	CtlDone  = 4
+	CtlReady = 8
+	CtlArgs  = 16
+	CtlBytes = 64 // one cache line: the threads' blocks do not share one
+)
+
+// build returns the binary of Module or SharedModule.
+func build(mr, nr int, relaxed, shared bool) []byte {
 	var m []byte
 	m = append(m, 0, 'a', 's', 'm', 1, 0, 0, 0)
 	// Type 0 (macro): nine i32 parameters, alpha and beta (f32), vec
-	// (i32). Type 1 (pack): six i32 parameters.
+	// (i32). Type 1 (pack): six i32 parameters. Type 2 (worker): one i32.
+	// Type 3 (run): two i32.
 	macroType := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
 	packType := []byte{i32, i32, i32, i32, i32, i32}
-	m = section(m, 1, vec(2, cat(funcType(macroType), funcType(packType))))
-	// Import env.mem, a memory of at least 0 pages with no maximum.
-	m = section(m, 2, vec(1, cat(name("env"), name("mem"), []byte{0x02, 0x00, 0x00})))
-	m = section(m, 3, vec(2, []byte{0, 1}))
-	m = section(m, 7, vec(2, cat(name("macro"), []byte{0x00, 0x00}, name("pack"), []byte{0x00, 0x01})))
+	types := cat(funcType(macroType), funcType(packType))
+	funcs := []byte{0, 1}
+	exports := cat(name("macro"), []byte{0x00, 0x00}, name("pack"), []byte{0x00, 0x01})
 	mb, pb := macro(mr, nr, relaxed), pack()
-	m = section(m, 10, vec(2, cat(u32(len(mb)), mb, u32(len(pb)), pb)))
+	code := cat(u32(len(mb)), mb, u32(len(pb)), pb)
+	// Import env.mem: a memory of at least 0 pages with no maximum, or a
+	// shared one of at most MaxPages.
+	limits := []byte{0x00, 0x00}
+	if shared {
+		limits = cat([]byte{0x03, 0x00}, u32(MaxPages))
+		types = cat(types, funcType([]byte{i32}), funcType([]byte{i32, i32}))
+		funcs = append(funcs, 2, 3)
+		exports = cat(exports, name("worker"), []byte{0x00, 0x02}, name("run"), []byte{0x00, 0x03})
+		wb, rb := worker(), run()
+		code = cat(code, u32(len(wb)), wb, u32(len(rb)), rb)
+	}
+	m = section(m, 1, vec(len(funcs), types))
+	m = section(m, 2, vec(1, cat(name("env"), name("mem"), []byte{0x02}, limits)))
+	m = section(m, 3, vec(len(funcs), funcs))
+	m = section(m, 7, vec(len(funcs), exports))
+	m = section(m, 10, vec(len(funcs), code))
 	return m
+}
+
+// callMacro appends a call of macro (function 0) with the arguments of the
+// control block at local blk.
+func (f *fn) callMacro(blk int) *fn {
+	for a := pMB; a < nParams; a++ {
+		f.get(blk)
+		if a == pAlpha || a == pBeta {
+			f.op(opF32Load).mem(CtlArgs + 4*a)
+		} else {
+			f.op(opI32Load).mem(CtlArgs + 4*a)
+		}
+	}
+	return f.call(0)
+}
+
+// spinJobs is how many times a worker looks for its next job before it
+// sleeps (tens of microseconds): the main thread hands out the next share
+// of a product after packing the next block of A, and waking a sleeping
+// thread costs as long.
+const spinJobs = 1 << 15
+
+// worker returns the body of the worker function (see SharedModule).
+func worker() []byte {
+	const (
+		ctl  = iota
+		last // locals
+		i
+	)
+	var f fn
+	f.get(ctl).atomic(opI32AtomicLoad, CtlSeq).set(last)
+	f.get(ctl).i32c(1).atomic(opI32AtomicStore, CtlReady)
+	f.loop() // forever
+	f.block()
+	f.i32c(spinJobs).set(i)
+	f.loop() // spin: a new job breaks out to the work
+	f.get(ctl).atomic(opI32AtomicLoad, CtlSeq).get(last).op(opI32Ne).brIf(1)
+	f.get(i).i32c(1).op(opI32Sub).tee(i).brIf(0)
+	f.end()
+	// No job while spinning: sleep until the sequence number moves on.
+	f.get(ctl).get(last).i64c(-1).atomic(opWait32, CtlSeq).op(opDrop)
+	f.br(1)
+	f.end()
+	f.get(ctl).atomic(opI32AtomicLoad, CtlSeq).set(last)
+	f.callMacro(ctl)
+	f.get(ctl).get(last).atomic(opI32AtomicStore, CtlDone)
+	f.br(0)
+	f.end()
+	f.end()
+	return cat(vec(1, cat(u32(2), []byte{i32})), f.code)
+}
+
+// run returns the body of the run function (see SharedModule).
+func run() []byte {
+	const (
+		ctl = iota
+		n
+		t // locals
+		blk
+		seq
+	)
+	var f fn
+	// Wake the workers: seq+1 in each block, then notify its waiter.
+	f.i32c(1).set(t)
+	f.block().loop()
+	f.get(t).get(n).op(opI32GeS).brIf(1)
+	f.get(ctl).get(t).i32c(CtlBytes).op(opI32Mul).op(opI32Add).set(blk)
+	f.get(blk).get(blk).atomic(opI32AtomicLoad, CtlSeq).i32c(1).op(opI32Add).atomic(opI32AtomicStore, CtlSeq)
+	f.get(blk).i32c(1).atomic(opNotify, CtlSeq).op(opDrop)
+	f.get(t).i32c(1).op(opI32Add).set(t)
+	f.br(0)
+	f.end().end()
+	// The main thread's own share.
+	f.callMacro(ctl)
+	// Wait for the workers (the main thread of a page may not sleep).
+	f.i32c(1).set(t)
+	f.block().loop()
+	f.get(t).get(n).op(opI32GeS).brIf(1)
+	f.get(ctl).get(t).i32c(CtlBytes).op(opI32Mul).op(opI32Add).set(blk)
+	f.get(blk).atomic(opI32AtomicLoad, CtlSeq).set(seq)
+	f.loop()
+	f.get(blk).atomic(opI32AtomicLoad, CtlDone).get(seq).op(opI32Ne).brIf(0)
+	f.end()
+	f.get(t).i32c(1).op(opI32Add).set(t)
+	f.br(0)
+	f.end().end()
+	f.end()
+	return cat(vec(1, cat(u32(3), []byte{i32})), f.code)
 }
 
 // funcType returns the encoding of a function type with the given
@@ -279,8 +422,13 @@ const (
 	opF32Load  = 0x2a
 	opF32Store = 0x38
 	opI32C     = 0x41
+	opI64C     = 0x42
 	opF32C     = 0x43
+	opCall     = 0x10
+	opDrop     = 0x1a
+	opI32Load  = 0x28
 	opI32Eq    = 0x46
+	opI32Ne    = 0x47
 	opI32LtS   = 0x48
 	opI32GtS   = 0x4a
 	opI32GeS   = 0x4e
@@ -305,6 +453,14 @@ const (
 	opF32x4RelaxedMadd = 0x105
 )
 
+// Atomic opcodes (after the 0xfe prefix).
+const (
+	opNotify         = 0x00
+	opWait32         = 0x01
+	opI32AtomicLoad  = 0x10
+	opI32AtomicStore = 0x17
+)
+
 // fn accumulates the code of a function body.
 type fn struct{ code []byte }
 
@@ -320,6 +476,8 @@ func (f *fn) ifOp() *fn          { f.code = append(f.code, opIf, 0x40); return f
 func (f *fn) elseOp() *fn        { f.code = append(f.code, opElse); return f }
 func (f *fn) end() *fn           { f.code = append(f.code, opEnd); return f }
 func (f *fn) i32c(v int) *fn     { f.code = append(append(f.code, opI32C), s32(v)...); return f }
+func (f *fn) i64c(v int) *fn     { f.code = append(append(f.code, opI64C), s32(v)...); return f }
+func (f *fn) call(i int) *fn     { f.code = append(append(f.code, opCall), u32(i)...); return f }
 
 // f32c pushes the f32 constant x.
 func (f *fn) f32c(x float32) *fn {
@@ -346,6 +504,13 @@ func (f *fn) v128zero() *fn {
 func (f *fn) mem(offset int) *fn {
 	f.code = append(append(f.code, 2), u32(offset)...)
 	return f
+}
+
+// atomic appends the atomic instruction o on the 32-bit word at the given
+// byte offset (atomics take their natural alignment, as mem gives).
+func (f *fn) atomic(o, offset int) *fn {
+	f.code = append(append(f.code, 0xfe), u32(o)...)
+	return f.mem(offset)
 }
 
 // vmem appends the SIMD load or store o at the given byte offset.
