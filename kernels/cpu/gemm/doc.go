@@ -75,6 +75,14 @@
 // WebAssembly assembly in js/wasm builds. The amd64 assembly kernels pack
 // every product.
 //
+// Threads in the browser. Go's WebAssembly port runs one thread, but where
+// the page runs with a shared memory (cross-origin isolated, the build of
+// internal/sharedwasm) the SIMD kernel starts Web Workers that run the
+// module's worker loop over that memory, and each macro call big enough is
+// split into ranges of whole tiles between the main thread and the workers
+// (wasmsimd.SharedModule, simd_js.go): the packing stays on the main
+// thread, and the results are the same bits on any number of threads.
+//
 // Parallelism. Problems of at least 2*minParallelWork multiply-adds use up
 // to runtime.GOMAXPROCS(0) goroutines: the calling goroutine plus helpers
 // from a persistent pool. The work is a list of items (packing one
