@@ -18,7 +18,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # build_site DIR [-no-data]: compile the app to WebAssembly (site/app.wasm),
-# copy the Go runtime's wasm_exec.js beside it, and lay the site out in DIR:
+# write its copy on a shared memory (site/app-threads.wasm, by
+# internal/sharedwasm: the page loads it when it is cross-origin isolated,
+# so that Web Workers can run kernels on the Go program's memory), copy the
+# Go runtime's wasm_exec.js beside them, and lay the site out in DIR:
 # index.html and the service worker at the top, the assets under site/, the
 # hosted data sets in site/data/ (copy_data; none with -no-data) and the
 # trained models of models/ (or $DEEPLDA_MODELS) in site/models/<name>/,
@@ -27,19 +30,21 @@ cd "$(dirname "$0")"
 build_site() {
 	local out=$1 no_data=${2:-}
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o site/app.wasm ./wasm
+	go run ./internal/sharedwasm site/app.wasm site/app-threads.wasm
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" site/wasm_exec.js
 	rm -rf "$out"
 	mkdir -p "$out/site"
 	cp index.html "$out/"
-	cp site/style.css site/app.js site/wasm_exec.js site/app.wasm "$out/site/"
+	cp site/style.css site/app.js site/wasm_exec.js site/app.wasm site/app-threads.wasm "$out/site/"
 	local version
-	version=$(cat index.html site/style.css site/app.js site/wasm_exec.js site/app.wasm site/sw.js | sha256sum | cut -c1-16)
+	version=$(cat index.html site/style.css site/app.js site/wasm_exec.js site/app.wasm site/app-threads.wasm site/sw.js | sha256sum | cut -c1-16)
 	sed "s/BUILD_VERSION/$version/" site/sw.js >"$out/sw.js"
 	touch "$out/.nojekyll"
 	copy_data "$out/site/data" "$no_data"
 	go run ./internal/modelindex "${DEEPLDA_MODELS:-models}" "$out/site/models"
 	echo "built the site into $out (version $version): $(mb "$(bytes_in "$out")") in all;" \
 		"app.wasm $(mb "$(bytes_in site/app.wasm)") ($(mb "$(gzip -9 -c site/app.wasm | wc -c)") gzipped)," \
+		"app-threads.wasm $(mb "$(bytes_in site/app-threads.wasm)")," \
 		"data $(mb "$(bytes_in "$out/site/data")"), models $(mb "$(bytes_in "$out/site/models")")"
 }
 

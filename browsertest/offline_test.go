@@ -9,7 +9,10 @@ import (
 )
 
 // TestOffline loads the page once, takes the server away, and checks that
-// the page still loads (from the service worker's cache) and trains.
+// the page still loads (from the service worker's cache) and trains. The
+// worker makes the offline page cross-origin isolated, but the first
+// visit, which was not, never loaded app-threads.wasm, so the page falls
+// back to app.wasm on a plain memory.
 func TestOffline(t *testing.T) {
 	srv := httptest.NewServer(NewHandler(siteDir, prefix))
 	defer srv.Close()
@@ -31,6 +34,9 @@ func TestOffline(t *testing.T) {
 	b.waitFinished("done", 3*time.Minute)
 	if r := b.report(); r.Status != "done" {
 		t.Errorf("offline run: status %q", r.Status)
+	}
+	if iso, m := eval[bool](b, `self.crossOriginIsolated`), eval[string](b, `document.body.dataset.memory || ''`); !iso || m != "plain" {
+		t.Errorf("offline: cross-origin isolated %v, memory %q; want true and plain (app-threads.wasm is not cached)", iso, m)
 	}
 	b.screenshot("offline.png")
 }

@@ -41,3 +41,17 @@ func NewHandler(dir, prefix string) http.Handler {
 		files.ServeHTTP(w, r)
 	})
 }
+
+// NewIsolatedHandler is NewHandler with every response also saying
+// Cross-Origin-Opener-Policy: same-origin and
+// Cross-Origin-Embedder-Policy: require-corp, which make the page
+// cross-origin isolated from its first load (so that it runs on a shared
+// memory), as the site's service worker does once it controls the page.
+func NewIsolatedHandler(dir, prefix string) http.Handler {
+	site := NewHandler(dir, prefix)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
+		w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
+		site.ServeHTTP(w, r)
+	})
+}

@@ -2,8 +2,13 @@
 // WebAssembly program in a cache so that the page works offline after the
 // first visit. Requests go to the network first (so a new build is picked
 // up at once) and fall back to the cache. Only same-origin GET requests
-// are handled. The build (./build.sh site) copies this file next to
-// index.html and replaces BUILD_VERSION with a hash of the site.
+// are handled. Every response it returns says
+// Cross-Origin-Opener-Policy: same-origin and
+// Cross-Origin-Embedder-Policy: require-corp, which GitHub Pages cannot
+// send: once the worker controls the page, the page is cross-origin
+// isolated and runs the Go program on a shared memory (site/app.js). The
+// build (./build.sh site) copies this file next to index.html and replaces
+// BUILD_VERSION with a hash of the site.
 'use strict';
 
 const VERSION = 'BUILD_VERSION';
@@ -37,6 +42,19 @@ self.addEventListener('activate', function (event) {
   );
 });
 
+// isolated returns resp with the two headers that make a page cross-origin
+// isolated added. Opaque and error responses (status 0) cannot be rebuilt
+// and pass through unchanged.
+function isolated(resp) {
+  if (!resp || resp.status === 0) {
+    return resp;
+  }
+  const headers = new Headers(resp.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers: headers });
+}
+
 self.addEventListener('fetch', function (event) {
   const req = event.request;
   if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) {
@@ -51,13 +69,13 @@ self.addEventListener('fetch', function (event) {
           const key = req.url.split('?')[0];
           caches.open(CACHE).then(function (cache) { cache.put(key, copy); });
         }
-        return resp;
+        return isolated(resp);
       })
       .catch(function () {
         // Offline: the cached copy, ignoring the query (the settings).
         return caches.match(req, { ignoreSearch: true }).then(function (hit) {
           return hit || (req.mode === 'navigate' ? caches.match('./') : Response.error());
-        });
+        }).then(isolated);
       })
   );
 });
