@@ -2,7 +2,9 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels/cpu"
@@ -31,8 +34,11 @@ const cpuStepSteps = 3
 //   - natively, on one core (GOMAXPROCS 1) and on all of them;
 //   - compiled to WebAssembly under Node.js, one thread
 //     (experiment's BenchmarkConvNetStep, as bench/wasm_simd.sh runs it);
-//   - in Chromium, in the golden page program's bench mode
-//     (?bench=convnet&backend=cpu), as the page trains without WebGPU.
+//   - in Chromium, in the trainer page's benchmark (?bench=1&backend=cpu,
+//     the ConvNet row), as the page trains without WebGPU: served as
+//     GitHub Pages serves it on a first visit (one thread) and with the
+//     cross-origin isolation headers (a shared memory: the products on
+//     one thread per core, as once the service worker controls the page).
 //
 // The three kinds of run alternate b.N times (-benchtime Nx), so that a
 // shared machine's load hits them alike; each figure is reported as the
@@ -49,7 +55,8 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		b.Fatalf("Node.js (node) is needed: %v", err)
 	}
 	nodeTest := buildWasmTest(b, "../experiment")
-	page := serveGoldenPage(b, buildGoldenPage(b), "")
+	isolated := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
+	defer isolated.Close()
 	runs := []struct {
 		name string
 		time func() float64
@@ -57,7 +64,8 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		{"native CPU backend, 1 core", func() float64 { return nativeStep(b, 1) }},
 		{fmt.Sprintf("native CPU backend, %d cores", runtime.NumCPU()), func() float64 { return nativeStep(b, runtime.NumCPU()) }},
 		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", func() float64 { return nodeStep(b, node, nodeTest) }},
-		{"WebAssembly in Chromium (the page's CPU backend)", func() float64 { return chromiumStep(b, page) }},
+		{"WebAssembly in Chromium, the page on 1 thread", func() float64 { return chromiumStep(b, baseURL, false) }},
+		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated (%d threads)", runtime.NumCPU()), func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
 	}
 	ips := make([][]float64, len(runs))
 	for i := 0; i < b.N; i++ {
@@ -78,9 +86,10 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		}
 		fmt.Fprintf(&tab, "| %s | %s | %s%% |\n", r.name, span(ips[j], "%.1f"), span(share, "%.0f"))
 	}
+	b.ReportMetric(mean(ips[0]), "native1-images/s")
 	b.ReportMetric(mean(ips[2]), "node-images/s")
 	b.ReportMetric(mean(ips[3]), "chromium-images/s")
-	b.ReportMetric(mean(ips[0]), "native1-images/s")
+	b.ReportMetric(mean(ips[4]), "chromium-isolated-images/s")
 	fmt.Fprint(os.Stdout, tab.String())
 }
 
@@ -176,13 +185,32 @@ func nodeStep(b *testing.B, node, test string) float64 {
 }
 
 // chromiumStep returns the images/s of the ConvNet step on the CPU backend
-// in Chromium: the golden page program's bench mode, one page load.
-func chromiumStep(b *testing.B, page string) float64 {
+// in the trainer page at page (the site's URL) in Chromium, from its
+// benchmark (bench=1, the ConvNet at batch 64 only besides a tiny matmul),
+// one page load; shared says whether the page must run on a shared
+// memory (cross-origin isolated) or must not.
+func chromiumStep(b *testing.B, page string, shared bool) float64 {
 	b.Helper()
 	br := newBrowser(b, options{noWebGPU: true})
-	r := benchPage(b, br, fmt.Sprintf("%s?bench=convnet:%d&backend=cpu&batch=%d", page, cpuStepSteps, cpuStepBatch), "cpu")
-	if len(r.Results) != 1 {
-		b.Fatalf("%d results, want 1", len(r.Results))
+	br.openURL(fmt.Sprintf("%s?bench=1&backend=cpu&sizes=64&batches=%d&steps=%d", page, cpuStepBatch, cpuStepSteps))
+	want := map[bool]string{false: "plain", true: "shared"}[shared]
+	if m := eval[string](br, `document.body.dataset.memory || ''`); m != want {
+		b.Fatalf("the page runs on a %q memory, want %s", m, want)
 	}
-	return float64(cpuStepBatch) / r.Results[0].SecondsPerStep
+	br.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 30*time.Minute)
+	var r benchResult
+	if err := json.Unmarshal([]byte(br.text("#report")), &r); err != nil || r.Error != "" {
+		b.Fatalf("the page's benchmark: %v %s; notice %q", err, r.Error, br.text("#notice"))
+	}
+	for _, x := range r.Results {
+		if x.Model == "convnet" && x.Batch == cpuStepBatch {
+			if x.Backend.Name != "cpu" {
+				b.Fatalf("timed on %q, want cpu", x.Backend.Name)
+			}
+			b.Logf("%s: %s", page, x.Backend.Adapter)
+			return float64(cpuStepBatch) / x.SecondsPerStep
+		}
+	}
+	b.Fatalf("no ConvNet row in the page's benchmark: %+v", r.Results)
+	return 0
 }

@@ -66,7 +66,7 @@ func BenchmarkWebGPUConvNetVsMatMul(b *testing.B) {
 // timings; it skips the benchmark when the browser has no WebGPU adapter.
 func gpuBench(b *testing.B, br *browser, u string) []experiment.BenchResult {
 	b.Helper()
-	r := benchPage(b, br, u, "webgpu")
+	r := benchPage(b, br, u)
 	if len(r.Results) != strings.Count(u, ",")+1 {
 		b.Fatalf("%d results for %s", len(r.Results), u)
 	}
@@ -81,9 +81,9 @@ type benchResult struct {
 }
 
 // benchPage opens the golden page program's bench mode at u and returns its
-// result, timed on the backend want ("webgpu" or "cpu"); without a WebGPU
-// adapter it skips the test loudly, or fails it in CI.
-func benchPage(t testing.TB, br *browser, u, want string) benchResult {
+// result, timed on WebGPU; without a WebGPU adapter it skips the test
+// loudly, or fails it in CI.
+func benchPage(t testing.TB, br *browser, u string) benchResult {
 	t.Helper()
 	br.openURL(u)
 	br.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 30*time.Minute)
@@ -99,8 +99,8 @@ func benchPage(t testing.TB, br *browser, u, want string) benchResult {
 		t.Fatalf("the bench page failed: %s", r.Error)
 	}
 	for _, x := range r.Results {
-		if x.Backend.Name != want || x.GFLOPS <= 0 {
-			t.Fatalf("timed on %q at %v GFLOP/s, want %s", x.Backend.Name, x.GFLOPS, want)
+		if x.Backend.Name != "webgpu" || x.GFLOPS <= 0 {
+			t.Fatalf("timed on %q at %v GFLOP/s, want webgpu", x.Backend.Name, x.GFLOPS)
 		}
 	}
 	return r
@@ -115,7 +115,7 @@ func TestGPUBenchSuite(t *testing.T) {
 	}
 	page := serveGoldenPage(t, buildGoldenPage(t), "")
 	br := newBrowser(t, options{})
-	checkSuite(t, benchPage(t, br, page+"?bench=1&"+suiteQuery, "webgpu"))
+	checkSuite(t, benchPage(t, br, page+"?bench=1&"+suiteQuery))
 	br.checkClean()
 }
 

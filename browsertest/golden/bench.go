@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
 )
 
@@ -20,8 +18,8 @@ type benchPage struct {
 	Error   string                   `json:"error,omitempty"`
 }
 
-// bench is the bench mode (bench=matmul,convnet): it opens the backend
-// (backend=webgpu, the default, or cpu) once and runs experiment.Bench, as "deeplda bench" does, for each
+// bench is the bench mode (bench=matmul,convnet): it opens the WebGPU
+// backend once and runs experiment.Bench, as "deeplda bench" does, for each
 // listed model in turn (a model may repeat; model:N times N steps of it),
 // with the parameters
 //
@@ -56,25 +54,15 @@ func bench(models string, param func(name, def string) string) (*benchPage, stri
 		}
 		*p.v = n
 	}
-	var be kernels.Backend
-	switch name := param("backend", "webgpu"); name {
-	case "webgpu":
-		b, err := webgpu.New()
-		if err != nil {
-			return fail("opening WebGPU: " + err.Error())
-		}
-		be = b
-	case "cpu":
-		be = cpu.New()
-	default:
-		return fail("unknown backend " + strconv.Quote(name))
+	be, err := webgpu.New()
+	if err != nil {
+		return fail("opening WebGPU: " + err.Error())
 	}
 	defer be.Close()
 	steps := cfg.Steps
 	for _, m := range strings.Split(models, ",") {
 		cfg.Model, cfg.Steps = m, steps
 		if name, n, ok := strings.Cut(m, ":"); ok {
-			var err error
 			if cfg.Steps, err = strconv.Atoi(n); err != nil {
 				return fail("the steps of " + name + " must be an integer")
 			}

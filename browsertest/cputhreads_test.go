@@ -1,0 +1,90 @@
+package browsertest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestThreadsSameBits trains the paper's ConvNet on the CPU backend for one
+// epoch of 256 Fashion-MNIST images twice, on the page served as GitHub
+// Pages serves a first visit (one thread) and with the cross-origin
+// isolation headers (a shared memory: the matrix products split between
+// the main thread and Web Workers), and checks that the second run used
+// more than one thread and that the two reports hold the same numbers, bit
+// for bit, but for timings: each thread computes whole tiles of C exactly
+// as one thread does.
+func TestThreadsSameBits(t *testing.T) {
+	site := fashionSite(t)
+	if site != baseURL {
+		t.Skip("SKIPPED: the built site hosts no Fashion-MNIST (build it with ../shared/datasets beside the repository)")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("SKIPPED: one core: the page would start no worker")
+	}
+	iso := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
+	defer iso.Close()
+	const query = "?demo=images&data=fashion-mnist&backend=cpu&limit-train=256&limit-test=256&epochs=1&batch=64&seed=3&autostart=1"
+	var reports [2]map[string]float64
+	var adapters [2]string
+	for i, page := range []string{baseURL, iso.URL + prefix} {
+		b := newBrowser(t, options{noWebGPU: true})
+		b.openURL(page + query)
+		b.waitFinished("done", 8*time.Minute)
+		raw := eval[string](b, `document.getElementById('report').textContent`)
+		var r any
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			t.Fatalf("#report: %v\n%.300s", err, raw)
+		}
+		reports[i] = map[string]float64{}
+		numbers("", r, reports[i])
+		adapters[i] = b.report().Backend.Adapter
+		t.Logf("%s: memory %s, %s, test accuracy %v", page, eval[string](b, `document.body.dataset.memory`), adapters[i], reports[i]["test.accuracy"])
+	}
+	if !strings.Contains(adapters[0], " 1 thread") || strings.Contains(adapters[1], " 1 thread") {
+		t.Fatalf("backends %q and %q: want one thread, then several", adapters[0], adapters[1])
+	}
+	var keys []string
+	for k := range reports[0] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(keys) < 20 || len(reports[0]) != len(reports[1]) {
+		t.Fatalf("%d and %d numbers in the reports", len(reports[0]), len(reports[1]))
+	}
+	for _, k := range keys {
+		if v, ok := reports[1][k]; !ok || v != reports[0][k] {
+			t.Errorf("%s: %v on one thread, %v on several", k, reports[0][k], v)
+		}
+	}
+}
+
+// numbers collects the numbers of the decoded JSON value v under their
+// dotted paths into out, leaving out timings (keys that name seconds,
+// times or rates) and the backend's description.
+func numbers(path string, v any, out map[string]float64) {
+	switch x := v.(type) {
+	case float64:
+		out[path] = x
+	case []any:
+		for i, e := range x {
+			numbers(fmt.Sprintf("%s[%d]", path, i), e, out)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if k == "backend" || strings.Contains(k, "second") || strings.Contains(k, "time") || strings.HasSuffix(k, "_per_s") || strings.HasSuffix(k, "per_second") {
+				continue
+			}
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			numbers(p, e, out)
+		}
+	}
+}
