@@ -49,17 +49,24 @@ func TestThreadsSameBits(t *testing.T) {
 	if !strings.Contains(adapters[0], " 1 thread") || strings.Contains(adapters[1], " 1 thread") {
 		t.Fatalf("backends %q and %q: want one thread, then several", adapters[0], adapters[1])
 	}
+	sameNumbers(t, reports[0], reports[1])
+}
+
+// sameNumbers fails the test for each number of the first report (see
+// numbers) that the second does not hold, bit for bit.
+func sameNumbers(t *testing.T, first, second map[string]float64) {
+	t.Helper()
 	var keys []string
-	for k := range reports[0] {
+	for k := range first {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if len(keys) < 20 || len(reports[0]) != len(reports[1]) {
-		t.Fatalf("%d and %d numbers in the reports", len(reports[0]), len(reports[1]))
+	if len(keys) < 20 || len(first) != len(second) {
+		t.Fatalf("%d and %d numbers in the reports", len(first), len(second))
 	}
 	for _, k := range keys {
-		if v, ok := reports[1][k]; !ok || v != reports[0][k] {
-			t.Errorf("%s: %v on one thread, %v on several", k, reports[0][k], v)
+		if v, ok := second[k]; !ok || v != first[k] {
+			t.Errorf("%s: %v, then %v", k, first[k], v)
 		}
 	}
 }

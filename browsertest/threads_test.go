@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -87,4 +88,45 @@ func TestServiceWorkerIsolates(t *testing.T) {
 		t.Error("the isolated page did not load app-threads.wasm")
 	}
 	b.checkClean()
+}
+
+// TestWebGPUSharedMemory trains the toy demo on WebGPU in the page served
+// as a first visit (a plain memory) and with the cross-origin isolation
+// headers (a shared memory, from whose views the WebGPU binding then
+// uploads: the visits after the service worker took control run so), and
+// checks that both runs report the same numbers, bit for bit, but for
+// timings. Without a WebGPU device it fails in CI and is skipped loudly
+// elsewhere.
+func TestWebGPUSharedMemory(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	srv := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
+	defer srv.Close()
+	var reports [2]map[string]float64
+	for i, page := range []string{baseURL, srv.URL + prefix} {
+		b := newBrowser(t, options{})
+		b.openURL(page + "?backend=webgpu&epochs=5&train=2000&autostart=1")
+		if m, want := eval[string](b, `document.body.dataset.memory || ''`), []string{"plain", "shared"}[i]; m != want {
+			t.Fatalf("the page runs on a %q memory, want %s", m, want)
+		}
+		b.waitFor(`document.body.dataset.state !== 'training' || document.getElementById('backend').dataset.backend`, time.Minute)
+		if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
+			noWebGPU(t, b.text("#notice"))
+		}
+		b.waitFinished("done", 8*time.Minute)
+		r := b.report()
+		t.Logf("%s memory: backend %s (%s), test accuracy %.4f", []string{"plain", "shared"}[i], r.Backend.Name, r.Backend.Adapter, r.Test.Accuracy)
+		if r.Backend.Name != "webgpu" {
+			t.Fatalf("trained on %q, want webgpu", r.Backend.Name)
+		}
+		var raw any
+		if err := json.Unmarshal([]byte(eval[string](b, `document.getElementById('report').textContent`)), &raw); err != nil {
+			t.Fatal(err)
+		}
+		reports[i] = map[string]float64{}
+		numbers("", raw, reports[i])
+		b.checkClean()
+	}
+	sameNumbers(t, reports[0], reports[1])
 }
