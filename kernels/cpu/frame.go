@@ -136,6 +136,38 @@ func (b *Backend) convFramed(y, x, wt, bias []float32, f frame) {
 	})
 }
 
+// sumRows is how many rows of the partials sumPartials adds at a time.
+const sumRows = 16
+
+// sumPartials writes into dw (co rows of rows values) the transposed sum of
+// the partials (rows×co each): dw[c*rows+r] = 0 + p0[r*co+c] + p1[r*co+c]
+// + ..., in that order. It adds sumRows rows of every partial at a time,
+// reading each partial in order and writing dw a row of sumRows at a time.
+func sumPartials(b *Backend, dw []float32, partial []*[]float32, rows, co int) {
+	blocks := ceilDiv(rows, sumRows)
+	b.parallel(blocks, 1, func(lo, hi int) {
+		sums := b.scratch(sumRows * co)
+		defer b.pool.Put(sums)
+		for blk := lo; blk < hi; blk++ {
+			r0 := blk * sumRows
+			rb := min(sumRows, rows-r0)
+			s := (*sums)[:rb*co]
+			clear(s)
+			for _, acc := range partial {
+				for k, v := range (*acc)[r0*co:][:len(s)] {
+					s[k] += v
+				}
+			}
+			for c := 0; c < co; c++ {
+				d := dw[c*rows+r0:][:rb]
+				for i := range d {
+					d[i] = s[i*co+c]
+				}
+			}
+		}
+	})
+}
+
 // convFramedFilter computes dw[Co, Ci*K*K] = sum over images of dy times
 // the unfolded x^T for the geometry of f (made for filterParts groups).
 // Each of filterParts partial sums accumulates dw^T = col dy^T over a run
@@ -172,17 +204,7 @@ func (b *Backend) convFramedFilter(dw, dy, x []float32, f frame) {
 			}
 		}
 	})
-	b.parallel(g.Co, 1, func(lo, hi int) {
-		for co := lo; co < hi; co++ {
-			for r := range dw[co*rows : (co+1)*rows] {
-				var s float32
-				for _, acc := range partial {
-					s += (*acc)[r*g.Co+co]
-				}
-				dw[co*rows+r] = s
-			}
-		}
-	})
+	sumPartials(b, dw, partial, rows, g.Co)
 	for _, acc := range partial {
 		b.pool.Put(acc)
 	}
