@@ -172,6 +172,7 @@ func (a *app) newRun(s *session, jr *jobRun) error {
 	}
 	run := t.Base()
 	run.HideDensity = !s.settings.Density
+	run.Yield = a.yield.maybe
 	if experiment.BackendOf(s.be) == experiment.BackendCPU {
 		// Reading the statistics back is free on the CPU: report (and so
 		// yield to the browser) after every step.

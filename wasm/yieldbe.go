@@ -4,11 +4,18 @@ package main
 
 import (
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 )
 
 // pieceMACs is about the work (multiply-adds) of one piece of a split
-// convolution: some 30-60 ms of WebAssembly.
-const pieceMACs = 25_000_000
+// convolution: some 20-60 ms of WebAssembly, with the SIMD products
+// (15-40 GFLOP/s on one thread) or without (1-2 GFLOP/s). Pieces much
+// smaller than that cost time: a ConvNet step trained at 12 images/s with
+// pieces of 25 million multiply-adds where it trains at 20-30 with these.
+// The size depends only on the kernel, so that a run's numbers do not
+// depend on the machine's speed (the filter gradients' sums follow the
+// pieces).
+var pieceMACs = map[bool]int{false: 25_000_000, true: 400_000_000}[gemm.SIMD()]
 
 // yieldingBackend is the CPU backend for the image runs: the page's thread
 // is also the browser's, and one convolution of the ConvNet over a batch

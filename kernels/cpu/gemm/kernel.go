@@ -62,6 +62,10 @@ func Threads() int {
 	return jsThreads()
 }
 
+// SIMD reports whether the products run in the WebAssembly SIMD module
+// (see simd_js.go): in a JavaScript host that has WebAssembly SIMD.
+func SIMD() bool { return activeKernel.macro != nil }
+
 // jsThreads, when not nil, counts the threads that serve the SIMD kernel.
 var jsThreads func() int
 
