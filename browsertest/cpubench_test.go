@@ -37,8 +37,13 @@ const cpuStepSteps = 3
 //   - in Chromium, in the trainer page's benchmark (?bench=1&backend=cpu,
 //     the ConvNet row), as the page trains without WebGPU: served as
 //     GitHub Pages serves it on a first visit (one thread) and with the
-//     cross-origin isolation headers (a shared memory: the products on
-//     one thread per core, as once the service worker controls the page).
+//     cross-origin isolation headers (a shared memory, as once the service
+//     worker controls the page) with threads= the number of cores (the
+//     page's default leaves one core to the browser);
+//   - in Chromium, the page training demo 3 itself (512 Fashion-MNIST
+//     images, one epoch at batch 64: the images over report.json's
+//     training seconds, the first step's warm-up and the page's yields to
+//     the browser included), one thread and isolated.
 //
 // The three kinds of run alternate b.N times (-benchtime Nx), so that a
 // shared machine's load hits them alike; each figure is reported as the
@@ -65,7 +70,9 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		{fmt.Sprintf("native CPU backend, %d cores", runtime.NumCPU()), func() float64 { return nativeStep(b, runtime.NumCPU()) }},
 		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", func() float64 { return nodeStep(b, node, nodeTest) }},
 		{"WebAssembly in Chromium, the page on 1 thread", func() float64 { return chromiumStep(b, baseURL, false) }},
-		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated (%d threads)", runtime.NumCPU()), func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
+		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", runtime.NumCPU()), func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
+		{"Chromium, the page training demo 3, 1 thread", func() float64 { return chromiumTraining(b, baseURL, false) }},
+		{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", runtime.NumCPU()), func() float64 { return chromiumTraining(b, isolated.URL+prefix, true) }},
 	}
 	ips := make([][]float64, len(runs))
 	for i := 0; i < b.N; i++ {
@@ -90,6 +97,8 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	b.ReportMetric(mean(ips[2]), "node-images/s")
 	b.ReportMetric(mean(ips[3]), "chromium-images/s")
 	b.ReportMetric(mean(ips[4]), "chromium-isolated-images/s")
+	b.ReportMetric(mean(ips[5]), "page-images/s")
+	b.ReportMetric(mean(ips[6]), "page-isolated-images/s")
 	fmt.Fprint(os.Stdout, tab.String())
 }
 
@@ -184,6 +193,29 @@ func nodeStep(b *testing.B, node, test string) float64 {
 	return 0
 }
 
+// chromiumTraining returns the images/s of the page at page training demo
+// 3 on the CPU backend: 512 Fashion-MNIST images for one epoch at batch
+// 64, over report.json's seconds; shared as for chromiumStep.
+func chromiumTraining(b *testing.B, page string, shared bool) float64 {
+	b.Helper()
+	const images = 512
+	br := newBrowser(b, options{noWebGPU: true})
+	br.openURL(fmt.Sprintf("%s?demo=images&data=fashion-mnist&backend=cpu&limit-train=%d&limit-test=64&epochs=1&batch=%d&threads=%d&autostart=1", page, images, cpuStepBatch, runtime.NumCPU()))
+	want := map[bool]string{false: "plain", true: "shared"}[shared]
+	if m := eval[string](br, `document.body.dataset.memory || ''`); m != want {
+		b.Fatalf("the page runs on a %q memory, want %s", m, want)
+	}
+	br.waitFinished("done", 30*time.Minute)
+	var r struct {
+		Seconds float64 `json:"seconds"`
+		Train   split   `json:"train"`
+	}
+	if err := json.Unmarshal([]byte(br.text("#report")), &r); err != nil || r.Seconds <= 0 || r.Train.Examples != images {
+		b.Fatalf("the page's report: %v, %.1f s, %d training images", err, r.Seconds, r.Train.Examples)
+	}
+	return images / r.Seconds
+}
+
 // chromiumStep returns the images/s of the ConvNet step on the CPU backend
 // in the trainer page at page (the site's URL) in Chromium, from its
 // benchmark (bench=1, the ConvNet at batch 64 only besides a tiny matmul),
@@ -192,7 +224,7 @@ func nodeStep(b *testing.B, node, test string) float64 {
 func chromiumStep(b *testing.B, page string, shared bool) float64 {
 	b.Helper()
 	br := newBrowser(b, options{noWebGPU: true})
-	br.openURL(fmt.Sprintf("%s?bench=1&backend=cpu&sizes=64&batches=%d&steps=%d", page, cpuStepBatch, cpuStepSteps))
+	br.openURL(fmt.Sprintf("%s?bench=1&backend=cpu&sizes=64&batches=%d&steps=%d&threads=%d", page, cpuStepBatch, cpuStepSteps, runtime.NumCPU()))
 	want := map[bool]string{false: "plain", true: "shared"}[shared]
 	if m := eval[string](br, `document.body.dataset.memory || ''`); m != want {
 		b.Fatalf("the page runs on a %q memory, want %s", m, want)

@@ -15,7 +15,7 @@ import (
 // epoch of 256 Fashion-MNIST images twice, on the page served as GitHub
 // Pages serves a first visit (one thread) and with the cross-origin
 // isolation headers (a shared memory: the matrix products split between
-// the main thread and Web Workers), and checks that the second run used
+// the main thread and a Web Worker, threads=2), and checks that the second run used
 // more than one thread and that the two reports hold the same numbers, bit
 // for bit, but for timings: each thread computes whole tiles of C exactly
 // as one thread does.
@@ -29,7 +29,9 @@ func TestThreadsSameBits(t *testing.T) {
 	}
 	iso := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
 	defer iso.Close()
-	const query = "?demo=images&data=fashion-mnist&backend=cpu&limit-train=256&limit-test=256&epochs=1&batch=64&seed=3&autostart=1"
+	// threads=2: by default the page leaves one core to the browser, which
+	// on two cores means one thread.
+	const query = "?demo=images&data=fashion-mnist&backend=cpu&limit-train=256&limit-test=256&epochs=1&batch=64&seed=3&threads=2&autostart=1"
 	var reports [2]map[string]float64
 	var adapters [2]string
 	for i, page := range []string{baseURL, iso.URL + prefix} {
@@ -93,5 +95,19 @@ func numbers(path string, v any, out map[string]float64) {
 			}
 			numbers(p, e, out)
 		}
+	}
+}
+
+// TestThreadsParamInvalid opens the page with a threads= value that is not
+// a whole number of at least 1: the page says so and keeps working.
+func TestThreadsParamInvalid(t *testing.T) {
+	b := newBrowser(t, options{noWebGPU: true})
+	b.open("?backend=cpu&threads=two")
+	b.waitFor(`document.body.dataset.ready === '1'`, time.Minute)
+	if n := b.text("#notice"); !strings.Contains(n, `threads must be a whole number of at least 1, got "two"`) {
+		t.Errorf("notice %q", n)
+	}
+	if s := b.state(); s == "error" {
+		t.Errorf("state %q", s)
 	}
 }

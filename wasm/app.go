@@ -7,11 +7,13 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"syscall/js"
 	"time"
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
@@ -118,6 +120,15 @@ func (a *app) guard() {
 func (a *app) start() {
 	q := locationQuery()
 	s, raw, errs := config.FromQuery(q)
+	if v := q.Get("threads"); v != "" {
+		// Beside the settings table, as model=: it sets the CPU backend's
+		// threads for the page's lifetime, not a run's setting.
+		if n, err := strconv.Atoi(v); err == nil && n >= 1 {
+			gemm.SetThreads(n)
+		} else {
+			a.showError(fmt.Sprintf("threads must be a whole number of at least 1, got %q: the CPU backend keeps its default", v))
+		}
+	}
 	a.debugPanic = q.Get("debug") == "panic"
 	a.debugLose = q.Get("debug") == "lose-device"
 	a.setDemo(s.Demo)

@@ -66,8 +66,22 @@ func Threads() int {
 // (see simd_js.go): in a JavaScript host that has WebAssembly SIMD.
 func SIMD() bool { return activeKernel.macro != nil }
 
-// jsThreads, when not nil, counts the threads that serve the SIMD kernel.
-var jsThreads func() int
+// SetThreads sets how many threads may compute the products in a
+// JavaScript host whose memory is shared (see Threads), at most its cores;
+// n < 1 restores the default, one fewer than its cores. It does nothing
+// elsewhere.
+func SetThreads(n int) {
+	if jsSetThreads != nil {
+		jsSetThreads(n)
+	}
+}
+
+// jsThreads, when not nil, counts the threads that serve the SIMD kernel,
+// and jsSetThreads sets how many may.
+var (
+	jsThreads    func() int
+	jsSetThreads func(int)
+)
 
 // activeKernel is the micro-kernel Sgemm uses. It is chosen once at
 // initialisation (see the architecture-specific files); tests may swap it.

@@ -30,9 +30,11 @@ import (
 //
 // Threads. Where the Go program's memory is a shared one (the page loads
 // the build whose memory is shared when it is cross-origin isolated) and
-// the host has Web Workers, the preferred kernel also starts one worker per
-// further core (navigator.hardwareConcurrency, at most maxThreads in all),
-// each running the module's worker loop over the same memory, and splits
+// the host has Web Workers, the preferred kernel also starts Web Workers,
+// by default one fewer than the cores less the main thread
+// (navigator.hardwareConcurrency - 2, so one core stays the browser's; at
+// most maxThreads threads in all; SetThreads changes the number), each
+// running the module's worker loop over the same memory, and splits
 // every macro call big enough between the main thread and the workers
 // that are serving (see simdThreads). Each share is a range of whole tiles
 // of C computed exactly as in one call, so the results are the same bits
@@ -246,10 +248,14 @@ const ctlWords = wasmsimd.CtlBytes / 4
 // calls (see wasmsimd.SharedModule): one control block and one scratch tile
 // per thread, in Go memory, which the workers read and write.
 type simdThreads struct {
-	ctl   []int32   // n control blocks of ctlWords words; block 0 is the main thread's
-	tiles []float32 // n scratch tiles of simdMR*simdNR floats
-	n     int       // threads, the main one included
+	ctl   []int32   // maxThreads control blocks of ctlWords words; block 0 is the main thread's
+	tiles []float32 // maxThreads scratch tiles of simdMR*simdNR floats
+	n     int       // threads started, the main one included
+	want  int       // threads to use (set)
 	ready int       // threads serving: the main one and workers 1..ready-1
+	cores int       // the host's (navigator.hardwareConcurrency)
+
+	module, mem, url js.Value // what a new worker is sent: the module, the memory, the script's URL
 }
 
 // workerJS is the source of a worker: it instantiates the SIMD module it
@@ -260,39 +266,57 @@ const workerJS = `onmessage = function (e) {
   inst.exports.worker(d.ctl);
 };`
 
-// startThreads starts the workers of kernel k (from a shared module) where
-// the host is cross-origin isolated, has Web Workers and more than one
-// core; otherwise k keeps one thread. The workers load in the background:
-// a macro call uses those that are serving by then.
+// startThreads prepares the threads of kernel k (from a shared module)
+// where the host is cross-origin isolated, has Web Workers and more than
+// one core, and starts the default number of them (see setThreads);
+// otherwise k keeps one thread. The workers load in the background: a
+// macro call uses those that are serving by then.
 func startThreads(k *microKernel, mem js.Value) {
 	defer func() { _ = recover() }() // a host that refuses workers keeps one thread
 	g := js.Global()
 	if !g.Get("crossOriginIsolated").Truthy() || g.Get("Worker").Type() != js.TypeFunction || g.Get("navigator").Type() != js.TypeObject {
 		return
 	}
-	n := min(g.Get("navigator").Get("hardwareConcurrency").Int(), maxThreads)
-	if n < 2 {
+	cores := g.Get("navigator").Get("hardwareConcurrency").Int()
+	if cores < 2 {
 		return
 	}
 	s := simdMacros[k]
-	t := &simdThreads{ctl: make([]int32, n*ctlWords), tiles: make([]float32, n*simdMR*simdNR), n: n, ready: 1}
 	blob := g.Get("Blob").New([]any{workerJS}, map[string]any{"type": "text/javascript"})
-	url := g.Get("URL").Call("createObjectURL", blob)
-	for w := 1; w < n; w++ {
-		msg := map[string]any{"module": s.module, "mem": mem, "ctl": offset32(t.ctl[w*ctlWords:])}
-		g.Get("Worker").New(url).Call("postMessage", msg)
+	t := &simdThreads{
+		ctl: make([]int32, maxThreads*ctlWords), tiles: make([]float32, maxThreads*simdMR*simdNR),
+		n: 1, want: 1, ready: 1, cores: cores,
+		module: s.module, mem: mem, url: g.Get("URL").Call("createObjectURL", blob),
 	}
 	s.threads = t
 	jsThreads = t.serving
+	jsSetThreads = t.set
+	t.set(0)
+}
+
+// set makes n threads (the main one included, at most maxThreads and the
+// host's cores) share the products from now on, starting the workers that
+// are missing; n < 1 means the default, one fewer than the host's cores,
+// which leaves one to the browser (whose own threads paint the page): on
+// two cores, one thread.
+func (t *simdThreads) set(n int) {
+	if n < 1 {
+		n = t.cores - 1
+	}
+	t.want = max(1, min(n, maxThreads, t.cores))
+	for ; t.n < t.want; t.n++ {
+		msg := map[string]any{"module": t.module, "mem": t.mem, "ctl": offset32(t.ctl[t.n*ctlWords:])}
+		js.Global().Get("Worker").New(t.url).Call("postMessage", msg)
+	}
 }
 
 // serving returns how many threads serve the products now: the main one
-// and the workers that have started, in order.
+// and the workers that have started, in order, up to the number set.
 func (t *simdThreads) serving() int {
 	for t.ready < t.n && t.ctl[t.ready*ctlWords+wasmsimd.CtlReady/4] != 0 {
 		t.ready++
 	}
-	return t.ready
+	return min(t.ready, t.want)
 }
 
 // split runs one macro call (its arguments as byte offsets, see
