@@ -118,7 +118,7 @@ var Settings = []Setting{
 		CmdHelp: map[string]string{CmdSynth: "batch size", CmdTrain: "batch size", CmdSweep: "batch size",
 			CmdEval: "batch size of the BatchNorm recalibration", CmdBench: "batch size (convnet, mlp)"}},
 	{Name: "limit-train", Kind: KindInt, Label: "Training images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
-		Help: "train on the first N training images (0: all; on the CPU the browser trains about ten images a second with WebAssembly SIMD, a few without)",
+		Help: "train on the first N training images (0: all; on the CPU the page trains some 20-30 images a second with WebAssembly SIMD, a few without)",
 		CmdHelp: map[string]string{CmdTrain: "train on the first N training images in file order (0: all but the -val held-out ones)",
 			CmdSweep: "train on the first N training images in file order (0: all but the -val held-out ones)",
 			CmdEval:  "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)"}},
