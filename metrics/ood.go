@@ -84,10 +84,15 @@ func Detect(in, out []float64) (Detection, error) {
 	nIn, nOut := float64(len(in)), float64(len(out))
 	var d Detection
 	fprFound := false
+	// The area in whole counts (twice the trapezoids' areas in units of one
+	// in-distribution by one out-of-distribution score), so that it is
+	// exact: a tie of everything gives 0.5, not 0.5 give or take a bit.
+	var area int64
+	count := func(frac, n float64) int64 { return int64(math.Round(frac * n)) }
 	for k := 1; k < len(curve); k++ {
 		p, q := curve[k-1], curve[k]
 		// Trapezoid between thresholds: ties inside a threshold get half.
-		d.AUROC += (q.FPR - p.FPR) * (q.TPR + p.TPR) / 2
+		area += (count(q.FPR, nOut) - count(p.FPR, nOut)) * (count(q.TPR, nIn) + count(p.TPR, nIn))
 		if q.TPR > p.TPR {
 			d.AUPR += (q.TPR - p.TPR) * q.TPR * nIn / (q.TPR*nIn + q.FPR*nOut)
 		}
@@ -95,6 +100,7 @@ func Detect(in, out []float64) (Detection, error) {
 			d.FPRAt95TPR, fprFound = q.FPR, true
 		}
 	}
+	d.AUROC = float64(area) / (2 * nIn * nOut)
 	return d, nil
 }
 
