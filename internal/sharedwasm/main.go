@@ -29,6 +29,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/deeplda/deeplda/internal/leb128"
 )
 
 // maxPages is the maximum of the imported shared memory, in 64 KiB pages:
@@ -93,7 +95,7 @@ type section struct {
 
 // encode returns a new section with the id and the payload.
 func encode(id byte, payload []byte) []byte {
-	b := appendUleb([]byte{id}, uint64(len(payload)))
+	b := leb128.AppendUnsigned([]byte{id}, uint64(len(payload)))
 	return append(b, payload...)
 }
 
@@ -158,13 +160,13 @@ func rewrite(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	imports := appendUleb(nil, uint64(n)+1)
+	imports := leb128.AppendUnsigned(nil, uint64(n)+1)
 	imports = append(imports, entries...)
 	imports = appendName(imports, "env")
 	imports = appendName(imports, "mem")
 	imports = append(imports, kindMemory, 0x03) // limits: has a maximum, shared
-	imports = appendUleb(imports, uint64(minPages))
-	imports = appendUleb(imports, maxPages)
+	imports = leb128.AppendUnsigned(imports, uint64(minPages))
+	imports = leb128.AppendUnsigned(imports, maxPages)
 	out := append([]byte(nil), header...)
 	added := false
 	for i, s := range secs {
@@ -351,19 +353,7 @@ func (r *reader) limits() (flags byte, minimum uint32, err error) {
 	return flags, minimum, err
 }
 
-// appendUleb appends v as an unsigned LEB128 number.
-func appendUleb(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
 // appendName appends a name: its length, then its bytes.
 func appendName(b []byte, name string) []byte {
-	return append(appendUleb(b, uint64(len(name))), name...)
+	return append(leb128.AppendUnsigned(b, uint64(len(name))), name...)
 }

@@ -30,7 +30,11 @@
 // through tile, mr*nr floats of scratch, and is merged element by element.
 package wasmsimd
 
-import "math"
+import (
+	"math"
+
+	"github.com/deeplda/deeplda/internal/leb128"
+)
 
 // Module returns the binary of the module for an mr×nr tile (nr a multiple
 // of 4), with relaxed_madd when relaxed is set, over a memory that is not
@@ -517,30 +521,10 @@ func (f *fn) atomic(o, offset int) *fn {
 func (f *fn) vmem(o, offset int) *fn { return f.simd(o).mem(offset) }
 
 // u32 returns the unsigned LEB128 encoding of v.
-func u32(v int) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func u32(v int) []byte { return leb128.AppendUnsigned(nil, uint64(v)) }
 
 // s32 returns the signed LEB128 encoding of v.
-func s32(v int) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func s32(v int) []byte { return leb128.AppendSigned(nil, int64(v)) }
 
 // vec returns a vector of n items whose encodings are items.
 func vec(n int, items []byte) []byte { return cat(u32(n), items) }
