@@ -30,8 +30,11 @@ const (
 
 // ModelInfo is what the index of trained models says of one: its name (its
 // folder's), the data set, the head, the loss, the epochs trained and the
-// test accuracy and ECE (10 bins) of its report.json, with the command
-// that trained it.
+// test accuracy and ECE (10 bins) of its checkpoint as report.json gives
+// them, with the command that trained it. The checkpoint keeps the trained
+// BatchNorm statistics, so for a run that recalibrated them these are the
+// report's batchnorm.running_stats, not its test split: what opening the
+// checkpoint shows.
 type ModelInfo struct {
 	Name         string  `json:"name"`
 	Data         string  `json:"data"`
@@ -67,9 +70,10 @@ func ValidModelName(name string) bool {
 
 // modelReport is the part of a training report.json that the index reads.
 type modelReport struct {
-	Config  ImageConfig    `json:"config"`
-	Test    report.Split   `json:"test"`
-	History []report.Epoch `json:"history"`
+	Config    ImageConfig    `json:"config"`
+	Test      report.Split   `json:"test"`
+	BatchNorm *BNReport      `json:"batchnorm"`
+	History   []report.Epoch `json:"history"`
 }
 
 // ReadModel reads the trained model in dir (its folder's name is the
@@ -102,6 +106,9 @@ func ReadModel(dir string) (ModelInfo, error) {
 	}
 	info.Epochs = len(r.History)
 	info.TestAccuracy, info.TestECE = float64(r.Test.Accuracy), float64(r.Test.ECE)
+	if bn := r.BatchNorm; bn != nil {
+		info.TestAccuracy, info.TestECE = float64(bn.Running.Accuracy), float64(bn.Running.ECE)
+	}
 	cmd, err := os.ReadFile(filepath.Join(dir, ModelCommandFile))
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", dir, err)

@@ -37,7 +37,9 @@ func TestReadModels(t *testing.T) {
 	writeModel(t, dir, "mnist-softmax", `{"config": {"data": "mnist", "head": "softmax", "cov": "spherical", "lambda": 0.01},
 		"test": {"accuracy": 0.99, "ece": 0.004}, "history": [{"epoch": 1}, {"epoch": 2}]}`, "deeplda train -data mnist -head softmax")
 	writeModel(t, dir, "fashion-mnist-lda", `{"config": {"data": "fashion-mnist", "head": "lda", "cov": "spherical", "loss": "dnll", "lambda": 0.01},
-		"test": {"accuracy": 0.92, "ece": 0.03}, "history": [{"epoch": 1}]}`, "deeplda train -data fashion-mnist")
+		"test": {"accuracy": 0.95, "ece": 0.01}, "history": [{"epoch": 1}],
+		"batchnorm": {"batches": 20, "running_stats": {"accuracy": 0.92, "ece": 0.03}, "recalibrated": {"accuracy": 0.95, "ece": 0.01}}}`,
+		"deeplda train -data fashion-mnist")
 	got, err := ReadModels(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +52,9 @@ func TestReadModels(t *testing.T) {
 		lda.Epochs != 1 || lda.TestAccuracy != 0.92 || lda.TestECE != 0.03 || lda.Command != "deeplda train -data fashion-mnist" || lda.CheckpointBytes != 10 {
 		t.Errorf("lda model %+v", lda)
 	}
-	// The softmax head's resolved loss is ce, without lambda or covariance.
-	if sm.Loss != "ce" || sm.Lambda != 0 || sm.Cov != "" || sm.Epochs != 2 {
+	// The softmax head's resolved loss is ce, without lambda or
+	// covariance; without a recalibration its figures are the test split's.
+	if sm.Loss != "ce" || sm.Lambda != 0 || sm.Cov != "" || sm.Epochs != 2 || sm.TestAccuracy != 0.99 || sm.TestECE != 0.004 {
 		t.Errorf("softmax model %+v", sm)
 	}
 	if got, err := ReadModels(filepath.Join(dir, "none")); err != nil || len(got) != 0 || got == nil {
