@@ -26,10 +26,17 @@ import (
 // test images (the checkpoint's BatchNorm statistics).
 func tinyModel(t *testing.T, dataDir string) (string, float64) {
 	t.Helper()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "models", "tiny-lda")
+	dir := filepath.Join(t.TempDir(), "models")
+	return dir, trainTiny(t, dataDir, dir, "lda")
+}
+
+// trainTiny trains tinyModel's model with head (lda or softmax) into
+// dir/tiny-<head> and returns deeplda eval's test accuracy of it.
+func trainTiny(t *testing.T, dataDir, dir, head string) float64 {
+	t.Helper()
+	out := filepath.Join(dir, "tiny-"+head)
 	args := []string{"-backend", "cpu", "-data", "fashion-mnist", "-datadir", dataDir, "-limit-test", "64", "-batch", "64"}
-	trainArgs := []string{"-limit-train", "128", "-val", "0", "-epochs", "1", "-quiet"}
+	trainArgs := []string{"-head", head, "-limit-train", "128", "-val", "0", "-epochs", "1", "-quiet"}
 	deeplda := func(cmd string, more ...string) {
 		t.Helper()
 		c := exec.Command("go", append(append([]string{"run", "./cmd/deeplda", cmd}, args...), more...)...)
@@ -42,7 +49,7 @@ func tinyModel(t *testing.T, dataDir string) (string, float64) {
 	if err := os.WriteFile(filepath.Join(out, "COMMAND.txt"), []byte("deeplda train "+strings.Join(append(args, trainArgs...), " ")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eval := filepath.Join(dir, "eval")
+	eval := filepath.Join(t.TempDir(), "eval")
 	deeplda("eval", "-checkpoint", filepath.Join(out, "checkpoint.safetensors"), "-out", eval)
 	b, err := os.ReadFile(filepath.Join(eval, "report.json"))
 	if err != nil {
@@ -52,7 +59,7 @@ func tinyModel(t *testing.T, dataDir string) (string, float64) {
 	if err := json.Unmarshal(b, &r); err != nil || r.Test.Examples != 64 {
 		t.Fatalf("deeplda eval's report: %v, %d test images", err, r.Test.Examples)
 	}
-	return filepath.Join(dir, "models"), r.Test.Accuracy
+	return r.Test.Accuracy
 }
 
 // modelSite serves site (a built site's URL, such as fashionSite's) with
@@ -156,6 +163,68 @@ func TestModelHosted(t *testing.T) {
 	if eval[bool](b, `!document.getElementById('continue-model').hidden`) {
 		t.Error("Continue training is still offered after training on")
 	}
+	b.checkClean()
+}
+
+// TestModelsSideBySide opens two hosted models of one data set, an LDA
+// head and a softmax head, side by side: compare=1 with model= naming one
+// of them opens the other beside it. Each run is its checkpoint evaluated
+// (deeplda eval's accuracy) with its report's history; the comparison's
+// figures and the gap are shown; the URL keeps model= and compare=1; and
+// Continue training, which trains one model on, is not offered.
+func TestModelsSideBySide(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	data := sharedFashion(t)
+	dir := filepath.Join(t.TempDir(), "models")
+	want := map[string]float64{"lda": trainTiny(t, data, dir, "lda"), "softmax": trainTiny(t, data, dir, "softmax")}
+	site := modelSite(t, fashionSite(t), dir)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?backend=cpu&limit-test=64&batch=64&compare=1&model=tiny-softmax")
+	b.waitFor(`document.body.dataset.model === 'tiny-softmax,tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
+	if msg := b.text("#e-model"); msg != "" {
+		t.Fatalf("opening tiny-softmax and tiny-lda: %s", msg)
+	}
+	t.Logf("%s", b.text("#progress-text"))
+	reps := b.runReports()
+	if len(reps) != 2 {
+		t.Fatalf("%d runs, want 2 (both heads)", len(reps))
+	}
+	for i, head := range []string{"lda", "softmax"} {
+		r := reps[i]
+		if r.Config["head"] != head || r.Kind != "eval" || r.Status != "opened tiny-"+head || len(r.History) != 1 ||
+			r.Test.Examples != 64 || math.Abs(r.Test.Accuracy-want[head]) > 1e-9 {
+			t.Errorf("run %d: head %v, kind %q, status %q, %d history rows, test %+v; want tiny-%s opened at deeplda eval's accuracy %.4f with its report's 1 row",
+				i+1, r.Config["head"], r.Kind, r.Status, len(r.History), r.Test, head, want[head])
+		}
+	}
+	for _, name := range []string{"compare_ece.svg", "compare_accuracy.svg", "compare_reliability.svg"} {
+		svg := eval[string](b, `(document.querySelector('.card[data-name="`+name+`"]:not([hidden])') || {innerHTML: ''}).innerHTML`)
+		for _, label := range []string{"LDA head, DNLL", "softmax head, CE"} {
+			if !strings.Contains(svg, label) {
+				t.Errorf("%s does not show %q", name, label)
+			}
+		}
+	}
+	if gap := b.text("#compare-gap"); !strings.Contains(gap, "Gap (LDA − softmax)") {
+		t.Errorf("#compare-gap: %q", gap)
+	}
+	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-softmax") || !strings.Contains(got, "compare=1") {
+		t.Errorf("the URL %q, want model=tiny-softmax and compare=1", got)
+	}
+	if !strings.Contains(b.text("#model-status"), "Open also opens tiny-lda (lda head)") {
+		t.Errorf("the model's description %q does not name the model opened beside it", b.text("#model-status"))
+	}
+	if eval[bool](b, `!document.getElementById('continue-model').hidden`) {
+		t.Error("Continue training is offered for two models")
+	}
+	// The form holds the LDA head's settings, so that Train trains both
+	// heads side by side as compare=1 does.
+	if h, l := eval[string](b, `document.getElementById('f-head').value`), eval[string](b, `document.getElementById('f-lambda').value`); h != "lda" || l != "0.01" {
+		t.Errorf("the form's head %q and lambda %q, want the LDA head's: lda, 0.01", h, l)
+	}
+	b.screenshot("models-side-by-side.png")
 	b.checkClean()
 }
 

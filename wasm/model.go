@@ -154,14 +154,19 @@ func (m *models) find(name string) *experiment.ModelInfo {
 func (m *models) describe() {
 	s := "Drop a checkpoint (.safetensors, written by deeplda train or by PyTorch with the reference names) here to open it."
 	if info := m.find(m.pick.Underlying().Get("value").String()); info != nil {
-		s = fmt.Sprintf("Open downloads its checkpoint (%.1f MB) and evaluates it on the test images. Trained with: %s. ",
-			float64(info.CheckpointBytes)/1e6, info.Command) + s
+		open := fmt.Sprintf("Open downloads its checkpoint (%.1f MB) and evaluates it on the test images. Trained with: %s. ",
+			float64(info.CheckpointBytes)/1e6, info.Command)
+		if other := m.counterpart(info); other != nil {
+			open += fmt.Sprintf("With Side by side checked, Open also opens %s (%s head) beside it. ", other.Name, other.Head)
+		}
+		s = open + s
 	}
 	m.about.SetTextContent(s)
 }
 
 // openHosted opens the site's model name (model=name in the URL, or the
-// Open button).
+// Open button). With compare on in the form, it opens the site's model of
+// the other head on the same data set beside it, when there is one.
 func (m *models) openHosted(name string) {
 	defer m.a.guard()
 	if !m.ready() {
@@ -182,17 +187,40 @@ func (m *models) openHosted(name string) {
 	}
 	m.pick.Underlying().Set("value", name)
 	m.describe()
-	m.a.setProgressText(fmt.Sprintf("Downloading the model %s…", name))
-	ckpt, err := fetchBytes(modelsDir + name + "/" + experiment.CheckpointFile)
-	var history []report.Epoch
-	if err == nil {
-		history, err = readHistory(modelsDir + name + "/" + experiment.ModelReportFile)
+	infos := []*experiment.ModelInfo{info}
+	if m.a.form.raw()["compare"] == "1" {
+		if other := m.counterpart(info); other != nil {
+			infos = append(infos, other)
+		}
 	}
-	if err != nil {
-		m.failed(name, err)
-		return
+	var cps []checkpoint
+	for _, info := range infos {
+		m.a.setProgressText(fmt.Sprintf("Downloading the model %s…", info.Name))
+		b, err := fetchBytes(modelsDir + info.Name + "/" + experiment.CheckpointFile)
+		var history []report.Epoch
+		if err == nil {
+			history, err = readHistory(modelsDir + info.Name + "/" + experiment.ModelReportFile)
+		}
+		if err != nil {
+			m.failed(info.Name, err)
+			return
+		}
+		cps = append(cps, checkpoint{label: info.Name, bytes: b, info: info, history: history})
 	}
-	m.open(name, ckpt, info, history)
+	m.open(name, cps...)
+}
+
+// counterpart returns the site's first model (by name) of the same data set
+// as info with the other kind of head (LDA for softmax, softmax for LDA),
+// or nil.
+func (m *models) counterpart(info *experiment.ModelInfo) *experiment.ModelInfo {
+	for i := range m.index {
+		o := &m.index[i]
+		if o.Data == info.Data && (o.Head == experiment.CompareHeads[0]) != (info.Head == experiment.CompareHeads[0]) {
+			return o
+		}
+	}
+	return nil
 }
 
 // readHistory downloads a report.json and returns its history.
@@ -227,7 +255,7 @@ func (m *models) openFile(f js.Value) {
 		m.failed(name, fmt.Errorf("cannot read the file: %v", err))
 		return
 	}
-	m.open(name, jsBytes(buf), nil, nil)
+	m.open("", checkpoint{label: name, bytes: jsBytes(buf)})
 }
 
 // ready reports whether a model can be opened now (the app has started and
@@ -247,37 +275,82 @@ func (m *models) failed(label string, err error) {
 	m.a.setProgressText("")
 }
 
-// open evaluates the checkpoint ckpt (named label) on the test set of its
-// data set (the hosted model info's, or for a dropped one, info nil, the
-// one its shapes fit, preferring the form's) and shows it as a run whose
-// history is history.
-func (m *models) open(label string, ckpt []byte, info *experiment.ModelInfo, history []report.Epoch) {
+// checkpoint is a trained model to open: its label, its bytes (which the
+// page then offers for download), the site's information on it (nil for a
+// dropped file) and the history of its report.
+type checkpoint struct {
+	label   string
+	bytes   []byte
+	file    *safetensors.File
+	info    *experiment.ModelInfo
+	history []report.Epoch
+}
+
+// open evaluates the checkpoints cps on the test set of their data set
+// (the hosted model's, or for a dropped one the one its shapes fit,
+// preferring the form's) and shows them: one as a run whose history is
+// its report's; two (an LDA head and a softmax head of one data set) side
+// by side, as compare=1 shows two heads that trained. hosted names the
+// site's model that model= keeps in the URL ("" for a dropped file).
+func (m *models) open(hosted string, cps ...checkpoint) {
 	a := m.a
-	f, err := safetensors.Decode(ckpt)
-	if err != nil {
-		m.failed(label, fmt.Errorf("not a safetensors checkpoint: %w", err))
+	for i := range cps {
+		f, err := safetensors.Decode(cps[i].bytes)
+		if err != nil {
+			m.failed(cps[i].label, fmt.Errorf("not a safetensors checkpoint: %w", err))
+			return
+		}
+		cps[i].file = f
+	}
+	first := cps[0]
+	raw := a.form.raw()
+	var err error
+	if first.info != nil {
+		raw["data"] = first.info.Data
+	} else if raw["data"], err = experiment.CheckpointData(first.file, raw["data"]); err != nil {
+		m.failed(first.label, err)
 		return
 	}
-	raw := a.form.raw()
-	if info != nil {
-		raw["data"] = info.Data
-	} else if raw["data"], err = experiment.CheckpointData(f, raw["data"]); err != nil {
-		m.failed(label, err)
-		return
+	raw["compare"] = "0"
+	if len(cps) == 2 {
+		raw["compare"] = "1"
 	}
 	s, errs := config.Parse(config.Images, raw)
 	if len(errs) > 0 {
-		m.failed(label, fmt.Errorf("fix the settings marked in red first: %w", errs.Err()))
+		m.failed(first.label, fmt.Errorf("fix the settings marked in red first: %w", errs.Err()))
 		return
 	}
-	if s.Image, err = experiment.OpenedConfig(s.Image, f); err != nil {
-		m.failed(label, err)
+	if s.Image, err = experiment.OpenedConfig(s.Image, first.file); err != nil {
+		m.failed(first.label, err)
 		return
 	}
 	sess, err := newSession(s)
 	if err != nil {
-		m.failed(label, err)
+		m.failed(first.label, err)
 		return
+	}
+	byRun := cps
+	if len(cps) == 2 {
+		// A comparison's runs are in experiment.CompareHeads' order; each
+		// takes the checkpoint of its head.
+		if s.Image.Head != sess.runs[0].job.Image.Head {
+			byRun = []checkpoint{cps[1], cps[0]}
+		}
+		for i, cp := range byRun {
+			jr := sess.runs[i]
+			c, err := experiment.OpenedConfig(*jr.job.Image, cp.file)
+			if err == nil && c.Head != jr.job.Image.Head {
+				err = fmt.Errorf("side by side needs an LDA head and a softmax head; %s and %s both have a %s head", cps[0].label, cps[1].label, c.Head)
+			}
+			if err != nil {
+				m.failed(cp.label, err)
+				return
+			}
+			jr.job.Image, jr.job.Label = &c, config.ImageLabel(c)
+		}
+		// The form shows the LDA head's settings (covariance, lambda), as
+		// for two heads that train side by side.
+		s.Image = *sess.runs[0].job.Image
 	}
 	was := state()
 	a.setTraining()
@@ -285,67 +358,82 @@ func (m *models) open(label string, ckpt []byte, info *experiment.ModelInfo, his
 	be, why := a.backends.get(s.Backend)
 	sess.be = be
 	a.showBackend(be, why)
-	if err := m.evaluate(sess, label, ckpt, f, history); err != nil {
+	if err := m.evaluate(sess, byRun); err != nil {
 		sess.release()
-		m.failed(label, err)
+		m.failed(first.label, err)
 		show(a.progressBox, false)
 		a.setIdle(false)
 		setState(was)
 		return
 	}
-	if info != nil {
-		m.hosted = label
+	m.hosted = hosted
+	m.sess, m.file, m.data = nil, nil, ""
+	if len(cps) == 1 {
+		// Continue training trains one opened model on.
+		m.sess, m.file, m.data = sess, first.file, s.Image.Data
 	}
 	a.form.setRaw(s.Raw())
 	a.edited()
 	a.setIdle(false)
-	show(m.cont, true)
+	show(m.cont, len(cps) == 1)
+	label := first.label
+	for _, cp := range cps[1:] {
+		label += "," + cp.label
+	}
 	doc.(dom.HTMLDocument).Body().SetAttribute("data-model", label)
 	setState("done")
 }
 
-// evaluate builds sess's run from the checkpoint f (decoded from ckpt,
-// which the page then offers for download), evaluates it on the test set
-// (and scores the hosted out-of-distribution set, when there is one) with
-// the progress bar and shows it.
-func (m *models) evaluate(sess *session, label string, ckpt []byte, f *safetensors.File, history []report.Epoch) error {
+// evaluate builds each run of sess from its checkpoint (cps, in the runs'
+// order), evaluates it on the test set (and scores the hosted
+// out-of-distribution set, when there is one) with the progress bar, and
+// shows sess.
+func (m *models) evaluate(sess *session, cps []checkpoint) error {
 	a := m.a
-	jr := sess.runs[0]
-	if err := a.newRun(sess, jr); err != nil {
-		return err
-	}
-	img := jr.image()
-	if err := img.Load(f); err != nil {
-		return err
-	}
-	img.Report.Kind, img.Report.Status, img.Report.History = experiment.CmdEval, "opened "+label, history
-	n := img.TestSet.Len()
-	a.setProgress(0)
-	a.setProgressText(fmt.Sprintf("Evaluating %s on %d %s test images on %s…", label, n, img.Config.Data, experiment.BackendOf(sess.be)))
-	err := img.EvaluateTest(func(p experiment.Phase) {
-		a.setProgress(float64(p.Done) / float64(p.Total))
-		a.setProgressText(fmt.Sprintf("%s: %s, %d / %d images", label, p.Name, p.Done, p.Total))
-		a.yield.maybe()
-	})
-	if err != nil {
-		return err
+	var done []string
+	for i, cp := range cps {
+		jr := sess.runs[i]
+		if err := a.newRun(sess, jr); err != nil {
+			return err
+		}
+		img := jr.image()
+		if err := img.Load(cp.file); err != nil {
+			return fmt.Errorf("%s: %w", cp.label, err)
+		}
+		img.Report.Kind, img.Report.Status, img.Report.History = experiment.CmdEval, "opened "+cp.label, cp.history
+		n := img.TestSet.Len()
+		a.setProgress(0)
+		a.setProgressText(fmt.Sprintf("Evaluating %s on %d %s test images on %s…", cp.label, n, img.Config.Data, experiment.BackendOf(sess.be)))
+		err := img.EvaluateTest(func(p experiment.Phase) {
+			a.setProgress(float64(p.Done) / float64(p.Total))
+			a.setProgressText(fmt.Sprintf("%s: %s, %d / %d images", cp.label, p.Name, p.Done, p.Total))
+			a.yield.maybe()
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", cp.label, err)
+		}
+		jr.status, jr.opened = "opened: "+cp.label, true
+		figs := jr.t.Figures()
+		if len(cp.history) == 0 {
+			for _, name := range []string{"curves.svg", "accuracy.svg", "logdet.svg"} {
+				delete(figs, name)
+			}
+		}
+		jr.figs, jr.report, jr.ckpt = figs, reportJSON(jr.t), cp.bytes
+		done = append(done, fmt.Sprintf("%s (%s head): test accuracy %.2f%%, ECE %.2f%% on %d test images of %s",
+			cp.label, img.Model.Spec.Head, 100*float64(img.Report.Test.Accuracy), 100*float64(img.Report.Test.ECE), n, img.Config.Data))
 	}
 	if a.sess != nil {
 		a.sess.release()
 	}
-	a.sess, m.sess, m.file, m.data = sess, sess, f, img.Config.Data
-	jr.status = "opened: " + label
+	a.sess = sess
 	a.view.reset(sess)
-	figs := jr.t.Figures()
-	if len(history) == 0 {
-		for _, name := range []string{"curves.svg", "accuracy.svg", "logdet.svg"} {
-			delete(figs, name)
-		}
-	}
-	jr.figs, jr.report, jr.ckpt = figs, reportJSON(jr.t), ckpt
 	a.view.update(sess)
-	a.setProgressText(fmt.Sprintf("Opened %s (%s head): test accuracy %.2f%%, ECE %.2f%% on %d test images of %s. Continue training trains it on (Adam starts afresh).",
-		label, img.Model.Spec.Head, 100*float64(img.Report.Test.Accuracy), 100*float64(img.Report.Test.ECE), n, img.Config.Data))
+	if len(cps) == 1 {
+		a.setProgressText("Opened " + done[0] + ". Continue training trains it on (Adam starts afresh).")
+	} else {
+		a.setProgressText("Opened side by side: " + strings.Join(done, "; ") + ".")
+	}
 	return nil
 }
 

@@ -42,6 +42,7 @@ type jobRun struct {
 	report []byte               // report.json
 	ckpt   []byte               // the last good checkpoint (safetensors)
 	status string
+	opened bool       // evaluated from a trained model's checkpoint, not trained here
 	safe   *savePoint // the last host copy of a WebGPU run (see moveToCPU)
 }
 

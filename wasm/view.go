@@ -255,10 +255,10 @@ func (v *view) drawSummary(s *session) {
 }
 
 // drawGap adds the gap between the heads of an images comparison to the
-// summary (#compare-gap), once both have finished.
+// summary (#compare-gap), once both have finished (or both were opened).
 func (v *view) drawGap(s *session) {
 	for _, jr := range s.runs {
-		if jr.status != statusDone {
+		if jr.status != statusDone && !jr.opened {
 			return
 		}
 	}
