@@ -49,7 +49,8 @@ var Demos = []DemoInfo{
 		"The paper's ConvNet (three blocks of two 3×3 Conv-BN-ReLU, global average pooling, a linear map to C−1 dimensions) " +
 			"with an LDA head trained by DNLL, CE or NLL, or a softmax head, on Fashion-MNIST, MNIST, CIFAR-10 or CIFAR-100. " +
 			"On the CPU the page trains some 20-30 images a second with WebAssembly SIMD on one core and a few without (WebGPU on a software adapter is slower still), so the defaults are small: 2,000 training images, 2 epochs, about 3 minutes of training. " +
-			"The BatchNorm statistics are recomputed before the final evaluation (the page reports both accuracies).", true},
+			"The BatchNorm statistics are recomputed before the final evaluation (the page reports both accuracies). " +
+			"The models trained natively on the full data sets open under Trained model; with Side by side checked, both heads open together.", true},
 	{Sweep, "4 · λ sweep", "The λ sweep",
 		"DNLL with a spherical head on the toy MLP, trained once per λ. Accuracy and calibration stay flat while the learned " +
 			"σ grows with λ: λ acts as a temperature knob.", true},
