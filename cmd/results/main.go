@@ -14,13 +14,16 @@
 // per epoch, one column pair per run), ood (out-of-distribution
 // detection per run and score) and seeds (runs of one protocol with
 // different seeds, ours and PyTorch's: the mean and range of each figure
-// per head and implementation). Each table ends with a line naming the
-// commit it was generated at and the commits that wrote the reports.
+// per head and implementation) and figures (an LDA run then a softmax run:
+// their test ECE and accuracy per epoch drawn as deeplda train -compare
+// draws them, written under results/ beside the Markdown file and linked
+// from it). Each block ends with a line naming the commit it was generated
+// at and the commits that wrote the reports.
 //
 // Usage:
 //
 //	go run ./cmd/results RESULTS.md          rewrite the file's tables in place
-//	go run ./cmd/results -check RESULTS.md   fail if a table is out of date
+//	go run ./cmd/results -check RESULTS.md   fail if a table or figure is out of date
 package main
 
 import (
@@ -28,8 +31,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -59,21 +65,38 @@ func run(path string, check bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	updated, n, err := Regenerate(old, headCommit())
+	updated, n, files, err := Regenerate(old, headCommit())
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	// The figures' paths are relative to the Markdown file's folder.
+	base := filepath.Dir(path)
+	names := slices.Sorted(maps.Keys(files))
 	if check {
 		if !bytes.Equal(stripStamps(old), stripStamps(updated)) {
 			return fmt.Errorf("%s: tables are out of date; run go run ./cmd/results %s", path, path)
 		}
-		fmt.Fprintf(stdout, "%s: %d tables up to date\n", path, n)
+		for _, name := range names {
+			if disk, err := os.ReadFile(filepath.Join(base, name)); err != nil || !bytes.Equal(disk, files[name]) {
+				return fmt.Errorf("%s: figure %s is missing or out of date; run go run ./cmd/results %s", path, name, path)
+			}
+		}
+		fmt.Fprintf(stdout, "%s: %d tables and %d figures up to date\n", path, n, len(names))
 		return nil
+	}
+	for _, name := range names {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return err
+		}
 	}
 	if err := os.WriteFile(path, updated, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: regenerated %d tables\n", path, n)
+	fmt.Fprintf(stdout, "%s: regenerated %d tables and %d figures\n", path, n, len(names))
 	return nil
 }
 

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/report"
 )
 
 // split is the evaluation of a model on one data split in report.json.
@@ -109,11 +113,12 @@ var tableKinds = map[string]func([]*runReport) string{
 }
 
 // Regenerate returns md with every marked table regenerated from its runs,
-// stamped with commit, and the number of tables.
-func Regenerate(md []byte, commit string) ([]byte, int, error) {
+// stamped with commit, the number of tables, and the files that the
+// figures kind draws (by path) for the caller to write.
+func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error) {
 	lines := strings.SplitAfter(string(md), "\n")
 	var out strings.Builder
-	n := 0
+	n, files := 0, map[string][]byte{}
 	for i := 0; i < len(lines); i++ {
 		out.WriteString(lines[i])
 		m := beginRE.FindStringSubmatch(strings.TrimRight(lines[i], "\n"))
@@ -121,23 +126,31 @@ func Regenerate(md []byte, commit string) ([]byte, int, error) {
 			continue
 		}
 		gen, ok := tableKinds[m[1]]
-		if !ok {
-			return nil, 0, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood or seeds)", i+1, m[1])
+		if !ok && m[1] != "figures" {
+			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds or figures)", i+1, m[1])
 		}
 		end := i + 1
 		for end < len(lines) && strings.TrimRight(lines[end], "\n") != endLine {
 			end++
 		}
 		if end == len(lines) {
-			return nil, 0, fmt.Errorf("line %d: no %q after the marker", i+1, endLine)
+			return nil, 0, nil, fmt.Errorf("line %d: no %q after the marker", i+1, endLine)
 		}
 		var runs []*runReport
 		for _, dir := range strings.Fields(m[2]) {
 			r, err := loadRun(dir)
 			if err != nil {
-				return nil, 0, fmt.Errorf("line %d: %w", i+1, err)
+				return nil, 0, nil, fmt.Errorf("line %d: %w", i+1, err)
 			}
 			runs = append(runs, r)
+		}
+		if !ok {
+			text, drawn, err := comparisonFigures(runs)
+			if err != nil {
+				return nil, 0, nil, fmt.Errorf("line %d: %w", i+1, err)
+			}
+			maps.Copy(files, drawn)
+			gen = func([]*runReport) string { return text }
 		}
 		out.WriteString(gen(runs))
 		out.WriteString(stamp(runs, commit))
@@ -145,7 +158,7 @@ func Regenerate(md []byte, commit string) ([]byte, int, error) {
 		i = end
 		n++
 	}
-	return []byte(out.String()), n, nil
+	return []byte(out.String()), n, files, nil
 }
 
 // stamp is the line under a table that says where it came from.
@@ -319,4 +332,40 @@ func seedsTable(runs []*runReport) string {
 			span(ips, func(v float64) string { return fmt.Sprintf("%.0f", v) }))
 	}
 	return b.String()
+}
+
+// FiguresDir is the folder of the figures that the figures kind draws.
+const FiguresDir = "results"
+
+// comparisonFigures draws the figures kind of a marker: two runs, an LDA
+// head's and a softmax head's, as deeplda train -compare draws its heads:
+// the test ECE and the test accuracy per epoch (the histories, so the
+// trained BatchNorm statistics), one line per head. They go to
+// FiguresDir/<LDA run>-vs-<softmax run>/, under the names train -compare
+// gives them; the Markdown shows both.
+func comparisonFigures(runs []*runReport) (string, map[string][]byte, error) {
+	if len(runs) != 2 || runs[0].Config.Head != "lda" || runs[1].Config.Head != "softmax" {
+		return "", nil, fmt.Errorf("figures takes two runs, an LDA head's then a softmax head's")
+	}
+	head := func(r *runReport) experiment.CompareHead {
+		h := experiment.CompareHead{Head: r.Config.Head, Loss: r.Config.Loss, Lambda: r.Config.Lambda, Status: r.Status}
+		for _, e := range r.History {
+			h.History = append(h.History, report.Epoch{Epoch: e.Epoch, TestAccuracy: report.Float(e.TestAccuracy), TestECE: report.Float(e.TestECE)})
+		}
+		return h
+	}
+	c := experiment.Comparison{LDA: head(runs[0]), Softmax: head(runs[1])}
+	dir := filepath.Join(FiguresDir, runs[0].name()+"-vs-"+runs[1].name())
+	drawn := c.Figures()
+	files := map[string][]byte{}
+	var md strings.Builder
+	for _, f := range []struct{ name, alt string }{
+		{experiment.CompareECEFigure, "Test ECE per epoch of both heads"},
+		{experiment.CompareAccuracyFigure, "Test accuracy per epoch of both heads"},
+	} {
+		p := filepath.Join(dir, f.name)
+		files[p] = drawn[f.name]
+		fmt.Fprintf(&md, "![%s](%s)\n", f.alt, filepath.ToSlash(p))
+	}
+	return md.String(), files, nil
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,7 +36,7 @@ func TestRegenerate(t *testing.T) {
 		"temperature_scaling":{"temperature":1.2,"test_ece_after":0.01}}`)
 	md := "# R\n\n<!-- results: summary " + lda + " " + sm + " -->\nold\n<!-- end results -->\n\ntext\n\n" +
 		"<!-- results: epochs " + lda + " " + sm + " -->\n<!-- end results -->\n<!-- results: ood " + lda + " " + sm + " -->\n<!-- end results -->\n"
-	got, n, err := Regenerate([]byte(md), "def")
+	got, n, files, err := Regenerate([]byte(md), "def")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +54,10 @@ func TestRegenerate(t *testing.T) {
 			t.Errorf("regenerated file lacks %q:\n%s", want, s)
 		}
 	}
-	if n != 3 || strings.Contains(s, "old\n") {
-		t.Errorf("%d tables regenerated (want 3), old table left: %v", n, strings.Contains(s, "old\n"))
+	if n != 3 || strings.Contains(s, "old\n") || len(files) != 0 {
+		t.Errorf("%d tables regenerated (want 3), old table left: %v, %d figures (want none)", n, strings.Contains(s, "old\n"), len(files))
 	}
-	again, _, err := Regenerate(got, "later")
+	again, _, _, err := Regenerate(got, "later")
 	if err != nil || string(stripStamps(again)) != string(stripStamps(got)) {
 		t.Errorf("regenerating again changed more than the stamp (err %v)", err)
 	}
@@ -70,7 +72,7 @@ func TestSeedsTable(t *testing.T) {
 			"batchnorm":{"running_stats":{"accuracy":%g,"ece":0.2},"recalibrated":{"accuracy":0.9,"ece":0.1}}}`,
 			r.head, i+1, r.backend, 1+0.5*float64(i), 10*(i+1), 0.5+0.1*float64(i))))
 	}
-	got, _, err := Regenerate([]byte("<!-- results: seeds "+strings.Join(runs, " ")+" -->\n<!-- end results -->\n"), "c")
+	got, _, _, err := Regenerate([]byte("<!-- results: seeds "+strings.Join(runs, " ")+" -->\n<!-- end results -->\n"), "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +88,65 @@ func TestSeedsTable(t *testing.T) {
 	}
 }
 
+// TestFigures checks the figures kind: the ECE and accuracy per epoch of
+// an LDA run and a softmax run, one line per head, linked from the
+// Markdown and written under FiguresDir.
+func TestFigures(t *testing.T) {
+	dir := t.TempDir()
+	lda := writeRun(t, dir, "lda", `{"config":{"head":"lda","loss":"dnll","lambda":0.01},"status":"done",
+		"history":[{"epoch":1,"test_accuracy":0.8,"test_ece":0.1234},{"epoch":2,"test_accuracy":0.9,"test_ece":0.03}]}`)
+	sm := writeRun(t, dir, "softmax", `{"config":{"head":"softmax","loss":"ce"},"status":"done",
+		"history":[{"epoch":1,"test_accuracy":0.82,"test_ece":0.02},{"epoch":2,"test_accuracy":0.85,"test_ece":0.04}]}`)
+	got, n, files, err := Regenerate([]byte("<!-- results: figures "+lda+" "+sm+" -->\n<!-- end results -->\n"), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ece, acc := filepath.Join(FiguresDir, "lda-vs-softmax", "compare_ece.svg"), filepath.Join(FiguresDir, "lda-vs-softmax", "compare_accuracy.svg")
+	if n != 1 || len(files) != 2 || !strings.Contains(string(got), "![Test ECE per epoch of both heads]("+filepath.ToSlash(ece)+")") {
+		t.Fatalf("%d blocks, figures %v, Markdown:\n%s", n, slices.Collect(maps.Keys(files)), got)
+	}
+	for _, want := range []string{"LDA head, DNLL (λ = 0.01)", "softmax head, CE", "Test ECE per epoch"} {
+		if !strings.Contains(string(files[ece]), want) {
+			t.Errorf("%s lacks %q", ece, want)
+		}
+	}
+	if !strings.Contains(string(files[acc]), "Test accuracy per epoch") {
+		t.Errorf("%s is not the accuracy figure", acc)
+	}
+	if _, _, _, err := Regenerate([]byte("<!-- results: figures "+sm+" "+lda+" -->\n<!-- end results -->\n"), "c"); err == nil || !strings.Contains(err.Error(), "an LDA head's then a softmax head's") {
+		t.Errorf("the runs in the wrong order: error %v", err)
+	}
+}
+
+// TestRunFigures checks that run writes the figures beside the Markdown
+// file and that -check fails when one differs from what the runs give.
+func TestRunFigures(t *testing.T) {
+	dir := t.TempDir()
+	lda := writeRun(t, dir, "lda", `{"config":{"head":"lda","loss":"dnll"},"history":[{"epoch":1,"test_accuracy":0.8,"test_ece":0.1}]}`)
+	sm := writeRun(t, dir, "softmax", `{"config":{"head":"softmax","loss":"ce"},"history":[{"epoch":1,"test_accuracy":0.8,"test_ece":0.1}]}`)
+	md := filepath.Join(dir, "R.md")
+	if err := os.WriteFile(md, []byte("<!-- results: figures "+lda+" "+sm+" -->\n<!-- end results -->\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(md, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	fig := filepath.Join(dir, FiguresDir, "lda-vs-softmax", "compare_ece.svg")
+	if _, err := os.Stat(fig); err != nil || !strings.Contains(out.String(), "regenerated 1 tables and 2 figures") {
+		t.Fatalf("after run: %v; output %q", err, out.String())
+	}
+	if err := run(md, true, &out); err != nil {
+		t.Errorf("-check right after regenerating: %v", err)
+	}
+	if err := os.WriteFile(fig, []byte("<svg/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(md, true, &out); err == nil || !strings.Contains(err.Error(), "compare_ece.svg is missing or out of date") {
+		t.Errorf("-check with a changed figure: %v", err)
+	}
+}
+
 func TestRegenerateErrors(t *testing.T) {
 	dir := t.TempDir()
 	run := writeRun(t, dir, "r", `{}`)
@@ -96,7 +157,7 @@ func TestRegenerateErrors(t *testing.T) {
 		{"<!-- results: summary " + filepath.Join(dir, "missing") + " -->\n<!-- end results -->\n", "no such file"},
 		{"<!-- results: summary " + bad + " -->\n<!-- end results -->\n", "bad/report.json"},
 	} {
-		if _, _, err := Regenerate([]byte(c.md), "x"); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, _, err := Regenerate([]byte(c.md), "x"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one containing %q", c.md, err, c.want)
 		}
 	}
