@@ -24,6 +24,8 @@
 # a quick check; with EXTRA set, nothing is installed unless MODELS is set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/resumable.sh
+. bench/resumable.sh
 work=${WORK:-out/hosted}
 datasets=${DATASETS:-../shared/datasets}
 extra=${EXTRA:-}
@@ -56,14 +58,7 @@ for name in "${names[@]}"; do
 	args=(-backend cpu -data "$data" -datadir "$datasets/$data" -head "$head" -seed 1
 		-epochs "$epochs" -bn-recalibrate 20 -ood "$ood" -ood-datadir "$datasets/$ood" $extra)
 	dir=$work/$name
-	if grep -qs '"status": "done"' "$dir/report.json"; then
-		echo "== $dir: done"
-	else
-		resume=()
-		if [ -f "$dir/resume.safetensors" ]; then resume=(-resume); fi
-		echo "== $dir"
-		bin/deeplda train "${args[@]}" -out "$dir" "${resume[@]}"
-	fi
+	train_resumable "$dir" "${args[@]}"
 	if [ -z "$models" ]; then
 		continue
 	fi

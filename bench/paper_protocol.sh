@@ -14,22 +14,16 @@
 # Then list the runs in RESULTS.md's markers and run go run ./cmd/results RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/resumable.sh
+. bench/resumable.sh
 out=${1:-out/paper}
 data=${DATA:-../shared/datasets/fashion-mnist}
 ood=${OOD_DATA:-../shared/datasets/mnist}
 ./build.sh >/dev/null
 for seed in ${SEEDS:-1 2 3}; do
 	for head in lda softmax; do
-		dir="$out/fashion-mnist-$head-s$seed"
-		if grep -qs '"status": "done"' "$dir/report.json"; then
-			echo "== $dir: done"
-			continue
-		fi
-		resume=()
-		if [ -f "$dir/resume.safetensors" ]; then resume=(-resume); fi
-		echo "== $dir"
-		bin/deeplda train -backend "${BACKEND:-auto}" -data fashion-mnist -datadir "$data" \
-			-head "$head" -epochs "${EPOCHS:-100}" -val 0 -seed "$seed" \
-			-ood mnist -ood-datadir "$ood" -out "$dir" "${resume[@]}"
+		train_resumable "$out/fashion-mnist-$head-s$seed" -backend "${BACKEND:-auto}" \
+			-data fashion-mnist -datadir "$data" -head "$head" -epochs "${EPOCHS:-100}" -val 0 \
+			-seed "$seed" -ood mnist -ood-datadir "$ood"
 	done
 done
