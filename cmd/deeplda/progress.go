@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/train"
 )
 
@@ -24,6 +25,7 @@ type progressBar struct {
 	tty       bool
 	every     time.Duration // between lines to a file
 	lastEpoch int
+	lastTest  int       // the last epoch whose test figures were written
 	last      time.Time // last redraw (terminal) or line (file)
 	drawn     bool
 }
@@ -62,6 +64,19 @@ func (p *progressBar) update(pr train.Progress) {
 	total := pr.Epochs * pr.Steps
 	p.redraw(float64(pr.TotalStep)/float64(max(total, 1)), "epoch %d/%d step %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  ETA %s",
 		pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Remaining.Round(time.Second))
+}
+
+// epochEnd writes the test figures of the epoch that h records (the
+// history's row, evaluated after the epoch) as a line, at the pace of the
+// epoch lines to a file: every epoch, or every epochs/20 for long runs,
+// and the last.
+func (p *progressBar) epochEnd(h report.Epoch, epochs int) {
+	if p.quiet || (h.Epoch != epochs && h.Epoch-p.lastTest < max(1, epochs/20)) {
+		return
+	}
+	p.lastTest = h.Epoch
+	p.finish()
+	p.line("epoch %d/%d  test accuracy %.2f%%  ECE %.2f%%", h.Epoch, epochs, 100*float64(h.TestAccuracy), 100*float64(h.TestECE))
 }
 
 // phase is the progress callback of the evaluations (experiment.Phase).

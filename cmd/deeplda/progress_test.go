@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/train"
 )
 
@@ -37,11 +38,28 @@ func TestProgressToAFile(t *testing.T) {
 		}
 	}
 
+	// The test figures after each epoch, every epoch of a short run;
+	// every epochs/20 and the last of a long one.
+	buf.Reset()
+	p.epochEnd(report.Epoch{Epoch: 1, TestAccuracy: 0.8611, TestECE: 0.0857}, 2)
+	if got := buf.String(); got != "epoch 1/2  test accuracy 86.11%  ECE 8.57%\n" {
+		t.Errorf("the epoch's test line %q", got)
+	}
+	buf.Reset()
+	long := newProgressBar(&buf, false)
+	for e := 1; e <= 100; e++ {
+		long.epochEnd(report.Epoch{Epoch: e}, 100)
+	}
+	if n := strings.Count(buf.String(), "test accuracy"); n != 20 || !strings.HasSuffix(buf.String(), "epoch 100/100  test accuracy 0.00%  ECE 0.00%\n") {
+		t.Errorf("100 epochs gave %d test lines, want 20 ending with the last:\n%s", n, buf.String())
+	}
+
 	buf.Reset()
 	q := newProgressBar(&buf, true)
 	q.every = 0
 	q.update(train.Progress{Epoch: 1, Epochs: 2, Step: 4, Steps: 10})
 	q.phase(experiment.Phase{Name: experiment.PhaseTest, Done: 512, Total: 1000})
+	q.epochEnd(report.Epoch{Epoch: 2}, 2)
 	q.finish()
 	if buf.Len() != 0 {
 		t.Errorf("quiet: %q", buf.String())

@@ -79,7 +79,13 @@ func trainAndWrite(ctx context.Context, t experiment.Trainable, o output, stdout
 		fmt.Fprintf(stderr, "resuming after epoch %d of %d (%s)\n", run.Trainer.Epoch(), run.Trainer.Cfg.Epochs, resume)
 	}
 	bar := newProgressBar(stderr, o.quiet)
-	d := experiment.Driver{Dir: o.dir, Save: true, Figures: true, Progress: bar.update, Phase: bar.phase, Stopping: func() {
+	afterEpoch := func() error {
+		if h := run.Report.History; len(h) > 0 {
+			bar.epochEnd(h[len(h)-1], run.Trainer.Cfg.Epochs)
+		}
+		return nil
+	}
+	d := experiment.Driver{Dir: o.dir, Save: true, Figures: true, Progress: bar.update, Phase: bar.phase, AfterEpoch: afterEpoch, Stopping: func() {
 		bar.finish()
 		if e := run.Trainer.Epoch(); e > 0 {
 			fmt.Fprintf(stderr, "interrupted: writing the report of epoch %d, the last whole one, which the checkpoint holds (-resume continues after it)\n", e)
