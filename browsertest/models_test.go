@@ -170,7 +170,7 @@ func TestModelHosted(t *testing.T) {
 // head and a softmax head, side by side: compare=1 with model= naming one
 // of them opens the other beside it. Each run is its checkpoint evaluated
 // (deeplda eval's accuracy) with its report's history; the comparison's
-// figures and the gap are shown; the URL keeps model= and compare=1; and
+// figures, the gap and both heads' out-of-distribution AUROCs are shown; the URL keeps model= and compare=1; and
 // Continue training, which trains one model on, is not offered.
 func TestModelsSideBySide(t *testing.T) {
 	if noBrowser != "" {
@@ -179,7 +179,8 @@ func TestModelsSideBySide(t *testing.T) {
 	data := sharedFashion(t)
 	dir := filepath.Join(t.TempDir(), "models")
 	want := map[string]float64{"lda": trainTiny(t, data, dir, "lda"), "softmax": trainTiny(t, data, dir, "softmax")}
-	site := modelSite(t, fashionSite(t), dir)
+	// MNIST too: both heads' out-of-distribution scores, compared.
+	site := modelSite(t, siteWith(t, "fashion-mnist", "mnist"), dir)
 	b := newBrowser(t, options{})
 	b.openURL(site + "?backend=cpu&limit-test=64&batch=64&compare=1&model=tiny-softmax")
 	b.waitFor(`document.body.dataset.model === 'tiny-softmax,tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
@@ -209,6 +210,12 @@ func TestModelsSideBySide(t *testing.T) {
 	}
 	if gap := b.text("#compare-gap"); !strings.Contains(gap, "Gap (LDA − softmax)") {
 		t.Errorf("#compare-gap: %q", gap)
+	}
+	ood := b.text("#compare-ood")
+	for _, want := range []string{"against mnist (AUROC, 64 test images against 64)", "LDA head's density", "LDA head's largest softmax probability", "softmax head's largest softmax probability"} {
+		if !strings.Contains(ood, want) {
+			t.Errorf("#compare-ood %q lacks %q", ood, want)
+		}
 	}
 	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-softmax") || !strings.Contains(got, "compare=1") {
 		t.Errorf("the URL %q, want model=tiny-softmax and compare=1", got)

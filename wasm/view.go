@@ -269,6 +269,32 @@ func (v *view) drawGap(s *session) {
 		c.Softmax.Label(), 100*float64(c.Softmax.Test.Accuracy), 100*float64(c.Softmax.Test.ECE)))
 	p.SetID("compare-gap")
 	v.summary.AppendChild(p)
+	if o := oodComparison(s); o != "" {
+		p := el("p", "gap", o)
+		p.SetID("compare-ood")
+		v.summary.AppendChild(p)
+	}
+}
+
+// oodComparison says how well each head's scores tell the test images from
+// the other data set's, when both runs scored it: "" otherwise.
+func oodComparison(s *session) string {
+	var parts []string
+	for _, jr := range s.runs {
+		img := jr.image()
+		if img == nil || img.Extras.OOD == nil {
+			return ""
+		}
+		o := img.Extras.OOD
+		head := "softmax head"
+		if o.Density != nil {
+			head = "LDA head"
+			parts = append(parts, fmt.Sprintf("%s's density %.2f%%", head, 100*float64(o.Density.AUROC)))
+		}
+		parts = append(parts, fmt.Sprintf("%s's largest softmax probability %.2f%%", head, 100*float64(o.MaxSoftmax.AUROC)))
+	}
+	o := s.runs[0].image().Extras.OOD
+	return fmt.Sprintf("Out-of-distribution detection against %s (AUROC, %d test images against %d): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, ", "))
 }
 
 // drawExtras adds the image run's evaluations to the summary: the test
