@@ -146,6 +146,9 @@ func TestModelHosted(t *testing.T) {
 	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-lda") || !strings.Contains(got, "seed=2") {
 		t.Errorf("after an edit the URL is %q, want model=tiny-lda and seed=2", got)
 	}
+	if !eval[bool](b, `document.getElementById('open-both').disabled`) {
+		t.Error("Open both heads is enabled, but the site hosts no model of the other head")
+	}
 	if !strings.Contains(b.text("#f-model"), "tiny-lda: fashion-mnist, lda head (spherical), dnll") {
 		t.Errorf("the model list says %q", b.text("#f-model"))
 	}
@@ -167,8 +170,9 @@ func TestModelHosted(t *testing.T) {
 }
 
 // TestModelsSideBySide opens two hosted models of one data set, an LDA
-// head and a softmax head, side by side: compare=1 with model= naming one
-// of them opens the other beside it. Each run is its checkpoint evaluated
+// head and a softmax head, side by side: Open both heads, after one was
+// opened alone, opens the other beside it, and so does compare=1 with
+// model= naming one of them. Each run is its checkpoint evaluated
 // (deeplda eval's accuracy) with its report's history; the comparison's
 // figures, the gap and both heads' out-of-distribution AUROCs are shown; the URL keeps model= and compare=1; and
 // Continue training, which trains one model on, is not offered.
@@ -182,7 +186,15 @@ func TestModelsSideBySide(t *testing.T) {
 	// MNIST too: both heads' out-of-distribution scores, compared.
 	site := modelSite(t, siteWith(t, "fashion-mnist", "mnist"), dir)
 	b := newBrowser(t, options{})
-	b.openURL(site + "?backend=cpu&limit-test=64&batch=64&compare=1&model=tiny-softmax")
+	b.openURL(site + "?backend=cpu&limit-test=64&batch=64&model=tiny-softmax")
+	b.waitFor(`document.body.dataset.model === 'tiny-softmax' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
+	if msg := b.text("#e-model"); msg != "" {
+		t.Fatalf("opening tiny-softmax: %s", msg)
+	}
+	if eval[bool](b, `document.getElementById('open-both').disabled`) {
+		t.Fatal("Open both heads is disabled for a model whose other head the site hosts")
+	}
+	eval[bool](b, `(document.getElementById('open-both').click(), true)`)
 	b.waitFor(`document.body.dataset.model === 'tiny-softmax,tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
 	if msg := b.text("#e-model"); msg != "" {
 		t.Fatalf("opening tiny-softmax and tiny-lda: %s", msg)
@@ -220,7 +232,7 @@ func TestModelsSideBySide(t *testing.T) {
 	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-softmax") || !strings.Contains(got, "compare=1") {
 		t.Errorf("the URL %q, want model=tiny-softmax and compare=1", got)
 	}
-	if !strings.Contains(b.text("#model-status"), "Open also opens tiny-lda (lda head)") {
+	if !strings.Contains(b.text("#model-status"), "also opens tiny-lda (lda head) beside it") {
 		t.Errorf("the model's description %q does not name the model opened beside it", b.text("#model-status"))
 	}
 	if eval[bool](b, `!document.getElementById('continue-model').hidden`) {
@@ -233,6 +245,13 @@ func TestModelsSideBySide(t *testing.T) {
 	}
 	b.screenshot("models-side-by-side.png")
 	b.checkClean()
+
+	// The address (compare=1 and model=) opens both again.
+	b.openURL(site + "?backend=cpu&limit-test=64&batch=64&compare=1&model=tiny-softmax")
+	b.waitFor(`document.body.dataset.model === 'tiny-softmax,tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
+	if msg := b.text("#e-model"); msg != "" {
+		t.Fatalf("reopening both from the URL: %s", msg)
+	}
 }
 
 // TestModelDropped opens checkpoints the user chooses on a site without

@@ -42,13 +42,13 @@ type models struct {
 	// in the URL while it is shown, so that the address reopens it.
 	hosted string
 
-	pick, openBtn, cont dom.HTMLElement
-	about, msg          dom.HTMLElement
+	pick, openBtn, bothBtn, cont dom.HTMLElement
+	about, msg                   dom.HTMLElement
 }
 
 // newModels adds the trained-model panel to the data box.
 func newModels(a *app) *models {
-	m := &models{a: a, pick: el("select", "", ""), openBtn: el("button", "", "Open"),
+	m := &models{a: a, pick: el("select", "", ""), openBtn: el("button", "", "Open"), bothBtn: el("button", "", "Open both heads"),
 		cont: el("button", "", "Continue training"), about: el("p", "data-status", ""), msg: el("p", "field-error", "")}
 	box := el("div", "model-box", "")
 	box.SetID("model-box")
@@ -58,12 +58,14 @@ func newModels(a *app) *models {
 	m.pick.Style().SetProperty("max-width", "100%", "")
 	m.pick.SetAttribute("aria-describedby", "e-model")
 	m.openBtn.SetID("open-model")
+	m.bothBtn.SetID("open-both")
+	m.bothBtn.SetAttribute("title", "open this model and the site's model of the other head on the same data set, side by side")
 	m.cont.SetID("continue-model")
 	m.about.SetID("model-status")
 	m.about.SetAttribute("role", "status")
 	m.msg.SetID("e-model")
 	m.msg.SetAttribute("role", "alert")
-	for _, b := range []dom.HTMLElement{m.openBtn, m.cont} {
+	for _, b := range []dom.HTMLElement{m.openBtn, m.bothBtn, m.cont} {
 		b.SetAttribute("type", "button")
 	}
 	m.cont.SetAttribute("title", "train on from this model's weights and BatchNorm statistics for the epochs above; Adam's moments start afresh")
@@ -71,6 +73,7 @@ func newModels(a *app) *models {
 	row := el("div", "buttons", "")
 	row.AppendChild(m.pick)
 	row.AppendChild(m.openBtn)
+	row.AppendChild(m.bothBtn)
 	row.AppendChild(m.cont)
 	for _, e := range []dom.HTMLElement{label, row, m.about, m.msg} {
 		box.AppendChild(e)
@@ -81,6 +84,14 @@ func newModels(a *app) *models {
 	a.on(m.pick, "change", func(dom.Event) { m.describe() })
 	a.on(m.openBtn, "click", func(dom.Event) {
 		if name := m.pick.Underlying().Get("value").String(); name != "" {
+			go m.openHosted(name)
+		}
+	})
+	a.on(m.bothBtn, "click", func(dom.Event) {
+		if name := m.pick.Underlying().Get("value").String(); name != "" && state() != "training" {
+			// Side by side is what reopens both from the URL.
+			a.form.value("compare").Set("checked", true)
+			a.form.lock(false)
 			go m.openHosted(name)
 		}
 	})
@@ -156,10 +167,14 @@ func (m *models) describe() {
 	if info := m.find(m.pick.Underlying().Get("value").String()); info != nil {
 		open := fmt.Sprintf("Open downloads its checkpoint (%.1f MB) and evaluates it on the test images. Trained with: %s. ",
 			float64(info.CheckpointBytes)/1e6, info.Command)
-		if other := m.counterpart(info); other != nil {
-			open += fmt.Sprintf("With Side by side checked, Open also opens %s (%s head) beside it. ", other.Name, other.Head)
+		other := m.counterpart(info)
+		if other != nil {
+			open += fmt.Sprintf("Open both heads (or Open with Side by side checked) also opens %s (%s head) beside it. ", other.Name, other.Head)
 		}
+		enable(m.bothBtn, other != nil)
 		s = open + s
+	} else {
+		enable(m.bothBtn, false)
 	}
 	m.about.SetTextContent(s)
 }
@@ -358,9 +373,9 @@ func (m *models) open(hosted string, cps ...checkpoint) {
 	be, why := a.backends.get(s.Backend)
 	sess.be = be
 	a.showBackend(be, why)
-	if err := m.evaluate(sess, byRun); err != nil {
+	if label, err := m.evaluate(sess, byRun); err != nil {
 		sess.release()
-		m.failed(first.label, err)
+		m.failed(label, err)
 		show(a.progressBox, false)
 		a.setIdle(false)
 		setState(was)
@@ -387,18 +402,19 @@ func (m *models) open(hosted string, cps ...checkpoint) {
 // evaluate builds each run of sess from its checkpoint (cps, in the runs'
 // order), evaluates it on the test set (and scores the hosted
 // out-of-distribution set, when there is one) with the progress bar, and
-// shows sess.
-func (m *models) evaluate(sess *session, cps []checkpoint) error {
+// shows sess. On failure it returns the label of the checkpoint that
+// failed, with the error.
+func (m *models) evaluate(sess *session, cps []checkpoint) (string, error) {
 	a := m.a
 	var done []string
 	for i, cp := range cps {
 		jr := sess.runs[i]
 		if err := a.newRun(sess, jr); err != nil {
-			return err
+			return cp.label, err
 		}
 		img := jr.image()
 		if err := img.Load(cp.file); err != nil {
-			return fmt.Errorf("%s: %w", cp.label, err)
+			return cp.label, err
 		}
 		img.Report.Kind, img.Report.Status, img.Report.History = experiment.CmdEval, "opened "+cp.label, cp.history
 		n := img.TestSet.Len()
@@ -410,7 +426,7 @@ func (m *models) evaluate(sess *session, cps []checkpoint) error {
 			a.yield.maybe()
 		})
 		if err != nil {
-			return fmt.Errorf("%s: %w", cp.label, err)
+			return cp.label, err
 		}
 		jr.status, jr.opened = "opened: "+cp.label, true
 		figs := jr.t.Figures()
@@ -434,7 +450,7 @@ func (m *models) evaluate(sess *session, cps []checkpoint) error {
 	} else {
 		a.setProgressText("Opened side by side: " + strings.Join(done, "; ") + ".")
 	}
-	return nil
+	return "", nil
 }
 
 // continueTraining trains the opened model on from its checkpoint with

@@ -50,7 +50,7 @@ var Demos = []DemoInfo{
 			"with an LDA head trained by DNLL, CE or NLL, or a softmax head, on Fashion-MNIST, MNIST, CIFAR-10 or CIFAR-100. " +
 			"On the CPU the page trains some 20-30 images a second with WebAssembly SIMD on one core and a few without (WebGPU on a software adapter is slower still), so the defaults are small: 2,000 training images, 2 epochs, about 3 minutes of training. " +
 			"The BatchNorm statistics are recomputed before the final evaluation (the page reports both accuracies). " +
-			"The models trained natively on the full data sets open under Trained model; with Side by side checked, both heads open together.", true},
+			"The models trained natively on the full data sets open under Trained model; Open both heads shows the LDA and the softmax head side by side.", true},
 	{Sweep, "4 · λ sweep", "The λ sweep",
 		"DNLL with a spherical head on the toy MLP, trained once per λ. Accuracy and calibration stay flat while the learned " +
 			"σ grows with λ: λ acts as a temperature knob.", true},
