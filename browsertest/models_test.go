@@ -114,10 +114,7 @@ func TestModelHosted(t *testing.T) {
 	b := newBrowser(t, options{})
 	// model= implies the images demo.
 	b.openURL(site + "?backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&model=tiny-lda")
-	b.waitFor(`document.body.dataset.model === 'tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
-	if msg := b.text("#e-model"); msg != "" {
-		t.Fatalf("opening tiny-lda: %s", msg)
-	}
+	b.waitOpened("tiny-lda")
 	if s := b.state(); s != "done" {
 		t.Errorf("state %q after opening, want done", s)
 	}
@@ -187,18 +184,12 @@ func TestModelsSideBySide(t *testing.T) {
 	site := modelSite(t, siteWith(t, "fashion-mnist", "mnist"), dir)
 	b := newBrowser(t, options{})
 	b.openURL(site + "?backend=cpu&limit-test=64&batch=64&model=tiny-softmax")
-	b.waitFor(`document.body.dataset.model === 'tiny-softmax' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
-	if msg := b.text("#e-model"); msg != "" {
-		t.Fatalf("opening tiny-softmax: %s", msg)
-	}
+	b.waitOpened("tiny-softmax")
 	if eval[bool](b, `document.getElementById('open-both').disabled`) {
 		t.Fatal("Open both heads is disabled for a model whose other head the site hosts")
 	}
 	eval[bool](b, `(document.getElementById('open-both').click(), true)`)
-	b.waitFor(`document.body.dataset.model === 'tiny-softmax,tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
-	if msg := b.text("#e-model"); msg != "" {
-		t.Fatalf("opening tiny-softmax and tiny-lda: %s", msg)
-	}
+	b.waitOpened("tiny-softmax,tiny-lda")
 	t.Logf("%s", b.text("#progress-text"))
 	reps := b.runReports()
 	if len(reps) != 2 {
@@ -248,10 +239,7 @@ func TestModelsSideBySide(t *testing.T) {
 
 	// The address (compare=1 and model=) opens both again.
 	b.openURL(site + "?backend=cpu&limit-test=64&batch=64&compare=1&model=tiny-softmax")
-	b.waitFor(`document.body.dataset.model === 'tiny-softmax,tiny-lda' || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
-	if msg := b.text("#e-model"); msg != "" {
-		t.Fatalf("reopening both from the URL: %s", msg)
-	}
+	b.waitOpened("tiny-softmax,tiny-lda")
 }
 
 // TestModelDropped opens checkpoints the user chooses on a site without
@@ -341,6 +329,17 @@ func TestModelDropped(t *testing.T) {
 		t.Error("the opened checkpoint cannot be downloaded")
 	}
 	b.checkClean()
+}
+
+// waitOpened waits until the page shows the opened model label (the
+// models' names joined by commas), and fails the test with the page's
+// message when it says why it could not open them.
+func (b *browser) waitOpened(label string) {
+	b.t.Helper()
+	b.waitFor(`document.body.dataset.model === `+jsString(label)+` || document.getElementById('e-model').textContent !== ''`, 5*time.Minute)
+	if msg := b.text("#e-model"); msg != "" {
+		b.t.Fatalf("opening %s: %s", label, msg)
+	}
 }
 
 // jsString quotes s as a JavaScript string.
