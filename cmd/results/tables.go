@@ -121,7 +121,11 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 	n, files := 0, map[string][]byte{}
 	for i := 0; i < len(lines); i++ {
 		out.WriteString(lines[i])
-		m := beginRE.FindStringSubmatch(strings.TrimRight(lines[i], "\n"))
+		line := strings.TrimRight(lines[i], "\n")
+		if line == endLine {
+			return nil, 0, nil, fmt.Errorf("line %d: %q without a marker before it", i+1, endLine)
+		}
+		m := beginRE.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

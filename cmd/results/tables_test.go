@@ -154,6 +154,7 @@ func TestRegenerateErrors(t *testing.T) {
 	for _, c := range []struct{ md, want string }{
 		{"<!-- results: nope " + run + " -->\n<!-- end results -->\n", "unknown table kind"},
 		{"<!-- results: summary " + run + " -->\n", "no \"<!-- end results -->\""},
+		{"<!-- results: summary " + run + " -->\n<!-- end results -->\n_stamp_\n<!-- end results -->\n", "without a marker before it"},
 		{"<!-- results: summary " + filepath.Join(dir, "missing") + " -->\n<!-- end results -->\n", "no such file"},
 		{"<!-- results: summary " + bad + " -->\n<!-- end results -->\n", "bad/report.json"},
 	} {
