@@ -76,3 +76,23 @@ type Timing interface {
 	// the device time of each op family in milliseconds.
 	StopTiming() (map[string]float64, error)
 }
+
+// AdapterDetails describe a GPU backend's adapter for benchmark records:
+// what the driver says it is and the limits that bound compute work.
+type AdapterDetails struct {
+	Name         string            `json:"name"`
+	Vendor       string            `json:"vendor,omitempty"`
+	VendorID     uint32            `json:"vendor_id"`
+	DeviceID     uint32            `json:"device_id"`
+	Architecture string            `json:"architecture,omitempty"`
+	Driver       string            `json:"driver"`
+	Type         string            `json:"type"`
+	Graphics     string            `json:"graphics"`
+	Limits       map[string]uint64 `json:"limits"`
+}
+
+// Describing is a backend that describes its adapter (the native WebGPU
+// backend).
+type Describing interface {
+	AdapterDetails() AdapterDetails
+}

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 )
 
 // benchCmd times training steps of a model, or a square matrix product, on
@@ -71,7 +72,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // benchSuite runs experiment.RunSuite on the backend, printing each
-// result's JSON line to stderr as it comes and the Markdown table to
+// result's JSON line to stderr as it comes (after a line describing the
+// adapter, on backends that describe it) and the Markdown table to
 // stdout.
 func benchSuite(ctx context.Context, backend experiment.BackendKind, c experiment.SuiteConfig, stdout, stderr io.Writer) error {
 	be, err := openBackendNote(backend, stderr)
@@ -80,6 +82,11 @@ func benchSuite(ctx context.Context, backend experiment.BackendKind, c experimen
 	}
 	defer be.Close()
 	enc := json.NewEncoder(stderr)
+	if d, ok := be.(kernels.Describing); ok {
+		enc.Encode(struct {
+			Adapter kernels.AdapterDetails `json:"adapter"`
+		}{d.AdapterDetails()})
+	}
 	rs, err := experiment.RunSuite(ctx, be, c, func(r experiment.BenchResult) { enc.Encode(r) })
 	if err != nil {
 		return err

@@ -24,3 +24,16 @@ func TestGoldenHead(t *testing.T) {
 func TestGoldenModels(t *testing.T) {
 	modeltest.Golden(t, openBackend(t), modeltest.Tolerance{RTol: 1e-3, ATol: 1e-4})
 }
+
+// TestTrajectory replays PyTorch's Fashion-MNIST run. On a CPU
+// implementation of WebGPU (lavapipe) a step takes about 13 s, so the
+// first 5 steps run there, and the whole run on a GPU (bench/gpu.sh).
+func TestTrajectory(t *testing.T) {
+	be := openBackend(t)
+	if be.Software() {
+		t.Logf("%s is a CPU implementation of WebGPU: the first 5 steps only", be.Info().Adapter)
+		modeltest.TrajectoryFirst(t, be)
+		return
+	}
+	modeltest.Trajectory(t, be)
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/deeplda/deeplda/kernels"
 )
 
 // adapterName describes a native adapter: its driver's description (v0.23
@@ -117,3 +118,28 @@ func probeEnv(probe func()) {
 
 // hasTimestamps reports whether the device has timestamp queries.
 func hasTimestamps(b *Backend) bool { return b.device.HasFeature(wgpu.FeatureNameTimestampQuery) }
+
+// AdapterDetails describes the adapter: its identity as the driver reports
+// it and the adapter's compute limits (the device itself is opened with
+// WebGPU's defaults; MaxPushConstantSize is left out, v0.23 reports
+// garbage in it).
+func (b *Backend) AdapterDetails() kernels.AdapterDetails {
+	info := b.adapter.GetInfo()
+	l := b.adapter.GetLimits().Limits
+	return kernels.AdapterDetails{
+		Name: b.info.Adapter, Vendor: info.VendorName, VendorID: info.VendorId, DeviceID: info.DeviceId,
+		Architecture: info.Architecture, Driver: info.DriverDescription,
+		Type: info.AdapterType.String(), Graphics: info.BackendType.String(),
+		Limits: map[string]uint64{
+			"max_buffer_size":                       l.MaxBufferSize,
+			"max_storage_buffer_binding_size":       l.MaxStorageBufferBindingSize,
+			"max_storage_buffers_per_shader_stage":  uint64(l.MaxStorageBuffersPerShaderStage),
+			"max_compute_workgroup_storage_size":    uint64(l.MaxComputeWorkgroupStorageSize),
+			"max_compute_invocations_per_workgroup": uint64(l.MaxComputeInvocationsPerWorkgroup),
+			"max_compute_workgroup_size_x":          uint64(l.MaxComputeWorkgroupSizeX),
+			"max_compute_workgroup_size_y":          uint64(l.MaxComputeWorkgroupSizeY),
+			"max_compute_workgroups_per_dimension":  uint64(l.MaxComputeWorkgroupsPerDimension),
+			"min_storage_buffer_offset_alignment":   uint64(l.MinStorageBufferOffsetAlignment),
+		},
+	}
+}

@@ -3,6 +3,7 @@ package modeltest
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -75,13 +76,38 @@ func Trajectory(t *testing.T, be kernels.Backend, tol ...TrajectoryTolerance) {
 	if len(tol) > 0 {
 		tl = tol[0]
 	}
+	trajectory(t, be, testing.Short(), tl)
+}
+
+// TrajectoryFirst is Trajectory's -short form, its first 5 steps without
+// the evaluation, whatever the flags: for a backend on which the whole
+// run takes too long for a test suite (a CPU implementation of WebGPU).
+func TrajectoryFirst(t *testing.T, be kernels.Backend) {
+	trajectory(t, be, true, DefaultTrajectoryTolerance)
+}
+
+// trajectory is Trajectory, with only the first 5 steps when short.
+func trajectory(t *testing.T, be kernels.Backend, short bool, tl TrajectoryTolerance) {
 	f := Open(t, "fmnist_trajectory")
-	trainSet, testSet, err := images.Load("fashion-mnist", filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist"))
+	spec, err := images.Lookup("fashion-mnist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("DEEPLDA_SHARED") != "" {
+		// bench/gpu.sh's copy: the first images only (internal/idxprefix,
+		// which read them from the verified files).
+		for _, files := range [][]images.File{spec.Train, spec.Test} {
+			for i := range files {
+				files[i].SHA256 = ""
+			}
+		}
+	}
+	trainSet, testSet, err := images.LoadSpec(spec, filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := trajSteps
-	if testing.Short() {
+	if short {
 		steps = 5
 	}
 	xs := trainSet.Dataset(trajSteps * trajBatch)
@@ -146,7 +172,7 @@ func Trajectory(t *testing.T, be kernels.Backend, tol ...TrajectoryTolerance) {
 					"which need float64 or pairwise accumulation")
 			}
 			if steps < trajSteps {
-				t.Logf("-short: %d of %d steps, evaluation skipped", steps, trajSteps)
+				t.Logf("short: %d of %d steps, evaluation skipped", steps, trajSteps)
 				return
 			}
 			out, err := train.Evaluate(m, xt, trajTest, nil)

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# bench/gpu.sh: the GPU record (bench/results/gpu-<adapter>.json and
+# BENCHMARKS.md's GPU table), measured in one go on a machine that has
+# neither Go nor a network, from what was built on one that has.
+#
+#   bench/gpu.sh build DIR [GOLDEN...]
+#       (with Go) builds into DIR (binaries gzipped) everything the GPU
+#       machine runs: the
+#       native command (deeplda), the WebGPU test binary (the conformance
+#       suite on every op family, the golden PyTorch checks, the PyTorch
+#       trajectory, the counters), Go's test2json, gpureport, the commit's
+#       name, and the golden files named (default: all of ../shared/golden),
+#       the trajectory's without what it does not read, with the first
+#       images of Fashion-MNIST (internal/gpucarry).
+#   bench/gpu.sh run DIR OUT [-short]
+#       (on the GPU machine, in the repository) runs it all on the
+#       machine's WebGPU adapter and writes into OUT: log.txt,
+#       conformance.jsonl (the tests' go test -json events), suite.md and
+#       suite.jsonl (deeplda bench -backend webgpu -suite with the
+#       adapter's description), pytorch.jsonl (the same steps in PyTorch,
+#       on CUDA where it is there, else on the CPU), gpu.csv (nvidia-smi,
+#       where it is there) and gpu-<adapter>.json (gpureport). -short
+#       runs a small version (tiny sizes, one step, the tests' -short
+#       mode) to test the script itself.
+#   bench/gpu.sh check
+#       build, then run -short on this machine (lavapipe and PyTorch on
+#       the CPU stand in for the GPU): what CI runs
+#       (internal/gpureport's TestGPUScript).
+#
+# Every step runs even when an earlier one failed; the exit status is
+# non-zero when any failed. Variables: STEPS (timed steps, default 20),
+# SIZES (matmul sizes, default 1024,2048,4096), BATCHES (ConvNet batches,
+# default 64,256), TESTS and SKIP (the test binary's -test.run and
+# -test.skip: by default all run),
+# PYTHON (default: the first of python3 and /usr/bin/python3 with torch).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+	sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+build() {
+	local dir=$1 shared
+	shift
+	shared=$(cd .. && pwd)/shared
+	mkdir -p "$dir" || return
+	dir=$(cd "$dir" && pwd)
+	# Stripped and gzipped: the tree that travels to the GPU machine is
+	# limited in size.
+	local flags=(-trimpath -ldflags='-s -w')
+	go build "${flags[@]}" -o "$dir/deeplda" ./cmd/deeplda &&
+		go test -c "${flags[@]}" -o "$dir/webgpu.test" ./kernels/webgpu &&
+		go build "${flags[@]}" -o "$dir/gpureport" ./internal/gpureport &&
+		go build "${flags[@]}" -o "$dir/test2json" cmd/test2json &&
+		gzip -f -9 "$dir/deeplda" "$dir/webgpu.test" "$dir/gpureport" "$dir/test2json" || return
+	local commit
+	commit=$(git rev-parse HEAD) || return
+	git diff --quiet HEAD -- . ':!bench/results' || commit="$commit-dirty"
+	echo "$commit" >"$dir/COMMIT"
+	local names=("$@")
+	if [ ${#names[@]} -eq 0 ]; then
+		names=()
+		for f in "$shared"/golden/*.safetensors; do
+			names+=("$(basename "$f" .safetensors)")
+		done
+	fi
+	mkdir -p "$dir/shared/golden" || return
+	for n in "${names[@]}"; do
+		if [ "$n" = fmnist_trajectory ]; then
+			# The trajectory test reads the first 1920 training and 512
+			# test images, and no parameters after the run.
+			go run ./internal/gpucarry golden -drop '/final/' "$shared/golden/$n.safetensors" "$dir/shared/golden/$n.safetensors" &&
+				go run ./internal/gpucarry images -train 1920 -test 512 "$shared/datasets/fashion-mnist" "$dir/shared/datasets/fashion-mnist" || return
+		else
+			cp "$shared/golden/$n.safetensors" "$dir/shared/golden/" || return
+		fi
+	done
+}
+
+# step NAME SECONDS CMD...: runs CMD with a time limit, logs its status.
+step() {
+	local name=$1 limit=$2 rc
+	shift 2
+	echo "== $name ($(date -u +%T))" >&2
+	timeout -k 10 "$limit" "$@"
+	rc=$?
+	echo "== $name: exit $rc" >&2
+	[ $rc -eq 0 ] || failed+=("$name")
+}
+
+run() {
+	local dir=$1 out=$2 short=${3:-}
+	dir=$(cd "$dir" && pwd) || return
+	mkdir -p "$out" && out=$(cd "$out" && pwd) || return
+	for f in "$dir"/*.gz; do
+		[ -e "${f%.gz}" ] || gzip -d -k "$f" || return
+	done
+	local steps=${STEPS:-20} sizes=${SIZES:-1024,2048,4096} batches=${BATCHES:-64,256} tests=${TESTS:-.} skip=${SKIP:-} testflags=()
+	if [ "$short" = -short ]; then
+		steps=1 sizes=64,128 batches=2 tests='TestConformance|TestGolden|TestTrajectory' testflags=(-test.short)
+	elif [ -n "$short" ]; then
+		usage
+	fi
+	exec 2> >(tee "$out/log.txt" >&2)
+	failed=()
+	export DEEPLDA_SHARED="$dir/shared" PYTHONUNBUFFERED=1
+	if command -v nvidia-smi >/dev/null; then
+		step nvidia-smi 60 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.memory,power.limit,memory.total,pci.device_id \
+			--format=csv,nounits >"$out/gpu.csv"
+	fi
+	step conformance 240 bash -c 'cd kernels/webgpu && "$0/test2json" -t -p github.com/deeplda/deeplda/kernels/webgpu \
+		"$0/webgpu.test" -test.v=test2json -test.count=1 -test.timeout=220s -test.run "$1" -test.skip "$2" "${@:3}"' \
+		"$dir" "$tests" "$skip" "${testflags[@]}" >"$out/conformance.jsonl"
+	step suite 150 "$dir/deeplda" bench -backend webgpu -suite -sizes "$sizes" -batches "$batches" -steps "$steps" \
+		>"$out/suite.md" 2>"$out/suite.jsonl"
+	cat "$out/suite.md" >&2
+	local py=${PYTHON:-}
+	if [ -z "$py" ]; then
+		for py in python3 /usr/bin/python3; do
+			"$py" -c 'import torch' 2>/dev/null && break
+		done
+	fi
+	step pytorch 150 "$py" bench/pytorch_baseline.py gpu "$steps" "$sizes" "$batches" >"$out/pytorch.jsonl"
+	cat "$out/pytorch.jsonl" >&2
+	local flag=()
+	[ "$short" = -short ] && flag=(-short)
+	step gpureport 60 "$dir/gpureport" -commit "$(cat "$dir/COMMIT")" "${flag[@]}" "$out"
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo "bench/gpu.sh: failed: ${failed[*]}" >&2
+		return 1
+	fi
+}
+
+case ${1:-} in
+build)
+	[ $# -ge 2 ] || usage
+	shift
+	build "$@"
+	;;
+run)
+	[ $# -ge 3 ] && [ $# -le 4 ] || usage
+	run "$2" "$3" "${4:-}"
+	;;
+check)
+	tmp=$(mktemp -d) || exit
+	trap 'rm -rf "$tmp"' EXIT
+	build "$tmp/build" && run "$tmp/build" "${OUT:-$tmp/out}" -short
+	;;
+*)
+	usage
+	;;
+esac

@@ -1,0 +1,313 @@
+// Command gpureport gathers what bench/gpu.sh measured in one folder into
+// one record, gpu-<adapter>.json, in that folder, and prints its path.
+//
+// It reads, in the folder:
+//
+//   - suite.jsonl: the standard error of "deeplda bench -backend webgpu
+//     -suite" (a line describing the adapter, then one result per line);
+//   - pytorch.jsonl: the lines of "bench/pytorch_baseline.py gpu";
+//   - conformance.jsonl: the events (go test -json, through test2json) of
+//     the WebGPU test binary on the same adapter;
+//   - gpu.csv, when present: nvidia-smi's name, driver, clocks and power
+//     limit of the card.
+//
+// Usage:
+//
+//	gpureport -commit SHA [-short] DIR
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+)
+
+// Record is gpu-<adapter>.json.
+type Record struct {
+	Adapter        string                 `json:"adapter"`
+	Driver         string                 `json:"driver"`
+	Commit         string                 `json:"commit"`
+	Short          bool                   `json:"short"`
+	AdapterDetails kernels.AdapterDetails `json:"adapter_details"`
+	// GPU is nvidia-smi's description of the card, where it ran.
+	GPU map[string]string `json:"gpu,omitempty"`
+	// MatmulGFLOPS is deeplda's SxSxS matmul rate by S.
+	MatmulGFLOPS map[string]float64 `json:"matmul_gflops"`
+	// PyTorchMatmulGFLOPS is torch.mm's rate by precision and S.
+	PyTorchMatmulGFLOPS map[string]map[string]float64 `json:"pytorch_matmul_gflops"`
+	// ConvNetImagesPerSecond is the ConvNet training step's rate by engine
+	// (deeplda, pytorch_fp32, pytorch_default) and batch.
+	ConvNetImagesPerSecond map[string]map[string]float64 `json:"convnet_images_per_second"`
+	// ToyImagesPerSecond is the toy step's rate by engine.
+	ToyImagesPerSecond map[string]float64 `json:"toy_images_per_second"`
+	// DeepLDA holds deeplda's suite results whole (per-step counters and
+	// gpu_ms by op family included).
+	DeepLDA []experiment.BenchResult `json:"deeplda"`
+	// PyTorch describes the PyTorch that ran (version, device, CUDA, cuDNN).
+	PyTorch     map[string]any `json:"pytorch"`
+	Conformance Conformance    `json:"conformance"`
+}
+
+// Conformance counts the WebGPU tests' results on the adapter, subtests
+// included.
+type Conformance struct {
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	Skipped  int      `json:"skipped"`
+	Failures []string `json:"failures,omitempty"`
+	Skips    []string `json:"skips,omitempty"`
+}
+
+func main() {
+	commit := flag.String("commit", "", "the commit that was built")
+	short := flag.Bool("short", false, "the run was bench/gpu.sh's short mode")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: gpureport -commit SHA [-short] DIR")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 || *commit == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	path, err := run(flag.Arg(0), *commit, *short)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gpureport:", err)
+		os.Exit(1)
+	}
+	fmt.Println(path)
+}
+
+// run builds the record of dir and writes it there.
+func run(dir, commit string, short bool) (string, error) {
+	r := Record{Commit: commit, Short: short, MatmulGFLOPS: map[string]float64{},
+		PyTorchMatmulGFLOPS:    map[string]map[string]float64{},
+		ConvNetImagesPerSecond: map[string]map[string]float64{"deeplda": {}},
+		ToyImagesPerSecond:     map[string]float64{}}
+	if err := readSuite(filepath.Join(dir, "suite.jsonl"), &r); err != nil {
+		return "", err
+	}
+	if err := readPyTorch(filepath.Join(dir, "pytorch.jsonl"), &r); err != nil {
+		return "", err
+	}
+	c, err := readConformance(filepath.Join(dir, "conformance.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	r.Conformance = c
+	if gpu, err := readGPU(filepath.Join(dir, "gpu.csv")); err == nil {
+		r.GPU = gpu
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "gpu-"+Slug(r.Adapter)+".json")
+	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// jsonLines calls each with every line of the file that holds a JSON
+// object (the others, such as notes, are passed over).
+func jsonLines(path string, each func(line []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] != '{' {
+			continue
+		}
+		if err := each(line); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return sc.Err()
+}
+
+// readSuite reads the adapter and deeplda's results.
+func readSuite(path string, r *Record) error {
+	err := jsonLines(path, func(line []byte) error {
+		var a struct {
+			Adapter *kernels.AdapterDetails `json:"adapter"`
+		}
+		if err := json.Unmarshal(line, &a); err == nil && a.Adapter != nil {
+			r.AdapterDetails, r.Adapter, r.Driver = *a.Adapter, a.Adapter.Name, a.Adapter.Driver
+			return nil
+		}
+		var b experiment.BenchResult
+		if err := json.Unmarshal(line, &b); err != nil {
+			return err
+		}
+		switch b.Model {
+		case "matmul":
+			r.MatmulGFLOPS[strconv.Itoa(b.Size)] = b.GFLOPS
+		case "convnet":
+			r.ConvNetImagesPerSecond["deeplda"][strconv.Itoa(b.Batch)] = b.ImagesPerSecond
+		case "mlp":
+			r.ToyImagesPerSecond["deeplda"] = b.ImagesPerSecond
+		}
+		r.DeepLDA = append(r.DeepLDA, b)
+		return nil
+	})
+	if err == nil && r.Adapter == "" {
+		err = fmt.Errorf("%s: no adapter line (was the suite run on -backend webgpu?)", path)
+	}
+	if err == nil && len(r.DeepLDA) == 0 {
+		err = fmt.Errorf("%s: no results", path)
+	}
+	return err
+}
+
+// readPyTorch reads PyTorch's lines: its description, then the matmul,
+// ConvNet and toy rates by precision (fp32 or default).
+func readPyTorch(path string, r *Record) error {
+	n := 0
+	err := jsonLines(path, func(line []byte) error {
+		var p struct {
+			Bench           string  `json:"bench"`
+			Precision       string  `json:"precision"`
+			Size            int     `json:"size"`
+			Batch           int     `json:"batch"`
+			GFLOPS          float64 `json:"gflops"`
+			ImagesPerSecond float64 `json:"images_per_second"`
+		}
+		if err := json.Unmarshal(line, &p); err != nil {
+			return err
+		}
+		engine := "pytorch_" + p.Precision
+		switch p.Bench {
+		case "pytorch_info":
+			if err := json.Unmarshal(line, &r.PyTorch); err != nil {
+				return err
+			}
+			delete(r.PyTorch, "bench")
+			return nil
+		case "matmul":
+			put(r.PyTorchMatmulGFLOPS, p.Precision, strconv.Itoa(p.Size), p.GFLOPS)
+		case "convnet":
+			put(r.ConvNetImagesPerSecond, engine, strconv.Itoa(p.Batch), p.ImagesPerSecond)
+		case "mlp":
+			r.ToyImagesPerSecond[engine] = p.ImagesPerSecond
+		default:
+			return fmt.Errorf("unknown bench %q", p.Bench)
+		}
+		n++
+		return nil
+	})
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%s: no results", path)
+	}
+	return err
+}
+
+// put sets m[k1][k2] = v.
+func put(m map[string]map[string]float64, k1, k2 string, v float64) {
+	if m[k1] == nil {
+		m[k1] = map[string]float64{}
+	}
+	m[k1][k2] = v
+}
+
+// readConformance counts the test events' results: every test and
+// subtest that passed, failed or was skipped. A binary that ended
+// without a final pass or fail (it crashed, or was killed) counts as a
+// failure.
+func readConformance(path string) (Conformance, error) {
+	var c Conformance
+	ended := false
+	err := jsonLines(path, func(line []byte) error {
+		var e struct {
+			Action, Test, Output string
+		}
+		if err := json.Unmarshal(line, &e); err != nil {
+			return err
+		}
+		if e.Test == "" {
+			switch e.Action {
+			case "pass":
+				ended = true
+			case "fail":
+				ended = true
+				if c.Failed == 0 {
+					c.Failed++
+					c.Failures = append(c.Failures, "(the test binary failed outside any test)")
+				}
+			}
+			return nil
+		}
+		switch e.Action {
+		case "pass":
+			c.Passed++
+		case "fail":
+			c.Failed++
+			c.Failures = append(c.Failures, e.Test)
+		case "skip":
+			c.Skipped++
+			c.Skips = append(c.Skips, e.Test)
+		}
+		return nil
+	})
+	if err == nil && !ended {
+		c.Failed++
+		c.Failures = append(c.Failures, "(the test binary did not finish)")
+	}
+	if err == nil && c.Passed+c.Failed == 0 {
+		err = fmt.Errorf("%s: no test ran", path)
+	}
+	// A binary-level failure counted above stands for failures already
+	// listed when some test failed too.
+	if len(c.Failures) > 1 && c.Failures[0] == "(the test binary failed outside any test)" {
+		c.Failures, c.Failed = c.Failures[1:], c.Failed-1
+	}
+	return c, err
+}
+
+// readGPU reads nvidia-smi's CSV (a header line, then one line a card) and
+// returns the first card's fields by header name.
+func readGPU(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 {
+		return nil, fmt.Errorf("%s: no card", path)
+	}
+	head, vals := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
+	m := map[string]string{}
+	for i, h := range head {
+		if i < len(vals) {
+			m[strings.TrimSpace(h)] = strings.TrimSpace(vals[i])
+		}
+	}
+	return m, nil
+}
+
+var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slug is the adapter's name as a file name part: lower case, runs of
+// other characters than letters and digits as one '-'.
+func Slug(name string) string {
+	s := strings.Trim(nonWord.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
