@@ -65,6 +65,8 @@ type BenchResult struct {
 	// why it is absent on a backend that could time but does not here.
 	GPUMs            map[string]float64 `json:"gpu_ms,omitempty"`
 	GPUMsUnavailable string             `json:"gpu_ms_unavailable,omitempty"`
+	// GPUMsKernels is GPUMs by kernel, keyed "family/entry".
+	GPUMsKernels map[string]float64 `json:"gpu_ms_kernels,omitempty"`
 }
 
 // Bench is a timing with its inputs (and model) on a backend, the same
@@ -188,9 +190,12 @@ func (b *Bench) timeDevice(ctx context.Context, t kernels.Timing, res *BenchResu
 	if err = errors.Join(err, stopErr); err != nil {
 		return err
 	}
-	res.GPUMs = map[string]float64{}
-	for family, v := range ms {
-		res.GPUMs[family] = v / float64(b.cfg.Steps)
+	res.GPUMs, res.GPUMsKernels = map[string]float64{}, map[string]float64{}
+	for key, v := range ms {
+		v /= float64(b.cfg.Steps)
+		family, _, _ := strings.Cut(key, "/")
+		res.GPUMs[family] += v
+		res.GPUMsKernels[key] = v
 	}
 	return nil
 }

@@ -66,14 +66,14 @@ type Counting interface {
 }
 
 // Timing is implemented by backends that can time their work on the device
-// by op family (the WebGPU backend, where the adapter has timestamp
-// queries).
+// by kernel (the WebGPU backend, where the adapter has timestamp queries).
 type Timing interface {
 	// StartTiming starts timing the recorded work, or says why the device
 	// cannot (its adapter lacks timestamp queries).
 	StartTiming() error
 	// StopTiming waits for the work recorded since StartTiming and returns
-	// the device time of each op family in milliseconds.
+	// the device time of each kernel in milliseconds, keyed "family/entry"
+	// (the op family, then the kernel within it: "conv/conv_forward").
 	StopTiming() (map[string]float64, error)
 }
 

@@ -6,7 +6,9 @@
 // (read_write), then the inputs (read); each entry point uses a subset.
 //   conv_forward:         1 y, 3 x, 4 w, 5 bias   y = conv(x, w) (+ bias)
 //   conv_backward_data:   1 dx, 2 dy, 4 w         dx from dy and w
-//   conv_backward_filter: 1 dw, 2 dy, 3 x         dw from dy and x
+//   conv_backward_filter: 1 dw, 2 dy, 3 x         dw from dy and x, or
+//                                                 splits partial sums of it
+//   conv_split_sum:       1 dw, 6 parts           dw = the sum of the parts
 // with x [batch, ci, h, w], w [co, ci, k, k], y and dy [batch, co, ho, wo].
 // When has_bias is 0 the bias binding holds some other read-only tensor and
 // is not read.
@@ -33,6 +35,17 @@
 // Dispatch: ceil(gm/64)*ceil(gn/128) workgroups of 16x16 invocations,
 // flattened over x and y with `row` workgroups per grid row (tiles_n =
 // ceil(gn/128)); the ones past the end return at once.
+//
+// Split reduction (conv_backward_filter): the filter gradient reduces over
+// the batch and the output pixels (200,704 terms at batch 256 on 28x28)
+// into few tiles (one for a 64x9 filter), which would leave all but a few
+// of a GPU's cores idle. With splits > 1 its reduction is cut into splits
+// chunks of `chunk` terms (a multiple of 16): splits times as many
+// workgroups, workgroup g computing tile g % tiles over chunk g / tiles
+// into parts [splits, gm, gn] (bound as dst), and conv_split_sum (one
+// invocation per element of dw, ceil(gm*gn/256) workgroups of 256) adds
+// the chunks in order: the same sums on any device, and shorter float32
+// sums than one pass over the whole reduction.
 //
 // The tiling is tile.wgsl's (Source puts it before this file), as in
 // matmul.wgsl: a workgroup computes a 64x128 tile of C; invocation (tx, ty)
@@ -63,6 +76,8 @@ struct Params {
   step_hi: u32, // 16 in the mixed radix of the reduction index
   step_mid: u32,
   step_lo: u32,
+  splits: u32,  // conv_backward_filter: chunks of the reduction (1: none)
+  chunk: u32,   // their length, a multiple of 16
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -71,6 +86,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> x: array<f32>;
 @group(0) @binding(4) var<storage, read> wt: array<f32>;
 @group(0) @binding(5) var<storage, read> bias: array<f32>;
+@group(0) @binding(6) var<storage, read> parts: array<f32>;
 
 const FAR = -1073741824; // an offset that keeps any index it is added to out of range
 
@@ -278,9 +294,14 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
 @compute @workgroup_size(16, 16)
 fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
                         @builtin(local_invocation_index) lid: u32) {
+  let all = tiles(p.gm);
   let g = group_index(wg);
-  if (g >= tiles(p.gm)) { return; }
-  let t = tile(g, lid);
+  if (g >= all * p.splits) { return; }
+  let t = tile(g % all, lid);
+  // The chunk [kb, ke) of the reduction, and where its sums go.
+  let kb = (g / all) * p.chunk;
+  let ke = min(kb + p.chunk, p.gk);
+  let base = (g / all) * p.gm * p.gn;
   let wi = i32(p.w);
   let howo = p.ho * p.wo;
   // The 4 staged columns r = (ci, kh, kw) of B: the offset of channel ci in
@@ -299,11 +320,11 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
   let chw = i32(p.ci * p.h * p.w);
   // The reduction indices j = (img, oh, ow) of the staged column of A and of
   // the two staged rows of B.
-  var ja = decompose(t.ak, p.ho, p.wo);
-  var j0 = decompose(t.bk, p.ho, p.wo);
-  var j1 = decompose(t.bk + 8u, p.ho, p.wo);
+  var ja = decompose(kb + t.ak, p.ho, p.wo);
+  var j0 = decompose(kb + t.bk, p.ho, p.wo);
+  var j1 = decompose(kb + t.bk + 8u, p.ho, p.wo);
   acc = array<vec4<f32>, 8>();
-  for (var k0 = 0u; k0 < p.gk; k0 += TK) {
+  for (var k0 = kb; k0 < ke; k0 += TK) {
     let ya = (ja.x * p.co + rows) * howo + ja.y * p.wo + ja.z;
     sa[t.ak * PA + t.ai / 4u] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
     for (var s = 0u; s < 2u; s++) {
@@ -319,7 +340,19 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
     j1 = advance(j1, p.ho, p.wo);
   }
   let n = vec4<u32>(0u, 1u, 2u, 3u) + t.n0 + 8u * l.x;
-  let cols0 = select(vec4<i32>(-1), vec4<i32>(n), n < vec4<u32>(p.gn));
-  let cols1 = select(vec4<i32>(-1), vec4<i32>(n + 4u), n + 4u < vec4<u32>(p.gn));
+  let cols0 = select(vec4<i32>(-1), vec4<i32>(base + n), n < vec4<u32>(p.gn));
+  let cols1 = select(vec4<i32>(-1), vec4<i32>(base + n + 4u), n + 4u < vec4<u32>(p.gn));
   store_block(t, l.x, l.y, p.gn, cols0, cols1, vec4<f32>(0.0));
+}
+
+@compute @workgroup_size(256)
+fn conv_split_sum(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let i = group_index(wg) * 256u + lid;
+  let n = p.gm * p.gn;
+  if (i >= n) { return; }
+  var s = 0.0;
+  for (var c = 0u; c < p.splits; c++) {
+    s += parts[c * n + i];
+  }
+  dst[i] = s;
 }

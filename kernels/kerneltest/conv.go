@@ -9,9 +9,11 @@ import (
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
-// The convolution cases: 3x3, pad 1, stride 1 with odd channel counts, and
+// The convolution cases: 3x3, pad 1, stride 1 with odd channel counts,
 // one 3x3 stride-2 unpadded case whose last input column is outside every
-// window (Conv2DBackwardData must write zeros there).
+// window (Conv2DBackwardData must write zeros there), and one whose filter
+// gradient reduces over 2,700 terms, which the WebGPU backend splits into
+// chunks of 912 with a shorter last one.
 var convCases = []ref.Conv{
 	{N: 2, Ci: 3, H: 7, W: 7, Co: 5, K: 3, Stride: 1, Pad: 1},
 	{N: 2, Ci: 3, H: 8, W: 9, Co: 5, K: 3, Stride: 1, Pad: 1},
@@ -20,6 +22,7 @@ var convCases = []ref.Conv{
 	{N: 2, Ci: 17, H: 8, W: 9, Co: 33, K: 3, Stride: 1, Pad: 1},
 	{N: 2, Ci: 17, H: 28, W: 28, Co: 33, K: 3, Stride: 1, Pad: 1},
 	{N: 2, Ci: 5, H: 9, W: 8, Co: 7, K: 3, Stride: 2, Pad: 0},
+	{N: 3, Ci: 2, H: 30, W: 30, Co: 3, K: 3, Stride: 1, Pad: 1},
 }
 
 func convName(g ref.Conv) string {

@@ -37,12 +37,13 @@ type Backend struct {
 	encoder *wgpu.CommandEncoder
 	pass    *wgpu.ComputePassEncoder
 
-	pipelines  map[string]*pipeline
-	bindGroups map[string]*wgpu.BindGroup
-	ring       uniformRing
-	staging    map[uint64]*wgpu.Buffer
-	scratch    kernels.Tensor // the LDA head's working memory (see headScratch)
-	nextID     int
+	pipelines    map[string]*pipeline
+	bindGroups   map[string]*wgpu.BindGroup
+	ring         uniformRing
+	staging      map[uint64]*wgpu.Buffer
+	scratch      kernels.Tensor // the LDA head's working memory (see headScratch)
+	splitScratch kernels.Tensor // the partial sums of split filter gradients (Conv2DBackwardFilter)
+	nextID       int
 
 	count kernels.DeviceCounters
 	loss  deviceLoss

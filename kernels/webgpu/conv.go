@@ -7,11 +7,31 @@ import (
 // The kernels of conv.wgsl: implicit GEMMs that gather the patches of the
 // convolution into their workgroup tiles (no im2col matrix is materialised).
 var convKernels = struct {
-	forward, backwardData, backwardFilter kernel
+	forward, backwardData, backwardFilter, splitSum kernel
 }{
 	forward:        kernel{"conv.wgsl", "conv_forward", []slot{out(1), in(3), in(4), in(5)}},
 	backwardData:   kernel{"conv.wgsl", "conv_backward_data", []slot{out(1), in(2), in(4)}},
 	backwardFilter: kernel{"conv.wgsl", "conv_backward_filter", []slot{out(1), in(2), in(3)}},
+	splitSum:       kernel{"conv.wgsl", "conv_split_sum", []slot{out(1), in(6)}},
+}
+
+// Split reductions of the filter gradient (conv.wgsl's header): chunks of
+// at least splitMinChunk terms, and no more chunks than bring the
+// workgroups of a dispatch to splitGroups (a few per core of a large GPU).
+const (
+	splitMinChunk = 1024
+	splitGroups   = 512
+)
+
+// convSplits returns the number of chunks and their length (a multiple
+// of gemmDepth) for a reduction of gk terms into tiles tiles.
+func convSplits(tiles, gk int) (splits, chunk int) {
+	splits = min((gk+splitMinChunk-1)/splitMinChunk, max(1, splitGroups/tiles))
+	if splits <= 1 {
+		return 1, gk
+	}
+	chunk = ((gk+splits-1)/splits + gemmDepth - 1) / gemmDepth * gemmDepth
+	return (gk + chunk - 1) / chunk, chunk
 }
 
 // convGeometry is the geometry of a convolution of x[n,ci,h,w] with
@@ -30,8 +50,9 @@ func convCheck(op string, y, x, w, bias kernels.Tensor, p kernels.ConvParams) co
 
 // convDispatch records one implicit GEMM of conv.wgsl with gm x gn outputs
 // and a reduction of length gk whose index has the mixed radix (r1, r2) in
-// its two lowest digits.
-func (b *Backend) convDispatch(op string, k kernel, g convGeometry, hasBias bool, gm, gn, gk, r1, r2 int, ts ...kernels.Tensor) {
+// its two lowest digits, cut into splits chunks of chunk terms (1 and gk:
+// not cut).
+func (b *Backend) convDispatch(op string, k kernel, g convGeometry, hasBias bool, gm, gn, gk, r1, r2, splits, chunk int, ts ...kernels.Tensor) {
 	if gm == 0 || gn == 0 {
 		return
 	}
@@ -41,10 +62,14 @@ func (b *Backend) convDispatch(op string, k kernel, g convGeometry, hasBias bool
 		stepHi, stepMid, stepLo = gemmDepth/(r1*r2), gemmDepth/r2%r1, gemmDepth%r2
 	}
 	tilesN := (gn + gemmTileN - 1) / gemmTileN
-	grp, row := gemmGrid((gm + gemmTileM - 1) / gemmTileM * tilesN)
-	p := params{}.u(g.n, g.ci, g.h, g.w, g.co, g.k, g.p.Stride, g.p.Pad, g.ho, g.wo, gemmFlag(hasBias), tilesN, row,
-		gm, gn, gk, stepHi, stepMid, stepLo)
-	b.dispatch(op, k, grp, p, ts...)
+	grp, row := gemmGrid((gm + gemmTileM - 1) / gemmTileM * tilesN * splits)
+	b.dispatch(op, k, grp, convParams(g, hasBias, tilesN, row, gm, gn, gk, stepHi, stepMid, stepLo, splits, chunk), ts...)
+}
+
+// convParams is conv.wgsl's parameter block.
+func convParams(g convGeometry, hasBias bool, tilesN, row, gm, gn, gk, stepHi, stepMid, stepLo, splits, chunk int) params {
+	return params{}.u(g.n, g.ci, g.h, g.w, g.co, g.k, g.p.Stride, g.p.Pad, g.ho, g.wo, gemmFlag(hasBias), tilesN, row,
+		gm, gn, gk, stepHi, stepMid, stepLo, splits, chunk)
 }
 
 // Conv2D computes y = conv(x, w) (+ bias[Co]) as the GEMM
@@ -56,7 +81,8 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	if !hasBias {
 		bias = x // bound read-only and never read
 	}
-	b.convDispatch("Conv2D", convKernels.forward, g, hasBias, g.co, g.n*g.ho*g.wo, g.ci*g.k*g.k, g.k, g.k, y, x, w, bias)
+	gk := g.ci * g.k * g.k
+	b.convDispatch("Conv2D", convKernels.forward, g, hasBias, g.co, g.n*g.ho*g.wo, gk, g.k, g.k, 1, gk, y, x, w, bias)
 }
 
 // Conv2DBackwardData computes dx as the GEMM
@@ -67,14 +93,27 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvParams) {
 	g := convCheck("Conv2DBackwardData", dy, dx, w, nil, p)
 	gemmDisjoint("Conv2DBackwardData", dx, dy, w)
-	b.convDispatch("Conv2DBackwardData", convKernels.backwardData, g, false, g.ci, g.n*g.h*g.w, g.co*g.k*g.k, g.k, g.k, dx, dy, w)
+	gk := g.co * g.k * g.k
+	b.convDispatch("Conv2DBackwardData", convKernels.backwardData, g, false, g.ci, g.n*g.h*g.w, gk, g.k, g.k, 1, gk, dx, dy, w)
 }
 
 // Conv2DBackwardFilter computes dw as the GEMM
 // dw[Co, Ci*K*K] = dy[Co, N*Ho*Wo] patches(x)^T[N*Ho*Wo, Ci*K*K], reducing
-// over the batch and the output pixels.
+// over the batch and the output pixels; a long reduction into few tiles is
+// split into chunks whose partial sums land in the backend's split scratch
+// and are then added in order (conv.wgsl).
 func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvParams) {
 	g := convCheck("Conv2DBackwardFilter", dy, x, dw, nil, p)
 	gemmDisjoint("Conv2DBackwardFilter", dw, dy, x)
-	b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, g, false, g.co, g.ci*g.k*g.k, g.n*g.ho*g.wo, g.ho, g.wo, dw, dy, x)
+	gm, gn, gk := g.co, g.ci*g.k*g.k, g.n*g.ho*g.wo
+	tiles := (gm + gemmTileM - 1) / gemmTileM * ((gn + gemmTileN - 1) / gemmTileN)
+	splits, chunk := convSplits(tiles, gk)
+	if splits == 1 || gm*gn == 0 {
+		b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, g, false, gm, gn, gk, g.ho, g.wo, 1, gk, dw, dy, x)
+		return
+	}
+	parts := b.grow(&b.splitScratch, splits*gm*gn)
+	b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, g, false, gm, gn, gk, g.ho, g.wo, splits, chunk, parts, dy, x)
+	grp, row := grid((gm*gn + 255) / 256)
+	b.dispatch("Conv2DBackwardFilter", convKernels.splitSum, grp, convParams(g, false, 0, row, gm, gn, gk, 0, 0, 0, splits, chunk), dw, parts)
 }

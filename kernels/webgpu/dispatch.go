@@ -169,7 +169,7 @@ func (b *Backend) dispatch(op string, k kernel, g groups, p params, ts ...kernel
 		b.fail(wrap(err))
 		return
 	}
-	b.timeFamily(k.File)
+	b.timeKernel(k.timingKey())
 	pass := b.computePass()
 	if pass == nil {
 		return

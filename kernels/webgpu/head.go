@@ -69,20 +69,25 @@ func (b *Backend) headRun(op string, k kernel, l headLayout, count, rows, inOff,
 	b.dispatch(op, k, g, l.params(count, row, rows, inOff, outOff), ts...)
 }
 
-// headScratch returns the head's scratch memory for the layout: one buffer
-// kept on the backend, bound whole, and grown when a layout needs more. It
-// is sized for the backward pass's layout of the same shapes from the
-// first forward pass on, so that the steps of training after the first
-// reuse the same buffer and bind groups.
+// headScratch returns the head's scratch memory for the layout (see
+// grow). It is sized for the backward pass's layout of the same shapes
+// from the first forward pass on, so that the steps of training after the
+// first reuse the same buffer and bind groups.
 func (b *Backend) headScratch(l headLayout) kernels.Tensor {
-	n := max(newHeadLayout(l.n, l.c, l.d, kernels.CovKind(l.kind), true).size, 1)
-	if b.scratch == nil || kernels.Len(b.scratch) < n {
-		if b.scratch != nil {
-			b.Free(b.scratch)
+	return b.grow(&b.scratch, newHeadLayout(l.n, l.c, l.d, kernels.CovKind(l.kind), true).size)
+}
+
+// grow returns *t, a scratch tensor kept on the backend and bound whole,
+// first replaced by one of n floats when it holds fewer.
+func (b *Backend) grow(t *kernels.Tensor, n int) kernels.Tensor {
+	n = max(n, 1)
+	if *t == nil || kernels.Len(*t) < n {
+		if *t != nil {
+			b.Free(*t)
 		}
-		b.scratch = b.Alloc(kernels.Float32, n)
+		*t = b.Alloc(kernels.Float32, n)
 	}
-	return b.scratch
+	return *t
 }
 
 // headPrepare records the dispatches shared by LDA and LDABackward: A, log

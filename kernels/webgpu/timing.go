@@ -12,12 +12,12 @@ import (
 // queries.
 var errNoTimestamps = errors.New("adapter lacks timestamp-query")
 
-// StartTiming starts timing the work recorded from now on by op family
-// (the WGSL file of each dispatch: matmul, conv, batchnorm, ...) with
+// StartTiming starts timing the work recorded from now on by kernel (the
+// WGSL file and entry point of each dispatch: conv/conv_forward, ...) with
 // timestamp queries (kernels.Timing), after submitting the work recorded
 // before. It says why it cannot where the adapter lacks the
 // timestamp-query feature or the platform cannot use it. While timing,
-// dispatches of different families go into separate compute passes, and
+// dispatches of different kernels go into separate compute passes, and
 // every submission waits for its timestamps: time the same work apart
 // from the wall-clock figures and the device counters.
 func (b *Backend) StartTiming() error {
@@ -29,7 +29,7 @@ func (b *Backend) StartTiming() error {
 }
 
 // StopTiming waits for the work recorded since StartTiming and returns
-// the device time of each op family in milliseconds.
+// the device time of each kernel in milliseconds, keyed as timingKey.
 func (b *Backend) StopTiming() (map[string]float64, error) {
 	err := b.Sync()
 	ms := b.timer.ms
@@ -40,8 +40,9 @@ func (b *Backend) StopTiming() (map[string]float64, error) {
 	return ms, nil
 }
 
-// family names the op family of a shader file.
-func family(file string) string { return strings.TrimSuffix(file, ".wgsl") }
+// timingKey names the kernel in StopTiming's times: its op family (the
+// shader file's name) and its entry point, as "conv/conv_forward".
+func (k kernel) timingKey() string { return strings.TrimSuffix(k.File, ".wgsl") + "/" + k.Entry }
 
 // createTimestampBuffers creates the timer's buffers of size bytes: the
 // one the timestamps are resolved into and its read-back. On failure it

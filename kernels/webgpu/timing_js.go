@@ -49,11 +49,10 @@ func (b *Backend) startTiming() error {
 	return nil
 }
 
-// timeFamily begins a timed compute pass when the next dispatch is of
+// timeKernel begins a timed compute pass when the next dispatch is of
 // another op family than the open pass (or none is open).
-func (b *Backend) timeFamily(file string) {
+func (b *Backend) timeKernel(f string) {
 	t := &b.timer
-	f := family(file)
 	if !t.on || (b.pass != nil && t.current == f) {
 		return
 	}
