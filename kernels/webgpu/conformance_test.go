@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/model/modeltest"
 )
@@ -36,4 +37,11 @@ func TestTrajectory(t *testing.T) {
 		return
 	}
 	modeltest.Trajectory(t, be)
+}
+
+// TestLockstep compares the trajectory's gradients with the CPU backend's,
+// step by step from the same parameters: on a GPU where the trajectory
+// drifts, it names the gradient where the drift starts.
+func TestLockstep(t *testing.T) {
+	modeltest.Lockstep(t, openBackend(t), cpu.New(), 3, 1e-2)
 }

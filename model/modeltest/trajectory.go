@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/deeplda/deeplda/data"
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/model"
+	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train"
 )
 
@@ -86,15 +88,16 @@ func TrajectoryFirst(t *testing.T, be kernels.Backend) {
 	trajectory(t, be, true, DefaultTrajectoryTolerance)
 }
 
-// trajectory is Trajectory, with only the first 5 steps when short.
-func trajectory(t *testing.T, be kernels.Backend, short bool, tl TrajectoryTolerance) {
-	f := Open(t, "fmnist_trajectory")
+// trajectoryData reads the trajectory's golden file and its training and
+// test images.
+func trajectoryData(t *testing.T) (f *safetensors.File, train, test data.Dataset) {
+	f = Open(t, "fmnist_trajectory")
 	spec, err := images.Lookup("fashion-mnist")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if os.Getenv("DEEPLDA_SHARED") != "" {
-		// bench/gpu.sh's copy: the first images only (internal/idxprefix,
+		// bench/gpu.sh's copy: the first images only (internal/gpucarry,
 		// which read them from the verified files).
 		for _, files := range [][]images.File{spec.Train, spec.Test} {
 			for i := range files {
@@ -106,23 +109,32 @@ func trajectory(t *testing.T, be kernels.Backend, short bool, tl TrajectoryToler
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f, trainSet.Dataset(trajSteps * trajBatch), testSet.Dataset(trajTest)
+}
+
+// trajectorySpec is the model of the trajectory's run with the head.
+func trajectorySpec(head model.HeadKind) model.Spec {
+	spec := model.Spec{
+		Encoder: model.EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9,
+		Head: head, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3,
+	}
+	if head == model.HeadSoftmax {
+		spec.Loss, spec.Lambda = kernels.CE, 0
+	}
+	return spec
+}
+
+// trajectory is Trajectory, with only the first 5 steps when short.
+func trajectory(t *testing.T, be kernels.Backend, short bool, tl TrajectoryTolerance) {
+	f, xs, xt := trajectoryData(t)
 	steps := trajSteps
 	if short {
 		steps = 5
 	}
-	xs := trainSet.Dataset(trajSteps * trajBatch)
-	xt := testSet.Dataset(trajTest)
 	for _, head := range []model.HeadKind{model.HeadLDA, model.HeadSoftmax} {
 		kind := head.String()
 		t.Run(kind, func(t *testing.T) {
-			spec := model.Spec{
-				Encoder: model.EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9,
-				Head: head, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3,
-			}
-			if head == model.HeadSoftmax {
-				spec.Loss, spec.Lambda = kernels.CE, 0
-			}
-			m, err := model.New(be, spec)
+			m, err := model.New(be, trajectorySpec(head))
 			if err != nil {
 				t.Fatal(err)
 			}
