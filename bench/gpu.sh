@@ -18,8 +18,10 @@
 #       conformance.jsonl (the tests' go test -json events), suite.md and
 #       suite.jsonl (deeplda bench -backend webgpu -suite with the
 #       adapter's description), pytorch.jsonl (the same steps in PyTorch,
-#       on CUDA where it is there, else on the CPU), gpu.csv (nvidia-smi,
-#       where it is there) and gpu-<adapter>.json (gpureport). -short
+#       on CUDA where it is there, else on the CPU), pytorch_trajectory.jsonl
+#       (the golden trajectory replayed by PyTorch there: its own drift,
+#       bench/pytorch_trajectory.py), gpu.csv (nvidia-smi, where it is
+#       there) and gpu-<adapter>.json (gpureport). -short
 #       runs a small version (tiny sizes, one step, the tests' -short
 #       mode) to test the script itself.
 #   bench/gpu.sh check
@@ -124,6 +126,13 @@ run() {
 	fi
 	step pytorch 150 "$py" bench/pytorch_baseline.py gpu "$steps" "$sizes" "$batches" >"$out/pytorch.jsonl"
 	cat "$out/pytorch.jsonl" >&2
+	if [ -e "$DEEPLDA_SHARED/golden/fmnist_trajectory.safetensors" ]; then
+		local devices=()
+		[ "$short" = -short ] && devices=(cpu)
+		step trajectory 200 "$py" bench/pytorch_trajectory.py "$DEEPLDA_SHARED/golden" "$DEEPLDA_SHARED/datasets/fashion-mnist" \
+			"${devices[@]}" >"$out/pytorch_trajectory.jsonl"
+		cat "$out/pytorch_trajectory.jsonl" >&2
+	fi
 	local flag=()
 	[ "$short" = -short ] && flag=(-short)
 	step gpureport 60 "$dir/gpureport" -commit "$(cat "$dir/COMMIT")" "${flag[@]}" "$out"

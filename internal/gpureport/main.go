@@ -8,6 +8,8 @@
 //   - pytorch.jsonl: the lines of "bench/pytorch_baseline.py gpu";
 //   - conformance.jsonl: the events (go test -json, through test2json) of
 //     the WebGPU test binary on the same adapter;
+//   - pytorch_trajectory.jsonl, when present: the golden trajectory
+//     replayed by PyTorch on the machine (bench/pytorch_trajectory.py);
 //   - gpu.csv, when present: nvidia-smi's name, driver, clocks and power
 //     limit of the card.
 //
@@ -57,6 +59,27 @@ type Record struct {
 	// PyTorch describes the PyTorch that ran (version, device, CUDA, cuDNN).
 	PyTorch     map[string]any `json:"pytorch"`
 	Conformance Conformance    `json:"conformance"`
+	// Trajectory is how far the runs of the golden PyTorch trajectory
+	// drift from it: deeplda's on the adapter (from the test's log) and
+	// PyTorch's own on the machine's devices.
+	Trajectory []TrajectoryRun `json:"trajectory,omitempty"`
+}
+
+// TrajectoryRun is one run of the golden trajectory, as
+// modeltest.Trajectory and bench/pytorch_trajectory.py measure it.
+type TrajectoryRun struct {
+	Engine string `json:"engine"` // deeplda or pytorch
+	Device string `json:"device"` // the adapter, or PyTorch's device (cuda, cuda-tf32, cpu)
+	Head   string `json:"head"`
+	// FirstLosses and Losses are the largest relative loss differences in
+	// the first 5 steps and in all.
+	FirstLosses float64 `json:"first_losses"`
+	Losses      float64 `json:"losses"`
+	// Logits is the relative L2 error of the test scores; Correct and
+	// GoldenCorrect count the test images classified correctly (of 512).
+	Logits        float64 `json:"logits"`
+	Correct       int     `json:"correct"`
+	GoldenCorrect int     `json:"golden_correct"`
 }
 
 // Conformance counts the WebGPU tests' results on the adapter, subtests
@@ -101,11 +124,19 @@ func run(dir, commit string, short bool) (string, error) {
 	if err := readPyTorch(filepath.Join(dir, "pytorch.jsonl"), &r); err != nil {
 		return "", err
 	}
-	c, err := readConformance(filepath.Join(dir, "conformance.jsonl"))
+	c, traj, err := readConformance(filepath.Join(dir, "conformance.jsonl"), r.Adapter)
 	if err != nil {
 		return "", err
 	}
-	r.Conformance = c
+	r.Conformance, r.Trajectory = c, traj
+	err = jsonLines(filepath.Join(dir, "pytorch_trajectory.jsonl"), func(line []byte) error {
+		t := TrajectoryRun{Engine: "pytorch"}
+		r.Trajectory = append(r.Trajectory, t)
+		return json.Unmarshal(line, &r.Trajectory[len(r.Trajectory)-1])
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
 	if gpu, err := readGPU(filepath.Join(dir, "gpu.csv")); err == nil {
 		r.GPU = gpu
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -228,9 +259,12 @@ func put(m map[string]map[string]float64, k1, k2 string, v float64) {
 // readConformance counts the test events' results: every test and
 // subtest that passed, failed or was skipped. A binary that ended
 // without a final pass or fail (it crashed, or was killed) counts as a
-// failure.
-func readConformance(path string) (Conformance, error) {
+// failure. It also reads the whole trajectory's figures from the
+// trajectory test's log (modeltest.Trajectory's lines).
+func readConformance(path, adapter string) (Conformance, []TrajectoryRun, error) {
 	var c Conformance
+	runs := map[string]*TrajectoryRun{}
+	var heads []string
 	ended := false
 	err := jsonLines(path, func(line []byte) error {
 		var e struct {
@@ -238,6 +272,13 @@ func readConformance(path string) (Conformance, error) {
 		}
 		if err := json.Unmarshal(line, &e); err != nil {
 			return err
+		}
+		if head, ok := strings.CutPrefix(e.Test, "TestTrajectory/"); ok && e.Action == "output" {
+			if runs[head] == nil {
+				runs[head] = &TrajectoryRun{Engine: "deeplda", Device: adapter, Head: head}
+				heads = append(heads, head)
+			}
+			trajectoryLine(runs[head], e.Output)
 		}
 		if e.Test == "" {
 			switch e.Action {
@@ -264,6 +305,12 @@ func readConformance(path string) (Conformance, error) {
 		}
 		return nil
 	})
+	var traj []TrajectoryRun
+	for _, h := range heads {
+		if r := runs[h]; r.Correct > 0 {
+			traj = append(traj, *r)
+		}
+	}
 	if err == nil && !ended {
 		c.Failed++
 		c.Failures = append(c.Failures, "(the test binary did not finish)")
@@ -276,7 +323,30 @@ func readConformance(path string) (Conformance, error) {
 	if len(c.Failures) > 1 && c.Failures[0] == "(the test binary failed outside any test)" {
 		c.Failures, c.Failed = c.Failures[1:], c.Failed-1
 	}
-	return c, err
+	return c, traj, err
+}
+
+// The lines of modeltest.Trajectory's log that hold its figures.
+var (
+	lossesLine   = regexp.MustCompile(`largest relative loss difference ([0-9.e+-]+) in the first 5, ([0-9.e+-]+) overall`)
+	logitsLine   = regexp.MustCompile(`test512_logits: relative L2 error ([0-9.e+-]+)`)
+	accuracyLine = regexp.MustCompile(`test accuracy on \d+ images: (\d+) correct, PyTorch (\d+)`)
+)
+
+// trajectoryLine reads the figures of one line of the trajectory test's
+// log into r.
+func trajectoryLine(r *TrajectoryRun, line string) {
+	if m := lossesLine.FindStringSubmatch(line); m != nil {
+		r.FirstLosses, _ = strconv.ParseFloat(m[1], 64)
+		r.Losses, _ = strconv.ParseFloat(m[2], 64)
+	}
+	if m := logitsLine.FindStringSubmatch(line); m != nil {
+		r.Logits, _ = strconv.ParseFloat(m[1], 64)
+	}
+	if m := accuracyLine.FindStringSubmatch(line); m != nil {
+		r.Correct, _ = strconv.Atoi(m[1])
+		r.GoldenCorrect, _ = strconv.Atoi(m[2])
+	}
 }
 
 // readGPU reads nvidia-smi's CSV (a header line, then one line a card) and

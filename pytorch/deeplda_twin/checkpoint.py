@@ -1,4 +1,4 @@
-"""safetensors files, written with the standard library and numpy (the
+"""safetensors files, read and written with the standard library and numpy (the
 safetensors package is not needed): an 8-byte little-endian header length,
 a JSON header with each tensor's dtype, shape and data_offsets, then the
 raw little-endian data. Floating-point tensors are written as F32, integer
@@ -40,6 +40,26 @@ def save(path, tensors, metadata=None):
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def load(path):
+    """Reads the tensors of a safetensors file (F32 or I32) as a dict of
+    name -> tensor; the metadata is left out."""
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    dtypes = {"F32": "<f4", "I32": "<i4"}
+    out = {}
+    for name, h in header.items():
+        if name == "__metadata__":
+            continue
+        if h["dtype"] not in dtypes:
+            raise ValueError(f"{path}: {name}: dtype {h['dtype']} (want F32 or I32)")
+        a, b = h["data_offsets"]
+        arr = np.frombuffer(data[a:b], dtype=dtypes[h["dtype"]]).reshape(h["shape"])
+        out[name] = torch.from_numpy(arr.copy())
+    return out
 
 
 def state(model):
