@@ -10,7 +10,11 @@
 #
 # Environment: BACKEND (auto, webgpu or cpu; default auto), DATA and
 # OOD_DATA (the folders of the Fashion-MNIST and MNIST files; default
-# ../shared/datasets/...), SEEDS (default "1 2 3"), EPOCHS (default 100).
+# ../shared/datasets/...; OOD_DATA set empty: no out-of-distribution
+# scores, which deeplda eval -ood can add from the checkpoint), SEEDS
+# (default "1 2 3"), HEADS (default "lda softmax"), EPOCHS (default 100),
+# DEEPLDA (a deeplda built elsewhere, as on a GPU machine without Go;
+# default: ./build.sh builds bin/deeplda).
 # Then list the runs in RESULTS.md's markers and run go run ./cmd/results RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +22,13 @@ cd "$(dirname "$0")/.."
 . bench/resumable.sh
 out=${1:-out/paper}
 data=${DATA:-../shared/datasets/fashion-mnist}
-ood=${OOD_DATA:-../shared/datasets/mnist}
-./build.sh >/dev/null
+ood=()
+[ -n "${OOD_DATA-../shared/datasets/mnist}" ] && ood=(-ood mnist -ood-datadir "${OOD_DATA:-../shared/datasets/mnist}")
+[ -n "${DEEPLDA:-}" ] || ./build.sh >/dev/null
 for seed in ${SEEDS:-1 2 3}; do
-	for head in lda softmax; do
+	for head in ${HEADS:-lda softmax}; do
 		train_resumable "$out/fashion-mnist-$head-s$seed" -backend "${BACKEND:-auto}" \
 			-data fashion-mnist -datadir "$data" -head "$head" -epochs "${EPOCHS:-100}" -val 0 \
-			-seed "$seed" -ood mnist -ood-datadir "$ood"
+			-seed "$seed" "${ood[@]}"
 	done
 done
