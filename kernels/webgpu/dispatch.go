@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,9 +35,11 @@ func in(binding uint32) slot  { return slot{binding, false} }
 
 func (k kernel) key() string { return k.File + ":" + k.Entry }
 
-// pipeline is a compiled kernel with its layouts.
+// pipeline is a compiled kernel with its layouts and the fields of its
+// uniform block.
 type pipeline struct {
 	k       kernel
+	fields  []shaders.Field
 	layout  *wgpu.BindGroupLayout
 	playout *wgpu.PipelineLayout
 	module  *wgpu.ShaderModule
@@ -54,6 +57,13 @@ func (p *pipeline) release() {
 func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 	if p, ok := b.pipelines[k.key()]; ok {
 		return p, nil
+	}
+	in, err := shaders.ParseInterface(k.File)
+	if err != nil {
+		return nil, fmt.Errorf("reading the interface of %s: %w", k.File, err)
+	}
+	if err := k.check(in); err != nil {
+		return nil, err
 	}
 	module, err := b.device.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 		Label:          k.File,
@@ -95,20 +105,24 @@ func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 		module.Release()
 		return nil, fmt.Errorf("compute pipeline %s: %w", k.key(), err)
 	}
-	p := &pipeline{k: k, layout: layout, playout: playout, module: module, cp: cp}
+	p := &pipeline{k: k, fields: in.Params, layout: layout, playout: playout, module: module, cp: cp}
 	b.count.PipelinesCreated++
 	b.pipelines[k.key()] = p
 	return p, nil
 }
 
 // params packs the uniform block of a dispatch: u32, i32 and f32 values in
-// declaration order (each 4 bytes; the shader's struct must match).
-type params []uint32
+// declaration order, each 4 bytes, remembering which are floats, so that
+// dispatch checks them against the fields of the shader's struct.
+type params struct {
+	words  []uint32
+	floats uint64 // bit i set: words[i] is an f32
+}
 
-// u appends unsigned integers.
+// u appends integers (u32 or i32 fields).
 func (p params) u(v ...int) params {
 	for _, x := range v {
-		p = append(p, uint32(x))
+		p.words = append(p.words, uint32(x))
 	}
 	return p
 }
@@ -116,9 +130,65 @@ func (p params) u(v ...int) params {
 // f appends floats.
 func (p params) f(v ...float32) params {
 	for _, x := range v {
-		p = append(p, math.Float32bits(x))
+		if len(p.words) < 64 {
+			p.floats |= 1 << len(p.words)
+		}
+		p.words = append(p.words, math.Float32bits(x))
 	}
 	return p
+}
+
+// checkParams reports a parameter block that does not match the fields
+// of the kernel's uniform struct: another count, or a float where the
+// shader has an integer (or the reverse).
+func checkParams(k kernel, fields []shaders.Field, p params) error {
+	if len(p.words) != len(fields) || len(fields) > 64 {
+		return fmt.Errorf("%s: a parameter block of %d values for the %d fields of its uniform struct", k.key(), len(p.words), len(fields))
+	}
+	for i, f := range fields {
+		if float := p.floats&(1<<i) != 0; float != (f.Type == "f32") {
+			return fmt.Errorf("%s: parameter %d (%s: %s) packed as %s", k.key(), i, f.Name, f.Type, map[bool]string{true: "a float", false: "an integer"}[float])
+		}
+	}
+	return nil
+}
+
+// check reports where k's entry point and bind group layout do not match
+// the shader's interface: an entry point that is not there, a slot whose
+// binding is not declared or is declared with the other access, a binding
+// the entry point uses that has no slot, or a slot it does not use.
+func (k kernel) check(in shaders.Interface) error {
+	used, ok := in.Entries[k.Entry]
+	if !ok {
+		return fmt.Errorf("%s: no @compute entry point %s", k.key(), k.Entry)
+	}
+	if b, ok := in.Bindings[0]; !ok || b.Access != "uniform" {
+		return fmt.Errorf("%s: binding 0 is not the uniform block", k.key())
+	}
+	var errs []string
+	slots := map[uint32]bool{}
+	for _, s := range k.Slots {
+		slots[s.Binding] = true
+		b, ok := in.Bindings[s.Binding]
+		want := map[bool]string{true: "read_write", false: "read"}[s.Write]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Sprintf("slot %d is not a binding of the shader", s.Binding))
+		case b.Access != want:
+			errs = append(errs, fmt.Sprintf("slot %d is bound %s, the shader declares %s %s", s.Binding, want, b.Name, b.Access))
+		case !slices.Contains(used, s.Binding):
+			errs = append(errs, fmt.Sprintf("slot %d (%s) is not used by %s", s.Binding, b.Name, k.Entry))
+		}
+	}
+	for _, n := range used {
+		if n != 0 && !slots[n] {
+			errs = append(errs, fmt.Sprintf("%s uses binding %d (%s), which has no slot", k.Entry, n, in.Bindings[n].Name))
+		}
+	}
+	if errs != nil {
+		return fmt.Errorf("%s does not match its shader: %s", k.key(), strings.Join(errs, "; "))
+	}
+	return nil
 }
 
 // groups is a dispatch size in workgroups.
@@ -156,6 +226,10 @@ func (b *Backend) dispatch(op string, k kernel, g groups, p params, ts ...kernel
 	}
 	pl, err := b.pipelineFor(k)
 	if err != nil {
+		b.fail(wrap(err))
+		return
+	}
+	if err := checkParams(k, pl.fields, p); err != nil {
 		b.fail(wrap(err))
 		return
 	}
@@ -270,8 +344,8 @@ func (r *uniformRing) init(b *Backend) error {
 
 // push writes p to a free slot and returns its offset.
 func (r *uniformRing) push(b *Backend, p params) (uint32, error) {
-	if len(p)*4 > uniformSlot {
-		return 0, fmt.Errorf("uniform block of %d bytes exceeds %d", len(p)*4, uniformSlot)
+	if len(p.words)*4 > uniformSlot {
+		return 0, fmt.Errorf("uniform block of %d bytes exceeds %d", len(p.words)*4, uniformSlot)
 	}
 	if r.next == ringSlots {
 		b.submit() // uploads the slots in use
@@ -280,7 +354,7 @@ func (r *uniformRing) push(b *Backend, p params) (uint32, error) {
 	off := r.next * uniformSlot
 	block := r.data[off : off+uniformSlot]
 	clear(block)
-	for i, v := range p {
+	for i, v := range p.words {
 		binary.LittleEndian.PutUint32(block[4*i:], v)
 	}
 	r.next++

@@ -69,7 +69,7 @@ func (b *Backend) matmul(k kernel, tileM, tileN int, c, a, bm, bias kernels.Tens
 	}
 	tilesN := (n + tileN - 1) / tileN
 	g, row := gemmGrid((m + tileM - 1) / tileM * tilesN)
-	p := params{}.u(m, n, depth, gemmFlag(transA), gemmFlag(transB), hasBias, tilesN, row)
+	p := params{}.u(m, n, depth, gemmFlag(transA), gemmFlag(transB), hasBias, tilesN, row, 0, 0) // step_o, step_i: bias_grad's
 	b.dispatch("MatMul", k, g, p, c, a, bm, bias)
 }
 
