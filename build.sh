@@ -173,6 +173,7 @@ test)
 	CGO_ENABLED=0 go build -o /dev/null ./cmd/deeplda
 	# RESULTS.md's tables are those its runs' report.json files give.
 	go run ./cmd/results -check RESULTS.md
+	go run ./cmd/results -check BENCHMARKS.md
 	build_site out/site
 	# Every test run through one summary: failures and their output as they
 	# come, then the counts per package, every skip with its reason, and

@@ -1,5 +1,6 @@
-// Command results regenerates the tables of RESULTS.md from the report.json
-// files of the runs they describe.
+// Command results regenerates the tables of RESULTS.md and BENCHMARKS.md
+// from the report.json files of the runs they describe (and the GPU
+// records of bench/gpu.sh).
 //
 // A table is a block of the Markdown file between a marker line that names
 // its kind and its run folders and an end line:
@@ -17,8 +18,14 @@
 // per head and implementation) and figures (an LDA run then a softmax run:
 // their test ECE and accuracy per epoch drawn as deeplda train -compare
 // draws them, written under results/ beside the Markdown file and linked
-// from it). Each block ends with a line naming the commit it was generated
-// at and the commits that wrote the reports.
+// from it). The gpu kind's arguments are GPU records, the
+// gpu-<adapter>.json files of bench/gpu.sh, rather than run folders: for
+// each, the adapter, the card and PyTorch; deeplda against PyTorch (fp32,
+// and its TF32 defaults) on the matmuls, the ConvNet steps and the toy step;
+// deeplda's device time per ConvNet step by kernel at the largest batch;
+// and the WebGPU tests' results and the golden trajectory's drift on the
+// adapter. Each block ends with a line naming the commit it was generated
+// at and the commits that wrote the reports or measured the records.
 //
 // Usage:
 //
@@ -43,7 +50,7 @@ func main() {
 	fs := flag.NewFlagSet("results", flag.ContinueOnError)
 	check := fs.Bool("check", false, "report tables that differ from what the runs give, and change nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./cmd/results [-check] FILE.md\n\nRegenerates the tables between <!-- results: KIND DIR... --> and <!-- end results --> from the runs' report.json files.")
+		fmt.Fprintln(os.Stderr, "usage: go run ./cmd/results [-check] FILE.md\n\nRegenerates the tables between <!-- results: KIND DIR... --> and <!-- end results --> from the runs' report.json files (the gpu kind: from bench/gpu.sh's GPU records).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(os.Args[1:]); err != nil {

@@ -37,7 +37,9 @@ import (
 
 // Record is gpu-<adapter>.json.
 type Record struct {
-	Adapter        string                 `json:"adapter"`
+	Adapter string `json:"adapter"`
+	// Driver is nvidia-smi's driver version where it ran, else the
+	// adapter's driver description.
 	Driver         string                 `json:"driver"`
 	Commit         string                 `json:"commit"`
 	Short          bool                   `json:"short"`
@@ -139,6 +141,10 @@ func run(dir, commit string, short bool) (string, error) {
 	}
 	if gpu, err := readGPU(filepath.Join(dir, "gpu.csv")); err == nil {
 		r.GPU = gpu
+		if v := gpu["driver_version"]; v != "" {
+			// The adapter's driver description is often its name only.
+			r.Driver = v
+		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
