@@ -1,12 +1,11 @@
-// Dense matrix products and the bias gradient.
+// Dense matrix products (the bias gradient, a sum per channel, is
+// batchnorm.wgsl's channel_sum).
 //
 // Entry points and bindings (group 0): 0 the uniform params, then the output
 // (read_write), then the inputs (read).
 //   matmul:       1 c, 2 a, 3 b, 4 bias   c[M,N] = op(a) op(b) (+ bias[N])
 //   matmul_naive: the same bindings and params: one output per invocation,
 //                 kept only as the baseline of the matmul benchmark.
-//   bias_grad:    1 db, 2 dy              db[ch] = sum over o < m, i < k of
-//                                         dy[(o*n + ch)*k + i]
 // op(a) is a[M,K], or the transpose of a[K,M] when trans_a is set; op(b) is
 // b[K,N], or the transpose of b[N,K] when trans_b. When has_bias is 0 the
 // bias binding holds some other read-only tensor and is not read.
@@ -16,9 +15,7 @@
 //   matmul:       ceil(M/64)*ceil(N/128) workgroups of 16x16 invocations,
 //                 tiles_n = ceil(N/128);
 //   matmul_naive: ceil(M/16)*ceil(N/16) workgroups of 16x16, tiles_n =
-//                 ceil(N/16);
-//   bias_grad:    one workgroup of 256 per channel; m = outer, n = channels,
-//                 k = inner, and 256 = step_o*inner + step_i.
+//                 ceil(N/16).
 //
 // The tiled GEMM is tile.wgsl's (Source puts it before this file), with
 // A = op(a) and B = op(b): a workgroup computes a 64x128 tile of c, walking K
@@ -35,8 +32,6 @@ struct Params {
   has_bias: u32,
   tiles_n: u32, // output tiles per row of tiles (matmul, matmul_naive)
   row: u32,     // workgroups per row of the dispatch grid (x extent)
-  step_o: u32,  // bias_grad: 256 = step_o*inner + step_i
-  step_i: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -135,38 +130,4 @@ fn matmul_naive(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
   }
   if (p.has_bias != 0u) { s += bias[n]; }
   c[m * p.n + n] = s;
-}
-
-var<workgroup> partial: array<f32, 256>;
-
-@compute @workgroup_size(256)
-fn bias_grad(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let ch = group_index(wg);
-  if (ch >= p.n) { return; }
-  // Invocation lid sums the elements e = lid, lid+256, ... of the channel,
-  // element e being dy[(o*n + ch)*k + i] with (o, i) = (e / k, e % k),
-  // stepped without dividing.
-  var o = lid / p.k;
-  var i = lid % p.k;
-  var s = 0.0;
-  while (o < p.m) {
-    s += a[(o * p.n + ch) * p.k + i];
-    i += p.step_i;
-    if (i >= p.k) {
-      i -= p.k;
-      o += 1u;
-    }
-    o += p.step_o;
-  }
-  partial[lid] = s;
-  workgroupBarrier();
-  for (var w = 128u; w > 0u; w >>= 1u) {
-    if (lid < w) {
-      partial[lid] += partial[lid + w];
-    }
-    workgroupBarrier();
-  }
-  if (lid == 0u) {
-    c[ch] = partial[0];
-  }
 }

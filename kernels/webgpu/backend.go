@@ -43,6 +43,7 @@ type Backend struct {
 	staging      map[uint64]*wgpu.Buffer
 	scratch      kernels.Tensor // the LDA head's working memory (see headScratch)
 	splitScratch kernels.Tensor // the partial sums of split filter gradients (Conv2DBackwardFilter)
+	bnScratch    kernels.Tensor // the per-segment results of BatchNorm's reductions (bnReduce)
 	nextID       int
 
 	count kernels.DeviceCounters

@@ -5,11 +5,10 @@ import "github.com/deeplda/deeplda/kernels"
 // The kernels of matmul.wgsl. matmulNaive is the one-output-per-invocation
 // baseline that the benchmarks compare the tiled kernel with.
 var matmulKernels = struct {
-	tiled, naive, biasGrad kernel
+	tiled, naive kernel
 }{
-	tiled:    kernel{"matmul.wgsl", "matmul", []slot{out(1), in(2), in(3), in(4)}},
-	naive:    kernel{"matmul.wgsl", "matmul_naive", []slot{out(1), in(2), in(3), in(4)}},
-	biasGrad: kernel{"matmul.wgsl", "bias_grad", []slot{out(1), in(2)}},
+	tiled: kernel{"matmul.wgsl", "matmul", []slot{out(1), in(2), in(3), in(4)}},
+	naive: kernel{"matmul.wgsl", "matmul_naive", []slot{out(1), in(2), in(3), in(4)}},
 }
 
 // The output tile of a workgroup of the tiled GEMM kernels of matmul.wgsl
@@ -69,7 +68,7 @@ func (b *Backend) matmul(k kernel, tileM, tileN int, c, a, bm, bias kernels.Tens
 	}
 	tilesN := (n + tileN - 1) / tileN
 	g, row := gemmGrid((m + tileM - 1) / tileM * tilesN)
-	p := params{}.u(m, n, depth, gemmFlag(transA), gemmFlag(transB), hasBias, tilesN, row, 0, 0) // step_o, step_i: bias_grad's
+	p := params{}.u(m, n, depth, gemmFlag(transA), gemmFlag(transB), hasBias, tilesN, row)
 	b.dispatch("MatMul", k, g, p, c, a, bm, bias)
 }
 
@@ -79,20 +78,4 @@ func gemmFlag(v bool) int {
 		return 1
 	}
 	return 0
-}
-
-// BiasGrad computes db[c] = sum of dy[n, c, ...] over n and the trailing
-// dimensions: one workgroup per channel, reduced in workgroup memory.
-func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
-	outer, ch, inner := kernels.BiasGradDims(db, dy)
-	gemmDisjoint("BiasGrad", db, dy)
-	if ch == 0 {
-		return
-	}
-	if inner == 0 {
-		outer, inner = 0, 1 // nothing to sum: db = 0
-	}
-	g, row := gemmGrid(ch)
-	p := params{}.u(outer, ch, inner, 0, 0, 0, 0, row, 256/inner, 256%inner)
-	b.dispatch("BiasGrad", matmulKernels.biasGrad, g, p, db, dy)
 }
