@@ -80,6 +80,7 @@ var fp32Peaks = []struct {
 	gflop float64
 }{
 	{[]string{"H100", "HBM3"}, "the H100 SXM5's", 67000},
+	{[]string{"H200"}, "the H200 SXM's", 67000}, // the H100 SXM5's chip and clocks, more memory
 }
 
 // fp32Peak returns the fp32 peak of the card that adapter names and the

@@ -21,6 +21,7 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/shaders"
 )
 
 // ErrNoAdapter is returned by New when no WebGPU adapter is available.
@@ -38,6 +39,7 @@ type Backend struct {
 	pass    *wgpu.ComputePassEncoder
 
 	pipelines    map[string]*pipeline
+	ifaces       map[string]shaders.Interface // by shader file, read on first use
 	bindGroups   map[string]*wgpu.BindGroup
 	ring         uniformRing
 	staging      map[uint64]*wgpu.Buffer
@@ -58,7 +60,7 @@ type Backend struct {
 // New opens the default WebGPU adapter and a device with WebGPU's default
 // limits. It returns ErrNoAdapter (wrapped) when there is none.
 func New() (*Backend, error) {
-	b := &Backend{pipelines: map[string]*pipeline{}, bindGroups: map[string]*wgpu.BindGroup{}, staging: map[uint64]*wgpu.Buffer{}}
+	b := &Backend{pipelines: map[string]*pipeline{}, ifaces: map[string]shaders.Interface{}, bindGroups: map[string]*wgpu.BindGroup{}, staging: map[uint64]*wgpu.Buffer{}}
 	if err := b.loss.fromEnv(); err != nil {
 		return nil, err
 	}

@@ -58,9 +58,13 @@ func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 	if p, ok := b.pipelines[k.key()]; ok {
 		return p, nil
 	}
-	in, err := shaders.ParseInterface(k.File)
-	if err != nil {
-		return nil, fmt.Errorf("reading the interface of %s: %w", k.File, err)
+	in, ok := b.ifaces[k.File]
+	if !ok {
+		var err error
+		if in, err = shaders.ParseInterface(k.File); err != nil {
+			return nil, fmt.Errorf("reading the interface of %s: %w", k.File, err)
+		}
+		b.ifaces[k.File] = in
 	}
 	if err := k.check(in); err != nil {
 		return nil, err

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// write writes the named files into a new folder.
+func write(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestRun gathers a small set of outputs into the record.
+func TestRun(t *testing.T) {
+	dir := write(t, map[string]string{
+		"suite.jsonl": `note: something
+{"adapter":{"name":"Card X (discrete-gpu, vulkan)","driver":"Card X","vendor_id":1,"device_id":2,"type":"discrete-gpu","graphics":"vulkan","limits":{"max_buffer_size":1}}}
+{"backend":{"name":"webgpu","adapter":"Card X"},"model":"matmul","size":64,"steps":1,"seconds_per_step":0.1,"gflops":5}
+{"backend":{"name":"webgpu","adapter":"Card X"},"model":"convnet","batch":2,"steps":1,"seconds_per_step":0.1,"images_per_second":20,"gflops":1,"gpu_ms":{"conv":3},"gpu_ms_kernels":{"conv/conv_forward":3}}
+{"backend":{"name":"webgpu","adapter":"Card X"},"model":"mlp","batch":256,"steps":1,"seconds_per_step":0.1,"images_per_second":2560,"gflops":1}
+`,
+		"pytorch.jsonl": `{"bench": "pytorch_info", "torch": "2.0", "device": "cpu", "cuda": null, "cudnn": null}
+{"bench": "matmul", "size": 64, "precision": "fp32", "gflops": 7}
+{"bench": "convnet", "batch": 2, "precision": "fp32", "images_per_second": 40}
+{"bench": "convnet", "batch": 2, "precision": "default", "images_per_second": 50}
+{"bench": "mlp", "batch": 256, "precision": "default", "images_per_second": 9}
+`,
+		"pytorch_trajectory.jsonl": `{"bench": "trajectory", "device": "cpu", "head": "lda", "first_losses": 0.1, "losses": 0.2, "logits": 0.3, "correct": 250, "golden_correct": 253}
+`,
+		"conformance.jsonl": `{"Action":"run","Test":"TestA"}
+{"Action":"pass","Test":"TestA"}
+{"Action":"output","Test":"TestTrajectory/lda","Output":"    trajectory.go:1: 30 steps: largest relative loss difference 1.05e-03 in the first 5, 8.53e-03 overall\n"}
+{"Action":"output","Test":"TestTrajectory/lda","Output":"    trajectory.go:2: test512_logits: relative L2 error 0.0407\n"}
+{"Action":"output","Test":"TestTrajectory/lda","Output":"    trajectory.go:3: test accuracy on 512 images: 246 correct, PyTorch 253 (more than 4 apart)\n"}
+{"Action":"fail","Test":"TestTrajectory/lda"}
+{"Action":"skip","Test":"TestB"}
+{"Action":"fail"}
+`,
+		"gpu.csv": "name, driver_version, power.limit [W]\nCard X, 123.4, 700.00\n",
+	})
+	path, err := run(dir, "abc", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(path) != "gpu-card-x-discrete-gpu-vulkan.json" {
+		t.Errorf("record written to %s", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Conformance
+	switch {
+	case r.Adapter != "Card X (discrete-gpu, vulkan)" || r.Driver != "123.4" || r.Commit != "abc":
+		t.Errorf("adapter %q, driver %q, commit %q", r.Adapter, r.Driver, r.Commit)
+	case r.MatmulGFLOPS["64"] != 5 || r.PyTorchMatmulGFLOPS["fp32"]["64"] != 7:
+		t.Errorf("matmul %v, PyTorch's %v", r.MatmulGFLOPS, r.PyTorchMatmulGFLOPS)
+	case r.ConvNetImagesPerSecond["deeplda"]["2"] != 20 || r.ConvNetImagesPerSecond["pytorch_fp32"]["2"] != 40 || r.ConvNetImagesPerSecond["pytorch_default"]["2"] != 50:
+		t.Errorf("convnet %v", r.ConvNetImagesPerSecond)
+	case r.ToyImagesPerSecond["deeplda"] != 2560 || r.ToyImagesPerSecond["pytorch_default"] != 9:
+		t.Errorf("toy %v", r.ToyImagesPerSecond)
+	case c.Passed != 1 || c.Failed != 1 || c.Skipped != 1 || len(c.Failures) != 1 || c.Failures[0] != "TestTrajectory/lda":
+		t.Errorf("conformance %+v", c)
+	case len(r.Trajectory) != 2 || r.Trajectory[0] != (TrajectoryRun{"deeplda", r.Adapter, "lda", 1.05e-3, 8.53e-3, 0.0407, 246, 253}) ||
+		r.Trajectory[1].Engine != "pytorch" || r.Trajectory[1].Correct != 250:
+		t.Errorf("trajectory %+v", r.Trajectory)
+	case r.PyTorch["torch"] != "2.0" || r.PyTorch["bench"] != nil || r.GPU["power.limit [W]"] != "700.00":
+		t.Errorf("pytorch %v, gpu %v", r.PyTorch, r.GPU)
+	}
+}
+
+// TestRunRefuses checks that missing or empty outputs are errors.
+func TestRunRefuses(t *testing.T) {
+	suite := `{"adapter":{"name":"X","driver":"X"}}` + "\n" + `{"model":"matmul","size":1,"gflops":1}` + "\n"
+	for want, files := range map[string]map[string]string{
+		"no adapter line": {"suite.jsonl": `{"model":"matmul","size":1}`},
+		"pytorch.jsonl":   {"suite.jsonl": suite},
+		"no test ran":     {"suite.jsonl": suite, "pytorch.jsonl": `{"bench":"matmul","precision":"fp32"}`, "conformance.jsonl": `{"Action":"pass"}`},
+		"did not finish":  {"suite.jsonl": suite, "pytorch.jsonl": `{"bench":"matmul","precision":"fp32"}`, "conformance.jsonl": `{"Action":"pass","Test":"TestA"}`},
+		"unknown bench":   {"suite.jsonl": suite, "pytorch.jsonl": `{"bench":"convnets"}`},
+	} {
+		dir := write(t, files)
+		_, err := run(dir, "abc", false)
+		if want == "did not finish" {
+			b, _ := os.ReadFile(filepath.Join(dir, "gpu-x.json"))
+			if err != nil || !strings.Contains(string(b), want) {
+				t.Errorf("%s: error %v, record %s", want, err, b)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want one saying %q", err, want)
+		}
+	}
+}
+
+// TestGPUScript runs bench/gpu.sh check: the GPU script built and run end
+// to end in its short mode on this machine's WebGPU adapter (lavapipe in
+// CI) with PyTorch on the CPU, and checks the record it writes.
+func TestGPUScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIPPED in -short mode: bench/gpu.sh check builds and runs for minutes")
+	}
+	if err := exec.Command("bash", "-c", `for py in python3 /usr/bin/python3; do "$py" -c 'import torch' 2>/dev/null && exit 0; done; exit 1`).Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no Python with torch: .ci/run installs python3-torch")
+		}
+		t.Skip("SKIPPED: no Python with torch (apt-get install python3-torch); bench/gpu.sh check did not run")
+	}
+	out := t.TempDir()
+	cmd := exec.Command("bash", "../../bench/gpu.sh", "check")
+	cmd.Env = append(os.Environ(), "OUT="+out)
+	log, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("bench/gpu.sh check: %v\n%s", err, log)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "gpu-*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("records %v, want one\n%s", paths, log)
+	}
+	b, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Conformance
+	if !r.Short || r.Adapter == "" || len(r.MatmulGFLOPS) != 2 || len(r.ConvNetImagesPerSecond) != 3 || len(r.ToyImagesPerSecond) != 3 {
+		t.Errorf("record %s", b)
+	}
+	if c.Failed != 0 || c.Passed < 300 {
+		t.Errorf("conformance: %d passed, %d failed: %v", c.Passed, c.Failed, c.Failures)
+		// The failed tests' output.
+		failed := map[string]bool{}
+		for _, f := range c.Failures {
+			failed[f] = true
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "conformance.jsonl"))
+		for _, line := range strings.Split(string(b), "\n") {
+			var e struct{ Action, Test, Output string }
+			if json.Unmarshal([]byte(line), &e) == nil && e.Action == "output" && failed[e.Test] {
+				t.Log(e.Test, strings.TrimSpace(e.Output))
+			}
+		}
+	}
+	pytorch := 0
+	for _, tr := range r.Trajectory {
+		if tr.Engine == "pytorch" && tr.Device == "cpu" {
+			pytorch++
+		}
+	}
+	if pytorch != 2 {
+		t.Errorf("trajectory %+v: want PyTorch's two heads on the CPU", r.Trajectory)
+	}
+	t.Logf("%s: %d tests passed; matmul %v GFLOP/s", r.Adapter, c.Passed, r.MatmulGFLOPS)
+}
