@@ -17,8 +17,9 @@
 //       Per segment: its mean, then its centred sum of squares (a second
 //       pass over the segment, as package ref's two passes).
 //   bn_stats_finish:    1 mean, 2 inv_std, 3 run_mean, 4 run_var, 20 parts
-//       The segments' means and sums of squares combined (Chan et al.'s
-//       pairwise update) into the batch mean and the biased variance,
+//       The batch mean from the segments' sums; the sum of squares about
+//       it, each segment's plus its count times its mean's distance
+//       squared; the biased variance,
 //       invStd = 1/sqrt(var + eps), and run = (1-momentum) run + momentum
 //       stat with the unbiased variance ss/(m-1) (the biased one when
 //       m = 1) for run_var.
@@ -134,6 +135,12 @@ struct Segment {
   end: u32,
 }
 
+// seg_count is the number of values of segment k of a channel.
+fn seg_count(k: u32) -> f32 {
+  let start = k * p.seg_len;
+  return f32(min(start + p.seg_len, p.n * p.hw) - start);
+}
+
 fn segment(g: u32) -> Segment {
   let seg = g % p.segs;
   let start = seg * p.seg_len;
@@ -185,19 +192,17 @@ fn bn_stats(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_inde
 fn bn_stats_finish(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let ch = index(wg, lid);
   if (ch >= p.c) { return; }
-  // Chan et al.: (n_a, mean_a, M2_a) + (n_b, mean_b, M2_b).
-  var na = 0.0;
-  var mu = 0.0;
+  // The mean from the segments' sums, then the sum of squares about it:
+  // each segment's own plus its count times its mean's distance squared.
+  var total = 0.0;
+  for (var k = 0u; k < p.segs; k++) {
+    total += parts[2u * (ch * p.segs + k)] * seg_count(k);
+  }
+  let mu = total / p.m;
   var sum_sq = 0.0;
   for (var k = 0u; k < p.segs; k++) {
-    let start = k * p.seg_len;
-    let nb = f32(min(start + p.seg_len, p.n * p.hw) - start);
-    let mb = parts[2u * (ch * p.segs + k)];
-    let n = na + nb;
-    let d = mb - mu;
-    mu += d * (nb / n);
-    sum_sq += parts[2u * (ch * p.segs + k) + 1u] + d * d * (na * nb / n);
-    na = n;
+    let d = parts[2u * (ch * p.segs + k)] - mu;
+    sum_sq += parts[2u * (ch * p.segs + k) + 1u] + seg_count(k) * d * d;
   }
   let variance = sum_sq / p.m;
   mean_out[ch] = mu;

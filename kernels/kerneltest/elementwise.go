@@ -28,65 +28,80 @@ func reluInput(e *env, n int) []float32 {
 	return x
 }
 
-// testReLU checks y = max(x, 0) exactly, out of place and in place (y == x).
+// testReLU checks y = max(x, 0) exactly, out of place and in place (y ==
+// x), and with the operands views.
 func testReLU(t *testing.T, b kernels.Backend, tol Tolerance) {
 	for _, shape := range reluShapes {
 		for _, inPlace := range []bool{false, true} {
-			name := dimsName(shape...)
-			if inPlace {
-				name += ",inplace"
-			}
-			t.Run(name, func(t *testing.T) {
-				e := newEnv(t, b, tol)
-				xd := reluInput(e, kernels.Numel(shape))
-				want := make([]float32, len(xd))
-				ref.ReLU(want, xd)
-				e.desc = fmt.Sprintf("ReLU(x %v, in place %v)", shape, inPlace)
-				if inPlace {
-					x := Upload(b, shape, xd)
-					b.ReLU(x, x)
-					e.exact("y", x, want)
-					return
-				}
-				x, y := e.in("x", xd, shape...), e.out(shape...)
-				b.ReLU(y, x)
-				e.exact("y", y, want)
-				e.unchanged()
-			})
+			t.Run(reluName(shape, inPlace), func(t *testing.T) { checkReLU(newEnv(t, b, tol), shape, inPlace) })
 		}
+	}
+	for _, inPlace := range []bool{false, true} {
+		t.Run("views/"+reluName(reluViewShape, inPlace), func(t *testing.T) { checkReLU(newViewEnv(t, b, tol), reluViewShape, inPlace) })
 	}
 }
 
+// reluViewShape is the shape of the ReLU subtests whose operands are views.
+var reluViewShape = []int{2, 33, 7, 7}
+
+func reluName(shape []int, inPlace bool) string {
+	if inPlace {
+		return dimsName(shape...) + ",inplace"
+	}
+	return dimsName(shape...)
+}
+
+func checkReLU(e *env, shape []int, inPlace bool) {
+	xd := reluInput(e, kernels.Numel(shape))
+	want := make([]float32, len(xd))
+	ref.ReLU(want, xd)
+	e.desc = fmt.Sprintf("ReLU(x %v, in place %v, views %v)", shape, inPlace, e.views)
+	if inPlace {
+		x := e.state(arg{"x", xd, shape})[0]
+		e.b.ReLU(x, x)
+		e.exact("y", x, want)
+	} else {
+		x, y := e.in("x", xd, shape...), e.out(shape...)
+		e.b.ReLU(y, x)
+		e.exact("y", y, want)
+	}
+	e.unchanged()
+}
+
 // testReLUBackward checks dx = dy where y > 0 exactly, out of place and in
-// place (dx == dy); y is the ReLU of values with exact zeros.
+// place (dx == dy), and with the operands views; y is the ReLU of values
+// with exact zeros.
 func testReLUBackward(t *testing.T, b kernels.Backend, tol Tolerance) {
 	for _, shape := range reluShapes {
 		for _, inPlace := range []bool{false, true} {
-			name := dimsName(shape...)
-			if inPlace {
-				name += ",inplace"
-			}
-			t.Run(name, func(t *testing.T) {
-				e := newEnv(t, b, tol)
-				n := kernels.Numel(shape)
-				yd := make([]float32, n)
-				ref.ReLU(yd, reluInput(e, n))
-				dyd := e.normal(n, 0, 1)
-				want := make([]float32, n)
-				ref.ReLUBackward(want, dyd, yd)
-				e.desc = fmt.Sprintf("ReLUBackward(dy %v, in place %v)", shape, inPlace)
-				y := e.in("y", yd, shape...)
-				if inPlace {
-					dy := Upload(b, shape, dyd)
-					b.ReLUBackward(dy, dy, y)
-					e.exact("dx", dy, want)
-				} else {
-					dy, dx := e.in("dy", dyd, shape...), e.out(shape...)
-					b.ReLUBackward(dx, dy, y)
-					e.exact("dx", dx, want)
-				}
-				e.unchanged()
-			})
+			t.Run(reluName(shape, inPlace), func(t *testing.T) { checkReLUBackward(newEnv(t, b, tol), shape, inPlace) })
 		}
 	}
+	for _, inPlace := range []bool{false, true} {
+		t.Run("views/"+reluName(reluViewShape, inPlace), func(t *testing.T) {
+			checkReLUBackward(newViewEnv(t, b, tol), reluViewShape, inPlace)
+		})
+	}
+}
+
+func checkReLUBackward(e *env, shape []int, inPlace bool) {
+	n := kernels.Numel(shape)
+	yd := make([]float32, n)
+	ref.ReLU(yd, reluInput(e, n))
+	dyd := e.normal(n, 0, 1)
+	want := make([]float32, n)
+	ref.ReLUBackward(want, dyd, yd)
+	e.desc = fmt.Sprintf("ReLUBackward(dy %v, in place %v, views %v)", shape, inPlace, e.views)
+	if inPlace {
+		y := e.in("y", yd, shape...)
+		dy := e.state(arg{"dy", dyd, shape})[0]
+		e.b.ReLUBackward(dy, dy, y)
+		e.exact("dx", dy, want)
+	} else {
+		ins := e.ins(arg{"dy", dyd, shape}, arg{"y", yd, shape})
+		dx := e.out(shape...)
+		e.b.ReLUBackward(dx, ins[0], ins[1])
+		e.exact("dx", dx, want)
+	}
+	e.unchanged()
 }

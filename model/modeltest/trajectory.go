@@ -64,7 +64,13 @@ var DefaultTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 5e-4, Losses: 
 // the scores leave room for that spread (PyTorch on the CPU, with
 // parameters perturbed by 1e-6, is up to 9 images off; see
 // TrajectoryTolerance). The WebGPU backend on that H100 measured 1.05e-3,
-// 1.2e-2, 7 and 10 images, and 0.041 and 0.108.
+// 1.2e-2, 7 and 10 images, and 0.041 and 0.108. Its shaders sum in the
+// same orders on a CPU implementation of WebGPU, where the first 5 losses
+// land anywhere below about 1e-3 as well: a change of summation order in
+// BatchNorm's statistics moved them from 2.3e-4 and 3.9e-4 (LDA, softmax)
+// to 1.4e-4 and 8.6e-4 on lavapipe, while modeltest.Lockstep's gradients
+// stayed within 5e-3 of the CPU backend's; the ReLUs' kinks make the
+// first steps' gradients that sensitive.
 var GPUTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 2e-3, Losses: 2e-2, AccuracyImages: 12, Logits: 0.15}
 
 // trajectory constants of gen_golden.py's trajectory_case.
@@ -101,8 +107,8 @@ func Trajectory(t *testing.T, be kernels.Backend, tol ...TrajectoryTolerance) {
 // TrajectoryFirst is Trajectory's -short form, its first 5 steps without
 // the evaluation, whatever the flags: for a backend on which the whole
 // run takes too long for a test suite (a CPU implementation of WebGPU).
-func TrajectoryFirst(t *testing.T, be kernels.Backend) {
-	trajectory(t, be, true, DefaultTrajectoryTolerance)
+func TrajectoryFirst(t *testing.T, be kernels.Backend, tol TrajectoryTolerance) {
+	trajectory(t, be, true, tol)
 }
 
 // trajectoryData reads the trajectory's golden file and its training and
