@@ -76,6 +76,22 @@ def convnet():
                           "gflops": round(batch * 695.5e6 / sec / 1e9, 1)}))
 
 
+def training_step(enc, head, x, y, dev):
+    """Returns one DNLL training step (lambda 0.01, Adam 1e-3) of enc and
+    head on the batch (x, y), which it uploads to dev as deeplda's bench
+    step does."""
+    enc, head = enc.to(dev), head.to(dev)
+    opt = torch.optim.Adam(list(enc.parameters()) + list(head.parameters()), lr=1e-3)
+
+    def step():
+        xd, yd = x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
+        loss = dnll(head(enc(xd)), yd, 0.01)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
 def gpu(steps="10", sizes="1024,2048,4096", batches="64,256"):
     steps = int(steps)
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -113,32 +129,14 @@ def gpu(steps="10", sizes="1024,2048,4096", batches="64,256"):
             print(json.dumps({"bench": "matmul", "size": s, **row, "seconds_per_step": sec,
                               "gflops": 2 * s ** 3 / sec / 1e9}), flush=True)
         for batch in [int(v) for v in batches.split(",") if v]:
-            enc, head = ConvNet(1, 9).to(dev), LDAHead(10, 9, "spherical").to(dev)
-            opt = torch.optim.Adam(list(enc.parameters()) + list(head.parameters()), lr=1e-3)
-            x = torch.randn(batch, 1, 28, 28)
-            y = torch.arange(batch) % 10
-
-            def step():  # uploads its batch, as deeplda's bench step does
-                xd, yd = x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
-                loss = dnll(head(enc(xd)), yd, 0.01)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
+            step = training_step(ConvNet(1, 9), LDAHead(10, 9, "spherical"), torch.randn(batch, 1, 28, 28),
+                                 torch.arange(batch) % 10, dev)
             sec = timed(step)
             print(json.dumps({"bench": "convnet", "batch": batch, **row, "seconds_per_step": sec,
                               "images_per_second": batch / sec, "gflops": batch * 695.5e6 / sec / 1e9}), flush=True)
-        enc = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 2)).to(dev)
-        head = LDAHead(3, 2, "full").to(dev)
-        opt = torch.optim.Adam(list(enc.parameters()) + list(head.parameters()), lr=1e-3)
-        x, y = torch.randn(256, 2), torch.arange(256) % 3
-
-        def toy_step():
-            xd, yd = x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
-            loss = dnll(head(enc(xd)), yd, 0.01)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        sec = timed(toy_step)
+        step = training_step(nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 2)), LDAHead(3, 2, "full"),
+                             torch.randn(256, 2), torch.arange(256) % 3, dev)
+        sec = timed(step)
         print(json.dumps({"bench": "mlp", "batch": 256, **row, "seconds_per_step": sec,
                           "images_per_second": 256 / sec}), flush=True)
     torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = default_conv_tf32, default_matmul_tf32

@@ -12,47 +12,14 @@ import (
 	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/internal/gpurecord"
 )
 
-// gpuRecord holds the keys of a GPU record, bench/gpu.sh's
-// gpu-<adapter>.json (internal/gpureport's Record), that the gpu kind
-// reads.
+// gpuRecord is a GPU record (bench/gpu.sh's gpu-<adapter>.json) and the
+// path it was read from.
 type gpuRecord struct {
-	path    string
-	Adapter string `json:"adapter"`
-	Driver  string `json:"driver"`
-	Commit  string `json:"commit"`
-	Short   bool   `json:"short"`
-	// GPU is nvidia-smi's description of the card, where it ran.
-	GPU map[string]string `json:"gpu"`
-	// MatmulGFLOPS is deeplda's SxSxS matmul rate by S.
-	MatmulGFLOPS map[string]float64 `json:"matmul_gflops"`
-	// PyTorchMatmulGFLOPS is torch.mm's rate by precision (fp32,
-	// default) and S.
-	PyTorchMatmulGFLOPS map[string]map[string]float64 `json:"pytorch_matmul_gflops"`
-	// ConvNetImagesPerSecond is the ConvNet step's rate by engine
-	// (deeplda, pytorch_fp32, pytorch_default) and batch.
-	ConvNetImagesPerSecond map[string]map[string]float64 `json:"convnet_images_per_second"`
-	// ToyImagesPerSecond is the toy step's rate by engine.
-	ToyImagesPerSecond map[string]float64       `json:"toy_images_per_second"`
-	DeepLDA            []experiment.BenchResult `json:"deeplda"`
-	PyTorch            map[string]any           `json:"pytorch"`
-	Conformance        struct {
-		Passed   int      `json:"passed"`
-		Failed   int      `json:"failed"`
-		Skipped  int      `json:"skipped"`
-		Failures []string `json:"failures"`
-	} `json:"conformance"`
-	Trajectory []struct {
-		Engine        string  `json:"engine"`
-		Device        string  `json:"device"`
-		Head          string  `json:"head"`
-		FirstLosses   float64 `json:"first_losses"`
-		Losses        float64 `json:"losses"`
-		Logits        float64 `json:"logits"`
-		Correct       int     `json:"correct"`
-		GoldenCorrect int     `json:"golden_correct"`
-	} `json:"trajectory"`
+	path string
+	gpurecord.Record
 }
 
 // loadGPURecord reads the GPU record at path.

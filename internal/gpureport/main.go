@@ -32,67 +32,9 @@ import (
 	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/internal/gpurecord"
 	"github.com/deeplda/deeplda/kernels"
 )
-
-// Record is gpu-<adapter>.json.
-type Record struct {
-	Adapter string `json:"adapter"`
-	// Driver is nvidia-smi's driver version where it ran, else the
-	// adapter's driver description.
-	Driver         string                 `json:"driver"`
-	Commit         string                 `json:"commit"`
-	Short          bool                   `json:"short"`
-	AdapterDetails kernels.AdapterDetails `json:"adapter_details"`
-	// GPU is nvidia-smi's description of the card, where it ran.
-	GPU map[string]string `json:"gpu,omitempty"`
-	// MatmulGFLOPS is deeplda's SxSxS matmul rate by S.
-	MatmulGFLOPS map[string]float64 `json:"matmul_gflops"`
-	// PyTorchMatmulGFLOPS is torch.mm's rate by precision and S.
-	PyTorchMatmulGFLOPS map[string]map[string]float64 `json:"pytorch_matmul_gflops"`
-	// ConvNetImagesPerSecond is the ConvNet training step's rate by engine
-	// (deeplda, pytorch_fp32, pytorch_default) and batch.
-	ConvNetImagesPerSecond map[string]map[string]float64 `json:"convnet_images_per_second"`
-	// ToyImagesPerSecond is the toy step's rate by engine.
-	ToyImagesPerSecond map[string]float64 `json:"toy_images_per_second"`
-	// DeepLDA holds deeplda's suite results whole (per-step counters and
-	// gpu_ms by op family included).
-	DeepLDA []experiment.BenchResult `json:"deeplda"`
-	// PyTorch describes the PyTorch that ran (version, device, CUDA, cuDNN).
-	PyTorch     map[string]any `json:"pytorch"`
-	Conformance Conformance    `json:"conformance"`
-	// Trajectory is how far the runs of the golden PyTorch trajectory
-	// drift from it: deeplda's on the adapter (from the test's log) and
-	// PyTorch's own on the machine's devices.
-	Trajectory []TrajectoryRun `json:"trajectory,omitempty"`
-}
-
-// TrajectoryRun is one run of the golden trajectory, as
-// modeltest.Trajectory and bench/pytorch_trajectory.py measure it.
-type TrajectoryRun struct {
-	Engine string `json:"engine"` // deeplda or pytorch
-	Device string `json:"device"` // the adapter, or PyTorch's device (cuda, cuda-tf32, cpu)
-	Head   string `json:"head"`
-	// FirstLosses and Losses are the largest relative loss differences in
-	// the first 5 steps and in all.
-	FirstLosses float64 `json:"first_losses"`
-	Losses      float64 `json:"losses"`
-	// Logits is the relative L2 error of the test scores; Correct and
-	// GoldenCorrect count the test images classified correctly (of 512).
-	Logits        float64 `json:"logits"`
-	Correct       int     `json:"correct"`
-	GoldenCorrect int     `json:"golden_correct"`
-}
-
-// Conformance counts the WebGPU tests' results on the adapter, subtests
-// included.
-type Conformance struct {
-	Passed   int      `json:"passed"`
-	Failed   int      `json:"failed"`
-	Skipped  int      `json:"skipped"`
-	Failures []string `json:"failures,omitempty"`
-	Skips    []string `json:"skips,omitempty"`
-}
 
 func main() {
 	commit := flag.String("commit", "", "the commit that was built")
@@ -116,7 +58,7 @@ func main() {
 
 // run builds the record of dir and writes it there.
 func run(dir, commit string, short bool) (string, error) {
-	r := Record{Commit: commit, Short: short, MatmulGFLOPS: map[string]float64{},
+	r := gpurecord.Record{Commit: commit, Short: short, MatmulGFLOPS: map[string]float64{},
 		PyTorchMatmulGFLOPS:    map[string]map[string]float64{},
 		ConvNetImagesPerSecond: map[string]map[string]float64{"deeplda": {}},
 		ToyImagesPerSecond:     map[string]float64{}}
@@ -132,7 +74,7 @@ func run(dir, commit string, short bool) (string, error) {
 	}
 	r.Conformance, r.Trajectory = c, traj
 	err = jsonLines(filepath.Join(dir, "pytorch_trajectory.jsonl"), func(line []byte) error {
-		t := TrajectoryRun{Engine: "pytorch"}
+		t := gpurecord.TrajectoryRun{Engine: "pytorch"}
 		r.Trajectory = append(r.Trajectory, t)
 		return json.Unmarshal(line, &r.Trajectory[len(r.Trajectory)-1])
 	})
@@ -179,7 +121,7 @@ func jsonLines(path string, each func(line []byte) error) error {
 }
 
 // readSuite reads the adapter and deeplda's results.
-func readSuite(path string, r *Record) error {
+func readSuite(path string, r *gpurecord.Record) error {
 	err := jsonLines(path, func(line []byte) error {
 		var a struct {
 			Adapter *kernels.AdapterDetails `json:"adapter"`
@@ -214,7 +156,7 @@ func readSuite(path string, r *Record) error {
 
 // readPyTorch reads PyTorch's lines: its description, then the matmul,
 // ConvNet and toy rates by precision (fp32 or default).
-func readPyTorch(path string, r *Record) error {
+func readPyTorch(path string, r *gpurecord.Record) error {
 	n := 0
 	err := jsonLines(path, func(line []byte) error {
 		var p struct {
@@ -267,9 +209,9 @@ func put(m map[string]map[string]float64, k1, k2 string, v float64) {
 // without a final pass or fail (it crashed, or was killed) counts as a
 // failure. It also reads the whole trajectory's figures from the
 // trajectory test's log (modeltest.Trajectory's lines).
-func readConformance(path, adapter string) (Conformance, []TrajectoryRun, error) {
-	var c Conformance
-	runs := map[string]*TrajectoryRun{}
+func readConformance(path, adapter string) (gpurecord.Conformance, []gpurecord.TrajectoryRun, error) {
+	var c gpurecord.Conformance
+	runs := map[string]*gpurecord.TrajectoryRun{}
 	var heads []string
 	ended := false
 	err := jsonLines(path, func(line []byte) error {
@@ -281,7 +223,7 @@ func readConformance(path, adapter string) (Conformance, []TrajectoryRun, error)
 		}
 		if head, ok := strings.CutPrefix(e.Test, "TestTrajectory/"); ok && e.Action == "output" {
 			if runs[head] == nil {
-				runs[head] = &TrajectoryRun{Engine: "deeplda", Device: adapter, Head: head}
+				runs[head] = &gpurecord.TrajectoryRun{Engine: "deeplda", Device: adapter, Head: head}
 				heads = append(heads, head)
 			}
 			trajectoryLine(runs[head], e.Output)
@@ -311,7 +253,7 @@ func readConformance(path, adapter string) (Conformance, []TrajectoryRun, error)
 		}
 		return nil
 	})
-	var traj []TrajectoryRun
+	var traj []gpurecord.TrajectoryRun
 	for _, h := range heads {
 		if r := runs[h]; r.Correct > 0 {
 			traj = append(traj, *r)
@@ -341,7 +283,7 @@ var (
 
 // trajectoryLine reads the figures of one line of the trajectory test's
 // log into r.
-func trajectoryLine(r *TrajectoryRun, line string) {
+func trajectoryLine(r *gpurecord.TrajectoryRun, line string) {
 	if m := lossesLine.FindStringSubmatch(line); m != nil {
 		r.FirstLosses, _ = strconv.ParseFloat(m[1], 64)
 		r.Losses, _ = strconv.ParseFloat(m[2], 64)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deeplda/deeplda/internal/gpurecord"
 )
 
 // write writes the named files into a new folder.
@@ -19,6 +21,20 @@ func write(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// readRecord reads the record at path.
+func readRecord(t *testing.T, path string) gpurecord.Record {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r gpurecord.Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestRun gathers a small set of outputs into the record.
@@ -56,14 +72,7 @@ func TestRun(t *testing.T) {
 	if filepath.Base(path) != "gpu-card-x-discrete-gpu-vulkan.json" {
 		t.Errorf("record written to %s", path)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readRecord(t, path)
 	c := r.Conformance
 	switch {
 	case r.Adapter != "Card X (discrete-gpu, vulkan)" || r.Driver != "123.4" || r.Commit != "abc":
@@ -76,7 +85,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("toy %v", r.ToyImagesPerSecond)
 	case c.Passed != 1 || c.Failed != 1 || c.Skipped != 1 || len(c.Failures) != 1 || c.Failures[0] != "TestTrajectory/lda":
 		t.Errorf("conformance %+v", c)
-	case len(r.Trajectory) != 2 || r.Trajectory[0] != (TrajectoryRun{"deeplda", r.Adapter, "lda", 1.05e-3, 8.53e-3, 0.0407, 246, 253}) ||
+	case len(r.Trajectory) != 2 || r.Trajectory[0] != (gpurecord.TrajectoryRun{Engine: "deeplda", Device: r.Adapter, Head: "lda", FirstLosses: 1.05e-3, Losses: 8.53e-3, Logits: 0.0407, Correct: 246, GoldenCorrect: 253}) ||
 		r.Trajectory[1].Engine != "pytorch" || r.Trajectory[1].Correct != 250:
 		t.Errorf("trajectory %+v", r.Trajectory)
 	case r.PyTorch["torch"] != "2.0" || r.PyTorch["bench"] != nil || r.GPU["power.limit [W]"] != "700.00":
@@ -133,17 +142,10 @@ func TestGPUScript(t *testing.T) {
 	if len(paths) != 1 {
 		t.Fatalf("records %v, want one\n%s", paths, log)
 	}
-	b, err := os.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readRecord(t, paths[0])
 	c := r.Conformance
 	if !r.Short || r.Adapter == "" || len(r.MatmulGFLOPS) != 2 || len(r.ConvNetImagesPerSecond) != 3 || len(r.ToyImagesPerSecond) != 3 {
-		t.Errorf("record %s", b)
+		t.Errorf("record %+v", r)
 	}
 	if c.Failed != 0 || c.Passed < 300 {
 		t.Errorf("conformance: %d passed, %d failed: %v", c.Passed, c.Failed, c.Failures)
