@@ -25,6 +25,7 @@ func testAdam(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/n=1000", func(t *testing.T) { checkAdam(newViewEnv(t, b, tol), 1000) })
 }
 
+// checkAdam runs one case of Adam in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkAdam(e *env, n int) {
 	pd := e.normal(n, 0, 0.01)
 	param := e.state(arg{"param", pd, []int{n}})[0]

@@ -121,6 +121,7 @@ func testBatchNormTrain(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+dimsName(bnViewShape...), func(t *testing.T) { checkBatchNormTrain(newViewEnv(t, b, tol), bnViewShape, 0, 1) })
 }
 
+// checkBatchNormTrain runs one case of BatchNormTrain in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkBatchNormTrain(e *env, shape []int, center, spread float64) {
 	n, c, hw := shape[0], shape[1], kernels.Numel(shape[2:])
 	gd, bd := e.normal(c, 1, 0.2), e.normal(c, 0, 0.2)
@@ -154,6 +155,7 @@ func testBatchNormEval(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+dimsName(bnViewShape...), func(t *testing.T) { checkBatchNormEval(newViewEnv(t, b, tol), bnViewShape) })
 }
 
+// checkBatchNormEval runs one case of BatchNormEval in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkBatchNormEval(e *env, shape []int) {
 	n, c, hw := shape[0], shape[1], kernels.Numel(shape[2:])
 	xd := bnInput(e, shape, 0, 1)
@@ -187,6 +189,7 @@ func testBatchNormBackward(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+dimsName(bnViewShape...), func(t *testing.T) { checkBatchNormBackward(newViewEnv(t, b, tol), bnViewShape) })
 }
 
+// checkBatchNormBackward runs one case of BatchNormBackward in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkBatchNormBackward(e *env, shape []int) {
 	n, c, hw := shape[0], shape[1], kernels.Numel(shape[2:])
 	xd := bnInput(e, shape, 0, 1)

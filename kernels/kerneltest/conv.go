@@ -75,6 +75,7 @@ func testConv2D(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+convName(convViewCase)+"+bias", func(t *testing.T) { checkConv2D(newViewEnv(t, b, tol), convViewCase, true) })
 }
 
+// checkConv2D runs one case of Conv2D in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkConv2D(e *env, g0 ref.Conv, withBias bool) {
 	g, p, xs, ws, ys := convSetup(g0)
 	xd, wd := e.normal(kernels.Numel(xs), 0, 1), convWeights(e, g)
@@ -108,6 +109,7 @@ func testConv2DBackwardData(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+convName(convViewCase), func(t *testing.T) { checkConv2DBackwardData(newViewEnv(t, b, tol), convViewCase) })
 }
 
+// checkConv2DBackwardData runs one case of Conv2DBackwardData in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkConv2DBackwardData(e *env, g0 ref.Conv) {
 	g, p, xs, ws, ys := convSetup(g0)
 	dyd, wd := e.normal(kernels.Numel(ys), 0, 1), convWeights(e, g)
@@ -131,6 +133,7 @@ func testConv2DBackwardFilter(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+convName(convViewCase), func(t *testing.T) { checkConv2DBackwardFilter(newViewEnv(t, b, tol), convViewCase) })
 }
 
+// checkConv2DBackwardFilter runs one case of Conv2DBackwardFilter in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkConv2DBackwardFilter(e *env, g0 ref.Conv) {
 	g, p, xs, ws, ys := convSetup(g0)
 	dyd, xd := e.normal(kernels.Numel(ys), 0, 1), e.normal(kernels.Numel(xs), 0, 1)

@@ -51,6 +51,7 @@ func reluName(shape []int, inPlace bool) string {
 	return dimsName(shape...)
 }
 
+// checkReLU runs one case of ReLU in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkReLU(e *env, shape []int, inPlace bool) {
 	xd := reluInput(e, kernels.Numel(shape))
 	want := make([]float32, len(xd))
@@ -84,6 +85,7 @@ func testReLUBackward(t *testing.T, b kernels.Backend, tol Tolerance) {
 	}
 }
 
+// checkReLUBackward runs one case of ReLUBackward in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkReLUBackward(e *env, shape []int, inPlace bool) {
 	n := kernels.Numel(shape)
 	yd := make([]float32, n)

@@ -67,6 +67,7 @@ func testLDA(t *testing.T, b kernels.Backend, tol Tolerance) {
 	}
 }
 
+// checkLDA runs one case of LDA in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkLDA(e *env, s [3]int, kind kernels.CovKind) {
 	n, c, d := s[0], s[1], s[2]
 	zd, pd, md, cd := ldaInputs(e, n, c, d, kind)
@@ -95,6 +96,7 @@ func testLDABackward(t *testing.T, b kernels.Backend, tol Tolerance) {
 	}
 }
 
+// checkLDABackward runs one case of LDABackward in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkLDABackward(e *env, s [3]int, kind kernels.CovKind) {
 	n, c, d := s[0], s[1], s[2]
 	zd, pd, md, cd := ldaInputs(e, n, c, d, kind)

@@ -87,6 +87,7 @@ func testLoss(t *testing.T, b kernels.Backend, tol Tolerance) {
 	}
 }
 
+// checkLoss runs one case of Loss in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkLoss(e *env, kind kernels.LossKind, lambda float32, c int, withGrad bool) {
 	stats := e.state(arg{"stats", []float32{0, 0, 0, -1}, []int{kernels.StatsLen}})[0]
 	var sum float64

@@ -69,6 +69,7 @@ func matMulShapes(m, n, k int, tA, tB bool) (as, bs []int) {
 	return as, bs
 }
 
+// checkMatMul runs one case of MatMul in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkMatMul(e *env, m, n, k int, tA, tB, withBias bool) {
 	as, bs := matMulShapes(m, n, k, tA, tB)
 	ad, bd := e.normal(m*k, 0, 1), e.normal(k*n, 0, 1)
@@ -110,6 +111,7 @@ func testBiasGrad(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/2x33x7x7", func(t *testing.T) { checkBiasGrad(newViewEnv(t, b, tol), []int{2, 33, 7, 7}) })
 }
 
+// checkBiasGrad runs one case of BiasGrad in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkBiasGrad(e *env, shape []int) {
 	e.desc = fmt.Sprintf("BiasGrad(dy %v, views %v)", shape, e.views)
 	dyd := e.normal(kernels.Numel(shape), 0.3, 1)

@@ -64,6 +64,7 @@ func testMaxPool2(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+poolName(poolViewShape, "ties"), func(t *testing.T) { checkMaxPool2(newViewEnv(t, b, tol), poolViewShape, "ties") })
 }
 
+// checkMaxPool2 runs one case of MaxPool2 in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkMaxPool2(e *env, shape []int, kind string) {
 	n, c, h, w := shape[0], shape[1], shape[2], shape[3]
 	ys := []int{n, c, h / 2, w / 2}
@@ -93,6 +94,7 @@ func testMaxPool2Backward(t *testing.T, b kernels.Backend, tol Tolerance) {
 	})
 }
 
+// checkMaxPool2Backward runs one case of MaxPool2Backward in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkMaxPool2Backward(e *env, shape []int, kind string) {
 	n, c, h, w := shape[0], shape[1], shape[2], shape[3]
 	ys := []int{n, c, h / 2, w / 2}
@@ -161,6 +163,7 @@ func testGlobalAvgPool(t *testing.T, b kernels.Backend, tol Tolerance) {
 	t.Run("views/"+dimsName(gapViewShape...), func(t *testing.T) { checkGlobalAvgPool(newViewEnv(t, b, tol), gapViewShape) })
 }
 
+// checkGlobalAvgPool runs one case of GlobalAvgPool in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkGlobalAvgPool(e *env, shape []int) {
 	nc, hw := shape[0]*shape[1], shape[2]*shape[3]
 	xd := e.normal(kernels.Numel(shape), 0.5, 1)
@@ -184,6 +187,7 @@ func testGlobalAvgPoolBackward(t *testing.T, b kernels.Backend, tol Tolerance) {
 	})
 }
 
+// checkGlobalAvgPoolBackward runs one case of GlobalAvgPoolBackward in e (its operands views when e has views) and compares the outputs with package ref's.
 func checkGlobalAvgPoolBackward(e *env, shape []int) {
 	nc, hw := shape[0]*shape[1], shape[2]*shape[3]
 	dyd := e.normal(nc, 0, 1)
