@@ -5,16 +5,12 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	"math"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/deeplda/deeplda/internal/atomicfile"
 	"github.com/deeplda/deeplda/kernels"
 )
 
@@ -169,39 +165,9 @@ func WriteJSON(path string, v any) error {
 	return WriteFileAtomic(path, append(b, '\n'))
 }
 
-// WriteFileAtomic writes data to a temporary file beside path and renames it
-// over path, so a failed write leaves any previous file intact. The file
-// gets mode 0644 less the umask, as os.WriteFile would give it.
+// WriteFileAtomic writes data to path atomically and durably
+// (atomicfile.WriteFile): a failed write leaves any previous file intact.
+// The file gets mode 0644 less the umask, as os.WriteFile would give it.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := createTemp(path)
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
-}
-
-// createTemp creates a new file beside path named "."+base(path)+".<random>"
-// with mode 0644 less the umask (os.CreateTemp would make it 0600).
-func createTemp(path string) (*os.File, error) {
-	prefix := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".")
-	for range 100 {
-		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, fmt.Errorf("cannot create a temporary file beside %s", path)
+	return atomicfile.WriteFile(path, data)
 }

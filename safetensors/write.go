@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
+
+	"github.com/deeplda/deeplda/internal/atomicfile"
 )
 
 // Encode returns f in the safetensors format, as Write writes it.
@@ -122,44 +122,16 @@ func writeJSONString(b *bytes.Buffer, s string) {
 	b.Truncate(b.Len() - 1) // drop the newline Encode appends
 }
 
-// WriteFile writes f to path atomically: it writes a temporary file in the
-// same directory and renames it over path, so a failed write never destroys
-// an existing file. The file gets mode 0644.
+// WriteFile writes f to path atomically and durably
+// (atomicfile.Write), so a failed write never destroys an existing file.
+// The file gets mode 0644 less the umask.
 func WriteFile(path string, f *File) error {
 	// Validate before touching the file system.
 	if _, err := encodeHeader(f); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmpName := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmpName)
+	if err := atomicfile.Write(path, func(w io.Writer) error { return Write(w, f) }); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := Write(tmp, f); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmpName)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		os.Remove(tmpName)
-		return err
 	}
 	return nil
 }
