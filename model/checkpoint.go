@@ -22,9 +22,22 @@ const (
 	TrainStats = "train.stats" // F32 [kernels.StatsLen]: loss statistics
 )
 
+// SpecKey is the metadata key under which State stores the model's Spec
+// as JSON.
+const SpecKey = "spec"
+
+// MaxWeight bounds the magnitude of every parameter and BatchNorm running
+// estimate that LoadState accepts. Training does not come near it: Adam
+// moves a parameter by at most about 3.2 lr a step ((1-beta1)/sqrt(1-beta2)
+// with beta1 0.9 and beta2 0.999), some 75 in 100 epochs of the paper's
+// 235 steps at lr 1e-3, and a running estimate is an average of batch
+// statistics of such weights. Yet it is far below float32's overflow
+// (3.4e38): a 256-wide dot product of values of 1e6 stays under 3e14.
+const MaxWeight = 1e6
+
 // State reads every parameter and buffer back from the backend into a
 // safetensors file with PyTorch's names (num_batches_tracked as I32 scalars).
-// The model's spec is stored in the metadata under "spec".
+// The model's spec is stored in the metadata under SpecKey.
 func (m *Model) State() (*safetensors.File, error) { return m.state(false) }
 
 // TrainingState is State plus what training needs to go on exactly where
@@ -77,8 +90,26 @@ func (m *Model) state(training bool) (*safetensors.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Metadata["spec"] = string(spec)
+	f.Metadata[SpecKey] = string(spec)
 	return f, nil
+}
+
+// SavedSpec returns the spec that State stored in f's metadata, checked
+// with Validate; ok is false when f has none (a checkpoint that PyTorch
+// wrote). The error names the field at fault ("spec: loss is 7, want 0
+// (nll), 1 (ce) or 2 (dnll)").
+func SavedSpec(f *safetensors.File) (s Spec, ok bool, err error) {
+	raw, ok := f.Metadata[SpecKey]
+	if !ok {
+		return s, false, nil
+	}
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		return s, true, fmt.Errorf("spec: %w", err)
+	}
+	if err := s.Validate(); err != nil {
+		return s, true, fmt.Errorf("spec: %w", err)
+	}
+	return s, true, nil
 }
 
 // LoadState sets every parameter and buffer from the tensors of f named
@@ -87,10 +118,11 @@ func (m *Model) state(training bool) (*safetensors.File, error) {
 // (a TrainingState), Adam's moments of every parameter must be there too
 // and are loaded with the step count; without it Adam starts afresh (zero
 // moments, step 0). The loss statistics are loaded when f has them and
-// reset otherwise. Other tensors are ignored. A parameter, moment or
-// running estimate that holds NaN or an infinity is refused, naming the
-// tensor: such a model is broken, not trained. On error the model is left
-// unchanged.
+// reset otherwise. Other tensors are ignored. A value that no trained
+// model holds is refused, naming the tensor, the index and the reason:
+// NaN or an infinity anywhere, a parameter or running estimate beyond
+// ±MaxWeight, a running variance <= 0, a negative second moment of Adam or
+// a negative count. On error the model is left unchanged.
 func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 	n := kernels.Numel(m.arena.value.Shape())
 	value, mom, vel := make([]float32, n), make([]float32, n), make([]float32, n)
@@ -105,13 +137,13 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 		copy(dst, t.F32)
 		return nil
 	}
-	finite := func(dst []float32, name string, shape []int) error {
+	checked := func(dst []float32, name string, shape []int, bad func(float64) string) error {
 		if err := into(dst, name, shape); err != nil {
 			return err
 		}
 		for i, v := range dst {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("tensor %q holds %v at index %d: a model with non-finite values cannot be used", prefix+name, v, i)
+			if why := bad(float64(v)); why != "" {
+				return fmt.Errorf("tensor %q holds %v at index %d: %s", prefix+name, v, i, why)
 			}
 		}
 		return nil
@@ -129,23 +161,31 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 	}
 	for _, p := range m.Params {
 		end := p.offset + kernels.Numel(p.Shape)
-		if err := finite(value[p.offset:end], p.Name, p.Shape); err != nil {
+		if err := checked(value[p.offset:end], p.Name, p.Shape, badWeight); err != nil {
 			return err
 		}
 		if !optim {
 			continue
 		}
-		if err := finite(mom[p.offset:end], OptimM+p.Name, p.Shape); err != nil {
+		if err := checked(mom[p.offset:end], OptimM+p.Name, p.Shape, nonFinite); err != nil {
 			return err
 		}
-		if err := finite(vel[p.offset:end], OptimV+p.Name, p.Shape); err != nil {
+		if err := checked(vel[p.offset:end], OptimV+p.Name, p.Shape, badSecondMoment); err != nil {
 			return err
 		}
 	}
+	variances := map[*Buffer]bool{}
+	for _, bn := range m.BatchNorms() {
+		variances[bn.RunVar] = true
+	}
 	buffers := make([][]float32, len(m.Buffers))
 	for i, b := range m.Buffers {
+		bad := badWeight
+		if variances[b] {
+			bad = badVariance
+		}
 		buffers[i] = make([]float32, kernels.Numel(b.Shape))
-		if err := finite(buffers[i], b.Name, b.Shape); err != nil {
+		if err := checked(buffers[i], b.Name, b.Shape, bad); err != nil {
 			return err
 		}
 	}
@@ -158,7 +198,9 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 		if err := t.Check(prefix+name, safetensors.I32); err != nil {
 			return err
 		}
-		counts[name] = int(t.I32[0])
+		if counts[name] = int(t.I32[0]); counts[name] < 0 {
+			return fmt.Errorf("tensor %q is %d, want a count >= 0", prefix+name, counts[name])
+		}
 	}
 	var stats []float32
 	if _, ok := f.Tensors[prefix+TrainStats]; ok {
@@ -183,6 +225,53 @@ func (m *Model) LoadState(f *safetensors.File, prefix string) error {
 		m.ResetStats()
 	}
 	return nil
+}
+
+// The rules of LoadState's values: each returns why v cannot be a value
+// of its tensor, or "" when it can.
+
+// nonFinite refuses NaN and the infinities (Adam's first moments).
+func nonFinite(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "a model with non-finite values cannot be used"
+	}
+	return ""
+}
+
+// badWeight refuses a parameter or running mean that is not finite or
+// beyond ±MaxWeight.
+func badWeight(v float64) string {
+	if why := nonFinite(v); why != "" {
+		return why
+	}
+	if math.Abs(v) > MaxWeight {
+		return fmt.Sprintf("a weight must be within ±%g", float64(MaxWeight))
+	}
+	return ""
+}
+
+// badVariance refuses a BatchNorm running variance that is not a weight
+// (badWeight) or not > 0.
+func badVariance(v float64) string {
+	if why := badWeight(v); why != "" {
+		return why
+	}
+	if v <= 0 {
+		return "a variance must be > 0"
+	}
+	return ""
+}
+
+// badSecondMoment refuses an Adam second moment that is not finite or
+// negative (it is a mean of squares).
+func badSecondMoment(v float64) string {
+	if why := nonFinite(v); why != "" {
+		return why
+	}
+	if v < 0 {
+		return "Adam's second moment, a mean of squares, must be >= 0"
+	}
+	return ""
 }
 
 // StateOf returns the State part of a TrainingState f: the same file

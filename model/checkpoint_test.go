@@ -308,6 +308,78 @@ func TestLoadStateRefusesNonFinite(t *testing.T) {
 	}
 }
 
+// TestLoadStateRefusesMeaningless sets values that are finite but that no
+// trained model holds: a BatchNorm running variance <= 0, a weight or
+// running mean beyond model.MaxWeight, a negative second moment of Adam or
+// count. LoadState refuses each, naming the tensor, the index and the
+// reason, and leaves the model unchanged; values at the bounds load.
+func TestLoadStateRefusesMeaningless(t *testing.T) {
+	m, err := model.New(cpu.New(), model.Spec{Encoder: model.EncoderConvNet, Input: []int{1, 4, 4}, Classes: 3, Dim: 2,
+		Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(name string, i int, v float32) *safetensors.File {
+		f, err := m.TrainingState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt := f.Tensors[name]; tt.DType == safetensors.I32 {
+			f.Set(name, safetensors.NewI32([]int32{int32(v)}))
+		} else {
+			vals := slices.Clone(tt.F32)
+			vals[i] = v
+			f.Set(name, safetensors.NewF32(vals, tt.Shape...))
+		}
+		return f
+	}
+	for _, tc := range []struct {
+		name string
+		i    int
+		v    float32
+		want string
+	}{
+		{"enc.bn1.running_var", 3, -1, `tensor "enc.bn1.running_var" holds -1 at index 3: a variance must be > 0`},
+		{"enc.bn6.running_var", 0, 0, `tensor "enc.bn6.running_var" holds 0 at index 0: a variance must be > 0`},
+		{"enc.bn2.running_var", 1, 2e6, `tensor "enc.bn2.running_var" holds 2e+06 at index 1: a weight must be within ±1e+06`},
+		{"enc.conv1.weight", 5, 3e38, `tensor "enc.conv1.weight" holds 3e+38 at index 5: a weight must be within ±1e+06`},
+		{"head.mu", 0, -1.5e6, `tensor "head.mu" holds -1.5e+06 at index 0: a weight must be within ±1e+06`},
+		{"enc.bn3.running_mean", 2, 1e7, `tensor "enc.bn3.running_mean" holds 1e+07 at index 2: a weight must be within ±1e+06`},
+		{model.OptimV + "enc.proj.weight", 1, -1, `tensor "optim.v.enc.proj.weight" holds -1 at index 1: Adam's second moment, a mean of squares, must be >= 0`},
+		{"enc.bn1.num_batches_tracked", 0, -1, `tensor "enc.bn1.num_batches_tracked" is -1, want a count >= 0`},
+	} {
+		if err := m.LoadState(set(tc.name, tc.i, tc.v), ""); err == nil || err.Error() != tc.want {
+			t.Errorf("%s[%d] = %v: error %v, want %q", tc.name, tc.i, tc.v, err, tc.want)
+		}
+	}
+	after, err := m.TrainingState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range before.Names() {
+		if !slices.Equal(before.Tensors[n].F32, after.Tensors[n].F32) || !slices.Equal(before.Tensors[n].I32, after.Tensors[n].I32) {
+			t.Errorf("a refused load changed %s", n)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		v    float32
+	}{
+		{"enc.conv1.weight", model.MaxWeight},
+		{"head.mu", -model.MaxWeight},
+		{"enc.bn1.running_var", 1e-30},
+		{model.OptimV + "head.mu", 0},
+	} {
+		if err := m.LoadState(set(tc.name, 0, tc.v), ""); err != nil {
+			t.Errorf("%s[0] = %v: %v", tc.name, tc.v, err)
+		}
+	}
+}
+
 // TestSpecLimits refuses models over the size limits, before allocating
 // them: the spec of a 26 MB checkpoint whose head claims d = 20000 (whose
 // LDA head would need 9.6 GB of scratch) fails at once.

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -18,9 +17,11 @@ import (
 // head.log_var (a scalar: spherical; [d]: diagonal) or head.raw_tril [d,
 // d] (full), or from head.linear.weight [C, d] (softmax). The input's height
 // and width are not recorded in a checkpoint and come from hw. The loss and
-// lambda come from the "spec" metadata when this project wrote the file,
-// else DNLL with lambda 0.01 for LDA heads (they only matter for the loss
-// statistics, not for evaluation).
+// lambda (and learning rate) come from the spec in the metadata (see
+// SavedSpec) when this project wrote the file, else DNLL with lambda 0.01
+// for LDA heads (they only matter for the loss statistics, not for
+// evaluation). Both specs are checked with Validate, and the saved one
+// must describe the model that the tensors hold.
 func ConvNetSpec(f *safetensors.File, hw [2]int) (Spec, error) {
 	shape := func(name string, rank int) ([]int, error) {
 		t, ok := f.Tensors[name]
@@ -85,16 +86,48 @@ func ConvNetSpec(f *safetensors.File, hw [2]int) (Spec, error) {
 		return s, fmt.Errorf("the head has shape %v, want [C %d] with C >= 2 (d from enc.proj.weight)", classDim, s.Dim)
 	}
 	s.Classes = classDim[0]
-	if raw, ok := f.Metadata["spec"]; ok && s.Head == HeadLDA {
-		var saved Spec
-		if json.Unmarshal([]byte(raw), &saved) == nil && saved.Head == s.Head {
-			s.Loss, s.Lambda = saved.Loss, saved.Lambda
-			if saved.LR > 0 {
-				s.LR = saved.LR
-			}
-		}
+	if err := s.Validate(); err != nil {
+		return s, err
+	}
+	saved, ok, err := SavedSpec(f)
+	if !ok || err != nil {
+		return s, err
+	}
+	if err := s.describedBy(saved); err != nil {
+		return s, err
+	}
+	if s.Head == HeadLDA {
+		s.Loss, s.Lambda, s.LR = saved.Loss, saved.Lambda, saved.LR
 	}
 	return s, nil
+}
+
+// describedBy checks that saved, the spec in a checkpoint's metadata,
+// describes the model s that its tensors hold: the same encoder, input
+// channels, classes, embedding dimension, head and (LDA) covariance.
+func (s Spec) describedBy(saved Spec) error {
+	if len(saved.Input) != 3 || saved.Input[0] != s.Input[0] {
+		return fmt.Errorf("spec: input is %v but enc.conv1.weight takes %d-channel images", saved.Input, s.Input[0])
+	}
+	type field struct {
+		name        string
+		saved, held any
+	}
+	fields := []field{
+		{"encoder", saved.Encoder, s.Encoder},
+		{"classes", saved.Classes, s.Classes},
+		{"dim", saved.Dim, s.Dim},
+		{"head", saved.Head, s.Head},
+	}
+	if s.Head == HeadLDA {
+		fields = append(fields, field{"covariance", saved.Cov, s.Cov})
+	}
+	for _, c := range fields {
+		if c.saved != c.held {
+			return fmt.Errorf("spec: %s is %v but the tensors hold %v", c.name, c.saved, c.held)
+		}
+	}
+	return nil
 }
 
 // ReadConvNet reads a ConvNet checkpoint and infers its model (see

@@ -10,7 +10,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -46,6 +45,9 @@ func (s Spec) Validate() error {
 	if err := s.checkInput(); err != nil {
 		return err
 	}
+	if err := s.checkKinds(); err != nil {
+		return err
+	}
 	switch {
 	case s.Classes < 2:
 		return fmt.Errorf("need at least 2 classes, got %d", s.Classes)
@@ -55,14 +57,13 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("embedding dimension must be positive, got %d", s.Dim)
 	case s.Dim > MaxDim:
 		return fmt.Errorf("embedding dimension %d is over the limit of %d", s.Dim, MaxDim)
-	case !(s.Lambda >= 0) || math.IsInf(s.Lambda, 0):
-		return fmt.Errorf("lambda must be a finite number >= 0, got %v", s.Lambda)
-	case !(s.LR > 0) || math.IsInf(s.LR, 0):
-		return fmt.Errorf("learning rate must be a finite number > 0, got %v", s.LR)
 	case s.Head == HeadSoftmax && s.Loss != kernels.CE:
 		return fmt.Errorf("the softmax head trains with ce, not %s", s.Loss)
 	}
-	return nil
+	if err := CheckLambda(s.Lambda); err != nil {
+		return err
+	}
+	return CheckLR(s.LR)
 }
 
 // checkInput checks that every dimension of Input is positive and that an
