@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/internal/atomicfile"
 )
 
 // lockFile is the name of the file, in an output folder, that holds the
@@ -29,7 +29,7 @@ type outFolder struct {
 // (and its parents) when missing, takes its lock (another command writing
 // there is refused; the lock of a process that no longer runs, after a
 // kill -9, is taken over) and removes the temporary files that an
-// interrupted save left (see leftoverName). With fresh (a training command
+// interrupted save left (see removeLeftovers). With fresh (a training command
 // without -resume), a folder that holds a run that -resume can continue is
 // refused rather than overwritten. The caller must call release.
 func openOut(dir string, fresh bool) (*outFolder, error) {
@@ -160,21 +160,18 @@ func removeEmpty(dir string) bool {
 	return os.Remove(dir) == nil
 }
 
-// leftoverName matches the temporary files of an atomic save:
-// safetensors.WriteFile's NAME.tmpDIGITS and report.WriteFileAtomic's
-// .NAME.DIGITS, for the files a command writes (.safetensors, .json, .svg).
-var leftoverName = regexp.MustCompile(`^(\..+\.(safetensors|json|svg)\.[0-9]+|.+\.(safetensors|json|svg)\.tmp[0-9]+)$`)
-
 // removeLeftovers removes the temporary files that a save interrupted by a
-// kill or a crash left in dir. Only the folder's lock holder may call it:
-// another command's save in progress would lose its file.
+// kill or a crash left in dir: those of atomicfile, which every file that
+// a command writes goes through, and nothing else. Only the folder's lock
+// holder may call it: another command's save in progress would lose its
+// file.
 func removeLeftovers(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if e.Type().IsRegular() && leftoverName.MatchString(e.Name()) {
+		if e.Type().IsRegular() && atomicfile.IsTemp(e.Name()) {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return fmt.Errorf("removing a leftover temporary file: %w", err)
 			}

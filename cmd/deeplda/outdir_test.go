@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/report"
+	"github.com/deeplda/deeplda/safetensors"
 )
 
 // startMain starts the command with args in a subprocess (this test binary
@@ -90,27 +92,12 @@ func TestOutputFolderLock(t *testing.T) {
 			t.Fatal("the killed process still runs after 10 s")
 		}
 	}
-	leftovers := []string{"checkpoint.safetensors.tmp123456", "resume.safetensors.tmp42", ".report.json.987654", ".curves.svg.31337"}
-	kept := []string{"notes.txt", "data.tmp7"}
-	for _, name := range append(leftovers, kept...) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	leftovers, kept := plantLeftovers(t, dir)
 	code, said := runMain(t, common...)
 	if code != 2 || !strings.Contains(said, "holds a run that -resume continues") || !strings.Contains(said, "add -resume") {
 		t.Errorf("a fresh run into the killed run's folder: exit %d, %q", code, said)
 	}
-	for _, name := range leftovers {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			t.Errorf("the leftover %s is still there", name)
-		}
-	}
-	for _, name := range append(kept, experiment.ResumeFile, "checkpoint.safetensors") {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			t.Errorf("%s was removed: %v", name, err)
-		}
-	}
+	checkLeftovers(t, dir, leftovers, append(kept, experiment.ResumeFile, "checkpoint.safetensors"))
 	if _, err := os.Stat(filepath.Join(dir, lockFile)); err == nil {
 		t.Error("the lock file stays after the command ended")
 	}
@@ -123,6 +110,76 @@ func TestOutputFolderLock(t *testing.T) {
 	if !strings.Contains(stderr.String(), "resuming after epoch") {
 		t.Errorf("-resume after the kill: %s", stderr.String())
 	}
+}
+
+// tempName returns the name of the temporary file that write, an atomic
+// writer, makes for a file called name: a folder in the file's place makes
+// the rename fail, and the error names the temporary file.
+func tempName(t *testing.T, name string, write func(path string) error) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(filepath.Join(path, "full"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var le *os.LinkError
+	if err := write(path); !errors.As(err, &le) {
+		t.Fatalf("writing over a folder: %v; want the rename's error", err)
+	}
+	return filepath.Base(le.Old)
+}
+
+// plantLeftovers writes into dir the temporary files that the atomic
+// writes of report.json, a figure and the checkpoints leave when a kill
+// interrupts them, named as they name them, and files of the user's whose
+// names look alike. It returns the names of both.
+func plantLeftovers(t *testing.T, dir string) (leftovers, kept []string) {
+	t.Helper()
+	leftovers = []string{
+		tempName(t, "report.json", func(path string) error { return report.WriteFileAtomic(path, []byte("{}")) }),
+		tempName(t, "curves.svg", func(path string) error { return report.WriteFileAtomic(path, []byte("<svg/>")) }),
+		tempName(t, experiment.ResumeFile, func(path string) error { return safetensors.WriteFile(path, safetensors.New()) }),
+	}
+	kept = []string{".settings.json.1", "data.svg.tmp5", "notes.txt", "checkpoint.safetensors.tmp123456", ".report.json.987654"}
+	for _, name := range append(leftovers, kept...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return leftovers, kept
+}
+
+// checkLeftovers checks that the leftovers are gone from dir and the kept
+// files are all there.
+func checkLeftovers(t *testing.T, dir string, leftovers, kept []string) {
+	t.Helper()
+	for _, name := range leftovers {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("the leftover %s is still there", name)
+		}
+	}
+	for _, name := range kept {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s was removed: %v", name, err)
+		}
+	}
+}
+
+// TestOutdirRemovesOnlyItsLeftovers: taking an existing output folder
+// removes the temporary files of the command's own atomic writes, and
+// none of the folder's other files.
+func TestOutdirRemovesOnlyItsLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	leftovers, kept := plantLeftovers(t, dir)
+	o, err := openOut(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.release()
+	checkLeftovers(t, dir, leftovers, kept)
+	if err := prepareOut(dir); err != nil { // a sweep's run folder
+		t.Fatal(err)
+	}
+	checkLeftovers(t, dir, nil, kept)
 }
 
 // TestLockWithoutProcessID refuses a folder whose lock file holds no
