@@ -92,7 +92,7 @@ func (e *EvalResult) Dump() *safetensors.File {
 	f.Set(name, safetensors.NewF32(e.Out.Scores, n, e.Out.C))
 	f.Set("y", safetensors.NewI32(e.Set.Y, n))
 	spec, _ := json.Marshal(e.Model.Spec)
-	f.Metadata["spec"] = string(spec)
+	f.Metadata[model.SpecKey] = string(spec)
 	return f
 }
 

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train"
 )
@@ -195,6 +198,74 @@ func TestOpenCheckpoint(t *testing.T) {
 	}
 	if err := r2.Load(bad); err == nil || !strings.Contains(err.Error(), "head.mu") {
 		t.Errorf("a NaN in head.mu: %v", err)
+	}
+}
+
+// TestOpenedCheckpointChecked opens, as the page does, checkpoints whose
+// saved spec is out of range or whose values no trained model holds: the
+// page's configuration of the model (CheckpointData, OpenedConfig) and its
+// loading of the weights (ImageRun.Load) refuse each with one line naming
+// the field or the tensor and the reason (a spec's loss of 7 made
+// OpenedConfig panic, and a lambda of -5 reached the page's form).
+func TestOpenedCheckpointChecked(t *testing.T) {
+	c := DefaultImages()
+	c.Batch, c.LimitTrain, c.LimitTest, c.Val, c.EvalBatch = 8, 8, 8, 0, 8
+	r, err := NewImagesFrom(cpu.New(), c, fakeImages(8, 8, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := r.Model.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := func() *safetensors.File {
+		f := safetensors.New()
+		maps.Copy(f.Tensors, good.Tensors)
+		maps.Copy(f.Metadata, good.Metadata)
+		return f
+	}
+	for _, tc := range []struct {
+		change func(*model.Spec)
+		want   string
+	}{
+		{func(s *model.Spec) { s.Loss = 7 }, "spec: loss is 7, want 0 (nll), 1 (ce) or 2 (dnll)"},
+		{func(s *model.Spec) { s.Loss = -1 }, "spec: loss is -1, want 0 (nll), 1 (ce) or 2 (dnll)"},
+		{func(s *model.Spec) { s.Lambda = -5 }, "spec: lambda must be a finite number >= 0, got -5"},
+	} {
+		s := r.Model.Spec
+		tc.change(&s)
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := clone()
+		f.Metadata[model.SpecKey] = string(raw)
+		if _, err := CheckpointData(f, c.Data); err == nil || err.Error() != tc.want {
+			t.Errorf("CheckpointData, spec %s: error %v, want %q", raw, err, tc.want)
+		}
+		if o, err := OpenedConfig(c, f); err == nil || err.Error() != tc.want {
+			t.Errorf("OpenedConfig, spec %s: %+v, error %v; want %q", raw, o, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		i    int
+		v    float32
+		want string
+	}{
+		{"enc.bn1.running_var", 3, -1, `the checkpoint: tensor "enc.bn1.running_var" holds -1 at index 3: a variance must be > 0`},
+		{"enc.proj.weight", 0, 3e38, `the checkpoint: tensor "enc.proj.weight" holds 3e+38 at index 0: a weight must be within ±1e+06`},
+	} {
+		f := clone()
+		vals := slices.Clone(f.Tensors[tc.name].F32)
+		vals[tc.i] = tc.v
+		f.Set(tc.name, safetensors.NewF32(vals, f.Tensors[tc.name].Shape...))
+		if _, err := OpenedConfig(c, f); err != nil {
+			t.Errorf("%s: OpenedConfig: %v", tc.name, err)
+		}
+		if err := r.Load(f); err == nil || err.Error() != tc.want {
+			t.Errorf("%s[%d] = %v: error %v, want %q", tc.name, tc.i, tc.v, err, tc.want)
+		}
 	}
 }
 

@@ -61,7 +61,9 @@ func (r *Run) SaveEpoch(checkpoint, resume string) (*train.Snapshot, error) {
 // many, the run is done and only finishes). Its next Epoch trains the epoch after the saved
 // one, with the same weights, optimizer state, data order and generator,
 // so the run ends as it would have without the interruption; the history
-// of the saved epochs is kept. On error r is unchanged.
+// of the saved epochs is kept. The file is checked as a checkpoint is:
+// its spec (model.SavedSpec) and every value of its model
+// (model.Model.LoadState). On error r is unchanged.
 func (r *Run) Resume(path string) error {
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
@@ -78,6 +80,9 @@ func (r *Run) Resume(path string) error {
 		return fmt.Errorf("%s: the history of its epochs: %w", path, err)
 	}
 	snap, err := train.SnapshotFromFile(f)
+	if err == nil {
+		_, _, err = model.SavedSpec(snap.Model)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
