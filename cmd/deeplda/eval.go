@@ -25,7 +25,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	flags(fs, experiment.CmdEval, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "dump": &dump, "out": &out})
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: deeplda eval -checkpoint FILE [flags]
+		fmt.Fprintf(stderr, `usage: deeplda eval -checkpoint FILE [flags]
 
 Evaluates a checkpoint of the paper's ConvNet on the test split (evaluation
 mode, the checkpoint's BatchNorm statistics unless -bn-recalibrate) and
@@ -36,9 +36,14 @@ ood_roc.svg). The model is inferred from the tensor names:
 enc.conv1.weight gives the input channels, enc.proj.weight d, head.mu with
 head.log_var (scalar: spherical, [d]: diagonal) or head.raw_tril (full) an
 LDA head, head.linear.* a softmax head. Tensors must be F32, except
-num_batches_tracked (optional; I32 or PyTorch's I64).
+num_batches_tracked (optional; I32 or PyTorch's I64). A checkpoint whose
+spec (in its metadata, when deeplda wrote it) is out of range or describes
+another model, or that holds a value no trained model holds (NaN or an
+infinity, a weight beyond ±%g, a BatchNorm running variance <= 0), is
+refused.
 
-Flags:`)
+Flags:
+`, model.MaxWeight)
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args, stderr); err != nil {
