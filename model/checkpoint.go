@@ -298,13 +298,17 @@ func (m *Model) SaveCheckpoint(path string) error {
 	return safetensors.WriteFile(path, f)
 }
 
-// LoadCheckpoint loads the model's state from a safetensors file.
+// LoadCheckpoint loads the model's state from a safetensors file, whose
+// spec, when it has one, is checked first (SavedSpec).
 func (m *Model) LoadCheckpoint(path string) error {
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	if err := m.LoadState(f, ""); err != nil {
+	if _, _, err = SavedSpec(f); err == nil {
+		err = m.LoadState(f, "")
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -3,6 +3,8 @@ package model_test
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,5 +144,34 @@ func TestSavedSpec(t *testing.T) {
 	}
 	if _, ok, err := model.SavedSpec(safetensors.New()); ok || err != nil {
 		t.Errorf("SavedSpec of a file without one: %v, %v; want false, nil", ok, err)
+	}
+}
+
+// TestLoadCheckpointChecksSpec loads a toy model's checkpoint whose saved
+// spec has a loss of 7: LoadCheckpoint refuses it, naming the file and the
+// field, and leaves the model as it was.
+func TestLoadCheckpointChecksSpec(t *testing.T) {
+	m := newMLP(t, 1)
+	f, err := newMLP(t, 2).State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Spec
+	s.Loss = 7
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "loss7.safetensors")
+	if err := safetensors.WriteFile(path, withSpec(f, string(raw))); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := m.Backend.Read(m.Params[0].Value)
+	want := path + ": spec: loss is 7, want 0 (nll), 1 (ce) or 2 (dnll)"
+	if err := m.LoadCheckpoint(path); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if after, _ := m.Backend.Read(m.Params[0].Value); !slices.Equal(before, after) {
+		t.Error("a refused checkpoint changed the model")
 	}
 }
