@@ -3,14 +3,11 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"path"
 	"slices"
@@ -306,7 +303,14 @@ func (d *dataSource) parseIDX(files []namedFile, id images.Dropped, want string)
 		}
 		// Damaged gzip data comes back from gunzip as it is: the parser's
 		// message then names the problem.
-		raw[k][0], raw[k][1] = d.gunzip(files[pair[0]].data), d.gunzip(files[pair[1]].data)
+		for i := range 2 {
+			f := files[pair[i]]
+			out, err := d.gunzip(id, f.name, f.data)
+			if err != nil {
+				return "", experiment.ImageData{}, "", err
+			}
+			raw[k][i] = out
+		}
 		sum := sha256.Sum256(raw[k][1])
 		if n := images.Which(hex.EncodeToString(sum[:])); n != "" {
 			name = n
@@ -404,29 +408,17 @@ func (d *dataSource) parseCIFAR(files []namedFile, id images.Dropped) (string, e
 	return name, experiment.ImageData{Train: tr, Test: te}, from, nil
 }
 
-// gunzip decompresses gzip data in chunks, yielding to the browser between
-// them (a 26 MB file takes seconds in WebAssembly); data that is not gzip,
-// or damaged, comes back as it is, for the parser to judge.
-func (d *dataSource) gunzip(data []byte) []byte {
-	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
-		return data
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return data
-	}
-	var out bytes.Buffer
-	out.Grow(4 * len(data))
-	for {
-		_, err := io.CopyN(&out, zr, 1<<20)
+// gunzip decompresses the file name, one of those id describes, in chunks
+// (images.Dropped.Gunzip), yielding to the browser between them (a 26 MB
+// file takes seconds in WebAssembly); data that is not gzip, or damaged,
+// comes back as it is, for the parser to judge. Its error is a file that
+// decompresses past the size of the data set's largest file.
+func (d *dataSource) gunzip(id images.Dropped, name string, data []byte) ([]byte, error) {
+	g := id.Gunzip(name, data)
+	for g.Next() {
 		d.a.yield.maybe()
-		if err == io.EOF {
-			return out.Bytes()
-		}
-		if err != nil {
-			return data
-		}
 	}
+	return g.Result()
 }
 
 // fetchBytes downloads a file by a URL relative to the page.

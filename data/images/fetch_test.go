@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/deeplda/deeplda/internal/sharedtest"
 )
@@ -55,6 +58,12 @@ func fakeMNIST(t *testing.T) (Spec, *server) {
 	srv := newServer(t, files)
 	s.BaseURL = srv.URL + "/mnist/"
 	return s, srv
+}
+
+// md5Hex returns the hex MD5 of b.
+func md5Hex(b []byte) string {
+	h := md5.Sum(b)
+	return hex.EncodeToString(h[:])
 }
 
 // listDir returns the names in dir.
@@ -218,9 +227,10 @@ func TestFetchCIFAR(t *testing.T) {
 		tarEntry{name: "cifar-10-batches-bin/link", kind: tar.TypeSymlink},
 		tarEntry{name: "cifar-10-batches-bin/big.txt", data: make([]byte, maxMetaFile+1)},
 	)
-	srv := newServer(t, map[string][]byte{"/kriz/cifar-10-binary.tar.gz": tarGz(t, entries)})
+	archive := tarGz(t, entries)
+	srv := newServer(t, map[string][]byte{"/kriz/cifar-10-binary.tar.gz": archive})
 	spec, _ := Lookup("cifar10")
-	spec.BaseURL = srv.URL + "/kriz/"
+	spec.BaseURL, spec.ArchiveMD5 = srv.URL+"/kriz/", md5Hex(archive)
 	root := t.TempDir()
 	dir := filepath.Join(root, "data")
 	if err := FetchSpec(ctx, spec, dir, srv.Client()); err != nil {
@@ -246,12 +256,13 @@ func TestFetchCIFAR(t *testing.T) {
 
 	// CIFAR-100, with the .bin files already directly in dir but one.
 	s100, _ := Lookup("cifar100")
-	srv.files["/kriz/cifar-100-binary.tar.gz"] = tarGz(t, []tarEntry{
+	archive = tarGz(t, []tarEntry{
 		{name: "cifar-100-binary/train.bin", data: cifarFile(CIFAR100, 0, 2)},
 		{name: "cifar-100-binary/test.bin", data: cifarFile(CIFAR100, 1, 2)},
 		{name: "cifar-100-binary/fine_label_names.txt", data: []byte("apple\n")},
 	})
-	s100.BaseURL = srv.URL + "/kriz/"
+	srv.files["/kriz/cifar-100-binary.tar.gz"] = archive
+	s100.BaseURL, s100.ArchiveMD5 = srv.URL+"/kriz/", md5Hex(archive)
 	dir100 := t.TempDir()
 	writeFile(t, dir100, "train.bin", cifarFile(CIFAR100, 0, 2))
 	if err := FetchSpec(ctx, s100, dir100, srv.Client()); err != nil {
@@ -276,28 +287,35 @@ func TestFetchCIFARErrors(t *testing.T) {
 	short := append([]tarEntry(nil), good...)
 	short[2] = tarEntry{name: "cifar-10-batches-bin/data_batch_2.bin", data: cifarFile(CIFAR10, 1, 2)[:5000]}
 	whole := tarGz(t, good)
+	// A tar stream of zeros ends at once; what follows is read to check
+	// the gzip trailer: 2 MiB, past the cap of 1 MiB set below.
+	bomb := gzipBomb(nil, 2)
 	for _, tc := range []struct {
 		name    string
 		archive []byte
+		md5     string // "": none recorded
 		parts   []string
 	}{
-		{"missing file", tarGz(t, good[:len(good)-2]), []string{"cifar-10-binary.tar.gz (from ", "the archive has no cifar-10-batches-bin/test_batch.bin"}},
-		{"bad label", tarGz(t, badLabel), []string{"cifar-10-batches-bin/data_batch_4.bin in cifar-10-binary.tar.gz", "record 1 has label 200"}},
-		{"short member", tarGz(t, short), []string{"cifar-10-batches-bin/data_batch_2.bin in cifar-10-binary.tar.gz", "not a whole number"}},
-		{"truncated archive", whole[:len(whole)/2], []string{"cifar-10-binary.tar.gz"}},
-		{"not gzip", []byte("<html>moved</html>"), []string{"cifar-10-binary.tar.gz", "bad gzip data"}},
+		{"missing file", tarGz(t, good[:len(good)-2]), "", []string{"cifar-10-binary.tar.gz (from ", "the archive has no cifar-10-batches-bin/test_batch.bin"}},
+		{"bad label", tarGz(t, badLabel), "", []string{"cifar-10-batches-bin/data_batch_4.bin in cifar-10-binary.tar.gz", "record 1 has label 200"}},
+		{"short member", tarGz(t, short), "", []string{"cifar-10-batches-bin/data_batch_2.bin in cifar-10-binary.tar.gz", "not a whole number"}},
+		{"truncated archive", whole[:len(whole)/2], "", []string{"cifar-10-binary.tar.gz"}},
+		{"not gzip", []byte("<html>moved</html>"), "", []string{"cifar-10-binary.tar.gz", "bad gzip data"}},
+		{"not the published archive", whole, spec.ArchiveMD5, []string{"cifar-10-binary.tar.gz (from ", "MD5 is " + md5Hex(whole) + ", expected c32a1d4ab5d03f1284b67883e8d87530, the published sum"}},
+		{"gzip bomb", bomb, "", []string{"cifar-10-binary.tar.gz (from ", "/cifar-10-binary.tar.gz): decompresses to more than 1048576 bytes, the limit on the cifar10 archive"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, map[string][]byte{"/cifar-10-binary.tar.gz": tc.archive})
 			s := spec
-			s.BaseURL = srv.URL + "/"
+			s.BaseURL, s.ArchiveMD5, s.MaxFile = srv.URL+"/", tc.md5, 1<<20
 			dir := t.TempDir()
 			err := FetchSpec(ctx, s, dir, srv.Client())
 			wantErr(t, err, tc.parts...)
 			t.Log(err)
+			// Nothing is kept: no temporary file, no data file.
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-				if d != nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".part-") {
-					t.Errorf("temporary file left behind: %s", p)
+				if d != nil && !d.IsDir() {
+					t.Errorf("file left behind: %s", p)
 				}
 				return nil
 			})
@@ -337,7 +355,17 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("%s: %s, want %s", n, got, url)
 		}
 	}
+	// The CIFAR archives' MD5 sums published on
+	// https://www.cs.toronto.edu/~kriz/cifar.html.
+	for n, sum := range map[string]string{"cifar10": "c32a1d4ab5d03f1284b67883e8d87530", "cifar100": "03b5dce01913d631647c71ecec9e9cb8"} {
+		if s, _ := Lookup(n); s.ArchiveMD5 != sum {
+			t.Errorf("%s: archive MD5 %q, want %s", n, s.ArchiveMD5, sum)
+		}
+	}
 	s, _ := Lookup("mnist")
+	s.MaxFile = 0
+	wantPanic(t, "LoadSpec with no cap on decompression", func() { LoadSpec(s, t.TempDir()) })
+	s, _ = Lookup("mnist")
 	s.Train = s.Train[:1]
 	wantPanic(t, "LoadSpec with one train file", func() { LoadSpec(s, t.TempDir()) })
 	s, _ = Lookup("cifar10")
@@ -390,5 +418,186 @@ func TestFetchReal(t *testing.T) {
 	}
 	if got := listDir(t, dir); len(got) != 4 {
 		t.Errorf("fetched %v", got)
+	}
+}
+
+// setTimeouts sets the download timeouts for a test.
+func setTimeouts(t *testing.T, connect, idle time.Duration) {
+	oldConnect, oldIdle := connectTimeout, idleTimeout
+	connectTimeout, idleTimeout = connect, idle
+	t.Cleanup(func() { connectTimeout, idleTimeout = oldConnect, oldIdle })
+}
+
+// hang holds a request for a while (a stalled server), or until the
+// client gives up.
+func hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// noTemporary fails when dir or a folder in it holds a temporary file.
+func noTemporary(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if d != nil && strings.Contains(d.Name(), ".part-") {
+			t.Errorf("temporary file left behind: %s", p)
+		}
+		return nil
+	})
+}
+
+// TestFetchStalled checks that a download that gets no data for the idle
+// timeout stops with one line naming the file and the URL, before the
+// response and during the body, leaving nothing behind.
+func TestFetchStalled(t *testing.T) {
+	setTimeouts(t, time.Minute, 300*time.Millisecond)
+	img, _ := tinyIDX(4, 28, 28)
+	gz := gzipBytes(img)
+	archive := tarGz(t, cifar10Archive(2))
+	for _, tc := range []struct {
+		what, file string
+		serve      func(w http.ResponseWriter, r *http.Request)
+	}{
+		{"no response", "train-images-idx3-ubyte.gz", func(w http.ResponseWriter, r *http.Request) { hang(r) }},
+		{"body", "train-images-idx3-ubyte.gz", func(w http.ResponseWriter, r *http.Request) {
+			w.Write(gz[:len(gz)/2])
+			w.(http.Flusher).Flush()
+			hang(r)
+		}},
+		{"archive", "cifar-10-binary.tar.gz", func(w http.ResponseWriter, r *http.Request) {
+			w.Write(archive[:len(archive)/2])
+			w.(http.Flusher).Flush()
+			hang(r)
+		}},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(tc.serve))
+			defer srv.Close()
+			s, _ := Lookup("mnist")
+			if tc.file == "cifar-10-binary.tar.gz" {
+				s, _ = Lookup("cifar10")
+			}
+			s.BaseURL = srv.URL + "/"
+			dir := t.TempDir()
+			start := time.Now()
+			err := FetchSpec(context.Background(), s, dir, srv.Client())
+			want := tc.file + ": stalled: no data for 300ms from " + srv.URL + "/" + tc.file
+			if err == nil || err.Error() != want {
+				t.Errorf("%v\nwant %s", err, want)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("gave up after %v", d)
+			}
+			noTemporary(t, dir)
+		})
+	}
+}
+
+// TestFetchConnectTimeout checks that the client FetchSpec makes when
+// given none gives up connecting after the connect timeout.
+func TestFetchConnectTimeout(t *testing.T) {
+	spec, srv := fakeMNIST(t)
+	setTimeouts(t, time.Nanosecond, time.Minute)
+	err := FetchSpec(context.Background(), spec, t.TempDir(), nil)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	wantErr(t, err, "train-images-idx3-ubyte.gz: ", "connecting to "+addr+": no answer in 1ns")
+	if srv.requests.Load() != 0 {
+		t.Errorf("%d requests", srv.requests.Load())
+	}
+	// The same client connects with the usual timeout.
+	setTimeouts(t, time.Minute, time.Minute)
+	if err := FetchSpec(context.Background(), spec, t.TempDir(), nil); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestFetchCancelled cancels a download midway: the temporary file goes.
+func TestFetchCancelled(t *testing.T) {
+	img, _ := tinyIDX(4, 28, 28)
+	gz := gzipBytes(img)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(gz[:len(gz)/2])
+		w.(http.Flusher).Flush()
+		hang(r)
+	}))
+	defer srv.Close()
+	s, _ := Lookup("mnist")
+	s.BaseURL = srv.URL + "/"
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Cancel once the temporary file exists.
+		for {
+			if m, _ := filepath.Glob(filepath.Join(dir, ".*.part-*")); len(m) > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	err := FetchSpec(ctx, s, dir, srv.Client())
+	wantErr(t, err, "train-images-idx3-ubyte.gz: downloading "+srv.URL+"/train-images-idx3-ubyte.gz", "context canceled")
+	noTemporary(t, dir)
+}
+
+// TestFetchLeftovers checks that a fetch removes the temporary files of a
+// killed download into its folder, and only those.
+func TestFetchLeftovers(t *testing.T) {
+	spec, srv := fakeMNIST(t)
+	dir := t.TempDir()
+	for _, n := range []string{".train-images-idx3-ubyte.gz.part-123", ".t10k-labels-idx1-ubyte.gz.part-9", ".other.part-1", "notes.part-2"} {
+		writeFile(t, dir, n, []byte("x"))
+	}
+	if err := FetchSpec(context.Background(), spec, dir, srv.Client()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(listDir(t, dir), " "); got != ".other.part-1 notes.part-2 t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz" {
+		t.Errorf("folder holds %s", got)
+	}
+
+	// CIFAR: every temporary file in the archive's folder.
+	archive := tarGz(t, cifar10Archive(2))
+	srv = newServer(t, map[string][]byte{"/cifar-10-binary.tar.gz": archive})
+	s, _ := Lookup("cifar10")
+	s.BaseURL, s.ArchiveMD5 = srv.URL+"/", md5Hex(archive)
+	dir = t.TempDir()
+	writeFile(t, dir, "cifar-10-batches-bin/.data_batch_1.bin.part-77", []byte("x"))
+	writeFile(t, dir, "cifar-10-batches-bin/.batches.meta.txt.part-78", []byte("x"))
+	if err := FetchSpec(context.Background(), s, dir, srv.Client()); err != nil {
+		t.Fatal(err)
+	}
+	noTemporary(t, dir)
+}
+
+// TestFetchTogether runs two fetches into one folder at once: the second
+// waits for the first and finds the files, downloading nothing.
+func TestFetchTogether(t *testing.T) {
+	spec, files := fakeMNIST(t)
+	started, release := make(chan bool, 8), make(chan bool)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started <- true
+		<-release
+		files.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	spec.BaseURL = srv.URL + "/mnist/"
+	dir := t.TempDir()
+	errs := make(chan error, 2)
+	fetch := func() { errs <- FetchSpec(context.Background(), spec, dir, srv.Client()) }
+	go fetch()
+	<-started
+	go fetch()
+	time.Sleep(300 * time.Millisecond) // the second waits (or would download)
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := files.requests.Load(); n != 4 {
+		t.Errorf("%d requests, want 4", n)
 	}
 }

@@ -3,7 +3,6 @@ package images
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -52,10 +51,11 @@ func mismatch(name string, magic uint32, dims []int, total, have uint64) error {
 }
 
 // readIDX decodes one IDX file with the given magic from r, gzip-compressed
-// (detected by its magic bytes 1f 8b) or raw. size is the length of the
-// input when known, or -1. When wantSHA is not empty, the SHA-256 of the
-// uncompressed file must equal it. Errors name the file.
-func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string) (*idxFile, error) {
+// (detected by its magic bytes 1f 8b; decompressed up to limit) or raw.
+// size is the length of the input when known, or -1. When wantSHA is not
+// empty, the SHA-256 of the uncompressed file must equal it. Errors name
+// the file.
+func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string, limit sizeCap) (*idxFile, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(2)
 	if len(head) == 0 {
@@ -67,11 +67,10 @@ func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string)
 	var src io.Reader = br
 	gz := len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
 	if gz {
-		zr, err := gzip.NewReader(br)
+		zr, err := gunzip(name, br, limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad gzip data: %v", name, err)
 		}
-		defer zr.Close()
 		src, size = zr, -1
 	}
 	h := sha256.New()
@@ -118,16 +117,21 @@ func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string)
 	}
 	data, err := readN(src, int(total))
 	if len(data) < int(total) {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		switch {
+		case isSizeError(err):
+			return nil, err
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
 			return nil, mismatch(name, magic, dims, total, uint64(len(data)))
 		}
 		return nil, fmt.Errorf("%s: reading after %d bytes of data: %v", name, len(data), err)
 	}
 	extra, err := io.Copy(io.Discard, io.LimitReader(src, maxBytes))
-	if err == io.ErrUnexpectedEOF && gz {
+	switch {
+	case isSizeError(err):
+		return nil, err
+	case err == io.ErrUnexpectedEOF && gz:
 		return nil, fmt.Errorf("%s: truncated gzip stream: the data is complete but the gzip trailer is missing or cut", name)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("%s: after the data: %v", name, err)
 	}
 	if extra > 0 {
@@ -187,7 +191,7 @@ func readN(r io.Reader, n int) ([]byte, error) {
 }
 
 // readIDXFile reads one IDX file from disk.
-func readIDXFile(path string, magic uint32, wantSHA string) (*idxFile, error) {
+func readIDXFile(path string, magic uint32, wantSHA string, limit sizeCap) (*idxFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -200,7 +204,7 @@ func readIDXFile(path string, magic uint32, wantSHA string) (*idxFile, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	return readIDX(path, f, st.Size(), magic, wantSHA)
+	return readIDX(path, f, st.Size(), magic, wantSHA, limit)
 }
 
 // ReadIDX reads a set from an IDX image file (magic 0x00000803, uint8
@@ -210,11 +214,11 @@ func readIDXFile(path string, magic uint32, wantSHA string) (*idxFile, error) {
 // It panics if classes is not in [1, 256].
 func ReadIDX(imagesPath, labelsPath string, classes int) (*Set, error) {
 	checkClasses("ReadIDX", classes)
-	img, err := readIDXFile(imagesPath, idxImages, "")
+	img, err := readIDXFile(imagesPath, idxImages, "", idxCap)
 	if err != nil {
 		return nil, err
 	}
-	lbl, err := readIDXFile(labelsPath, idxLabels, "")
+	lbl, err := readIDXFile(labelsPath, idxLabels, "", idxCap)
 	if err != nil {
 		return nil, err
 	}
@@ -225,11 +229,11 @@ func ReadIDX(imagesPath, labelsPath string, classes int) (*Set, error) {
 // errors.
 func ParseIDX(imagesName string, images []byte, labelsName string, labels []byte, classes int) (*Set, error) {
 	checkClasses("ParseIDX", classes)
-	img, err := readIDX(imagesName, bytes.NewReader(images), int64(len(images)), idxImages, "")
+	img, err := readIDX(imagesName, bytes.NewReader(images), int64(len(images)), idxImages, "", idxCap)
 	if err != nil {
 		return nil, err
 	}
-	lbl, err := readIDX(labelsName, bytes.NewReader(labels), int64(len(labels)), idxLabels, "")
+	lbl, err := readIDX(labelsName, bytes.NewReader(labels), int64(len(labels)), idxLabels, "", idxCap)
 	if err != nil {
 		return nil, err
 	}

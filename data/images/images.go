@@ -19,13 +19,15 @@
 // fetcher (net/http) is left out of the WebAssembly build.
 //
 // Integrity: the SHA-256 of the uncompressed IDX data of Fashion-MNIST and
-// MNIST is recorded and checked. For CIFAR-10 and CIFAR-100 no hash is
-// recorded (none is known here for certain): their files are checked for
-// structure only (whole records, labels in range, the expected files
-// present). Every failure caused by the input returns an error naming the
-// file and the problem; the readers never panic on malformed input, and
-// they refuse headers announcing more than 1 GiB of data before allocating
-// it.
+// MNIST is recorded and checked. For CIFAR-10 and CIFAR-100 the MD5 of the
+// published archives is recorded and checked when they are downloaded; their
+// files are checked for structure (whole records, labels in range, the
+// expected files present). Every failure caused by the input returns an
+// error naming the file and the problem; the readers never panic on
+// malformed input, they refuse headers announcing more than 1 GiB of data
+// before allocating it, and decompression stops at the size of the largest
+// file of the data set ([Spec].MaxFile; [Dropped.Gunzip] for files held in
+// memory).
 package images
 
 import (

@@ -38,6 +38,14 @@ type Spec struct {
 	Archive string
 	// Folder is the folder the CIFAR archive extracts to; "" for IDX.
 	Folder string
+	// ArchiveMD5 is the MD5 (hex) of the CIFAR archive as its publisher
+	// gives it, checked by FetchSpec when not empty; "" for IDX.
+	ArchiveMD5 string
+	// MaxFile is the size in bytes beyond which decompressing a file of
+	// the set stops with an error (a gzip bomb): for IDX, the size of its
+	// largest published file, uncompressed; for CIFAR, a bound on its
+	// archive's (whose members weigh about 184.4 MB).
+	MaxFile int64
 
 	// Train and Test are the files of each split. For IDX, the image file
 	// then the label file; for CIFAR, the batch files in order.
@@ -54,14 +62,19 @@ type Spec struct {
 }
 
 // specs are the known data sets, in the order of Names. The SHA-256 values are those of the
-// uncompressed IDX data of the published files. No hash is recorded for
-// the CIFAR files: they are checked for structure only.
+// uncompressed IDX data of the published files; the largest IDX file is
+// the training images, 60,000 of 28x28 after a 16-byte header, and a CIFAR
+// archive holds 60,000 records of 3,073 or 3,074 bytes. No hash is
+// recorded for the CIFAR files themselves: they are checked for structure,
+// and their archives for the MD5 sums that
+// https://www.cs.toronto.edu/~kriz/cifar.html publishes for the binary
+// versions.
 var specs = []Spec{
 	{
 		Name: "fashion-mnist", Format: IDX, Shape: [3]int{1, 28, 28}, Classes: 10,
 		Mean: []float32{0.2860}, Std: []float32{0.3530},
 		ClassNames: []string{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"},
-		Download:   30_878_645, Hosted: true,
+		Download:   30_878_645, Hosted: true, MaxFile: 47_040_016,
 		BaseURL: "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",
 		Train: []File{
 			{"train-images-idx3-ubyte.gz", "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888"},
@@ -76,7 +89,7 @@ var specs = []Spec{
 		Name: "mnist", Format: IDX, Shape: [3]int{1, 28, 28}, Classes: 10,
 		Mean: []float32{0.1307}, Std: []float32{0.3081},
 		ClassNames: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
-		Download:   11_594_722, Hosted: true,
+		Download:   11_594_722, Hosted: true, MaxFile: 47_040_016,
 		BaseURL: "https://ossci-datasets.s3.amazonaws.com/mnist/",
 		Train: []File{
 			{"train-images-idx3-ubyte.gz", "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db"},
@@ -95,6 +108,8 @@ var specs = []Spec{
 		Download:   170_052_171,
 		BaseURL:    "https://www.cs.toronto.edu/~kriz/",
 		Archive:    "cifar-10-binary.tar.gz",
+		ArchiveMD5: "c32a1d4ab5d03f1284b67883e8d87530",
+		MaxFile:    400_000_000,
 		Folder:     "cifar-10-batches-bin",
 		Train: []File{
 			{Name: "data_batch_1.bin"}, {Name: "data_batch_2.bin"}, {Name: "data_batch_3.bin"},
@@ -104,14 +119,16 @@ var specs = []Spec{
 	},
 	{
 		Name: "cifar100", Format: CIFAR100, Shape: [3]int{3, 32, 32}, Classes: 100,
-		Mean:     []float32{0.5071, 0.4867, 0.4408},
-		Std:      []float32{0.2675, 0.2565, 0.2761},
-		Download: 168_513_733,
-		BaseURL:  "https://www.cs.toronto.edu/~kriz/",
-		Archive:  "cifar-100-binary.tar.gz",
-		Folder:   "cifar-100-binary",
-		Train:    []File{{Name: "train.bin"}},
-		Test:     []File{{Name: "test.bin"}},
+		Mean:       []float32{0.5071, 0.4867, 0.4408},
+		Std:        []float32{0.2675, 0.2565, 0.2761},
+		Download:   168_513_733,
+		BaseURL:    "https://www.cs.toronto.edu/~kriz/",
+		Archive:    "cifar-100-binary.tar.gz",
+		ArchiveMD5: "03b5dce01913d631647c71ecec9e9cb8",
+		MaxFile:    400_000_000,
+		Folder:     "cifar-100-binary",
+		Train:      []File{{Name: "train.bin"}},
+		Test:       []File{{Name: "test.bin"}},
 	},
 }
 
@@ -203,6 +220,9 @@ func (s *Spec) check(fn string) {
 	if s.Classes < 1 || s.Classes > 256 {
 		bad("%d classes, want 1 to 256", s.Classes)
 	}
+	if s.MaxFile < 1 {
+		bad("no cap on decompression (MaxFile)")
+	}
 	if s.Mean == nil || s.Std == nil {
 		bad("no normalisation constants")
 	}
@@ -278,7 +298,7 @@ func loadIDX(s *Spec, dir string) (train, test *Set, err error) {
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i := range files {
-		wg.Go(func() { dec[i], errs[i] = readIDXFile(paths[i], magics[i], files[i].SHA256) })
+		wg.Go(func() { dec[i], errs[i] = readIDXFile(paths[i], magics[i], files[i].SHA256, s.fileCap()) })
 	}
 	wg.Wait()
 	for _, err := range errs {
