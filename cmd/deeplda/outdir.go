@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/internal/atomicfile"
@@ -22,13 +23,14 @@ const lockFile = "deeplda.lock"
 // outFolder is an output folder that this process holds the lock of.
 type outFolder struct {
 	dir     string
+	lockf   *os.File // the lock file, held open with its lock
 	created []string // the folders openOut created, innermost first
 }
 
 // openOut prepares dir for a command that writes there: it creates dir
 // (and its parents) when missing, takes its lock (another command writing
-// there is refused; the lock of a process that no longer runs, after a
-// kill -9, is taken over) and removes the temporary files that an
+// there is refused; the lock file of a process that no longer runs, after
+// a kill -9, is taken over) and removes the temporary files that an
 // interrupted save left (see removeLeftovers). With fresh (a training command
 // without -resume), a folder that holds a run that -resume can continue is
 // refused rather than overwritten. The caller must call release.
@@ -61,44 +63,78 @@ func openOut(dir string, fresh bool) (*outFolder, error) {
 	return o, nil
 }
 
-// lock creates the lock file holding this process's id. A lock file whose
-// process no longer runs is replaced.
+// lock takes the folder's lock: the lock file, held with an exclusive
+// flock(2) (tryLock) for as long as the command runs, with this process's
+// id in it for the message of a command refused there.
+//
+// A flock, rather than a lock file that a process creates and removes,
+// because the kernel releases it when its process ends, however it ends:
+// after a kill -9 there is no stale lock to judge and replace in two
+// steps, a check then a removal, which two processes taking over the same
+// stale lock can interleave so that both hold it. Of the processes that
+// open the lock file at once, exactly one gets the flock.
 func (o *outFolder) lock() error {
 	path := filepath.Join(o.dir, lockFile)
-	for range 2 {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			_, err = fmt.Fprintf(f, "%d\n", os.Getpid())
-			if cerr := f.Close(); err == nil {
-				err = cerr
+	for range 100 {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("the output folder %s is not writable: %w", o.dir, err)
+		}
+		held, err := tryLock(f)
+		switch {
+		case err != nil:
+			f.Close()
+			return fmt.Errorf("cannot lock the output folder %s: %w", o.dir, err)
+		case held:
+			pid := holder(f)
+			f.Close()
+			if pid > 0 {
+				return fmt.Errorf("the output folder %s is in use by process %d (%s): wait for it to end, or pick another -out", o.dir, pid, path)
 			}
-			if err != nil {
-				os.Remove(path)
+			// The holder has yet to write its id: look again.
+			time.Sleep(10 * time.Millisecond)
+		case !isFile(f, path):
+			// The holder, ending, removed the file after it was opened
+			// here: open the one there now.
+			f.Close()
+		default:
+			o.lockf = f
+			if err := writePID(f); err != nil {
+				o.release()
 				return fmt.Errorf("the output folder %s is not writable: %w", o.dir, err)
 			}
 			return nil
 		}
-		if !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("the output folder %s is not writable: %w", o.dir, err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("reading the lock of the output folder: %w", err)
-		}
-		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
-		switch {
-		case err != nil: // removed meanwhile: try again
-		case perr != nil:
-			return fmt.Errorf("the output folder %s is locked by %s, which holds no process id: delete it if no deeplda command writes there", o.dir, path)
-		case running(pid):
-			return fmt.Errorf("the output folder %s is in use by process %d (%s): wait for it to end, or pick another -out", o.dir, pid, path)
-		default:
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("removing the stale lock of process %d: %w", pid, err)
-			}
-		}
 	}
-	return fmt.Errorf("the output folder %s: its lock %s keeps changing; is another deeplda command starting there?", o.dir, path)
+	return fmt.Errorf("the output folder %s is locked (%s) by a process that gives no id: wait for it to end, or pick another -out", o.dir, path)
+}
+
+// holder returns the id of the running process that the lock file f
+// names, or 0.
+func holder(f *os.File) int {
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	if err != nil || !running(pid) {
+		return 0
+	}
+	return pid
+}
+
+// isFile reports whether the open file f is the one at path.
+func isFile(f *os.File, path string) bool {
+	st, err := os.Stat(path)
+	fst, ferr := f.Stat()
+	return err == nil && ferr == nil && os.SameFile(st, fst)
+}
+
+// writePID replaces the content of the lock file f with this process's id.
+func writePID(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt(fmt.Appendf(nil, "%d\n", os.Getpid()), 0)
+	return err
 }
 
 // running reports whether the process with id pid runs; this process's
@@ -124,13 +160,18 @@ func running(pid int) bool {
 	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
 }
 
-// release removes the lock, then the folders that openOut created if they
-// hold nothing (but empty folders): a command that failed before writing
-// anything leaves nothing behind.
+// release removes the lock file, then releases its lock, then removes the
+// folders that openOut created if they hold nothing (but empty folders): a
+// command that failed before writing anything leaves nothing behind. The
+// file is removed while its lock is held, so that no other process holds
+// it then; one that opened it meanwhile finds it gone (see lock).
 func (o *outFolder) release() {
-	path := filepath.Join(o.dir, lockFile)
-	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
-		os.Remove(path)
+	if o.lockf != nil {
+		if path := filepath.Join(o.dir, lockFile); isFile(o.lockf, path) {
+			os.Remove(path)
+		}
+		o.lockf.Close()
+		o.lockf = nil
 	}
 	o.removeCreated()
 }

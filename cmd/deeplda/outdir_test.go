@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,16 +185,94 @@ func TestOutdirRemovesOnlyItsLeftovers(t *testing.T) {
 	checkLeftovers(t, dir, nil, kept)
 }
 
-// TestLockWithoutProcessID refuses a folder whose lock file holds no
-// process id, saying what to do.
+// TestLockTakeoverRace lets contenders, each a process of its own, take
+// over the stale lock of a killed process at the same moment, round after
+// round: exactly one of them must hold the folder, and the others say
+// that it is in use by the winner.
+func TestLockTakeoverRace(t *testing.T) {
+	dead := exec.Command(os.Args[0], "-test.run=^$")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	const rounds, contenders = 50, 4
+	for round := range rounds {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, lockFile), fmt.Appendf(nil, "%d\n", dead.Process.Pid), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		type contender struct {
+			cmd *exec.Cmd
+			in  io.WriteCloser
+			out *bufio.Scanner
+		}
+		cs := make([]contender, contenders)
+		for i := range cs {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), lockEnv+"="+dir)
+			cmd.Stderr = os.Stderr
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			cs[i] = contender{cmd, in, bufio.NewScanner(out)}
+			if !cs[i].out.Scan() || cs[i].out.Text() != "ready" {
+				t.Fatalf("contender %d: %q, want ready", i, cs[i].out.Text())
+			}
+		}
+		for _, c := range cs {
+			io.WriteString(c.in, "go\n")
+		}
+		var winners []int
+		var said []string
+		for _, c := range cs {
+			c.out.Scan()
+			if c.out.Text() == "won" {
+				winners = append(winners, c.cmd.Process.Pid)
+			} else {
+				said = append(said, c.out.Text())
+			}
+		}
+		if len(winners) != 1 {
+			t.Fatalf("round %d: %d of %d contenders took the stale lock; the others said %q", round, len(winners), contenders, said)
+		}
+		for _, s := range said {
+			if want := fmt.Sprintf("is in use by process %d", winners[0]); !strings.Contains(s, want) {
+				t.Errorf("round %d: a loser said %q, want %q", round, s, want)
+			}
+		}
+		for _, c := range cs {
+			c.in.Close()
+			if err := c.cmd.Wait(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, lockFile)); err == nil {
+			t.Fatalf("round %d: the lock stays after the winner released it", round)
+		}
+	}
+}
+
+// TestLockWithoutProcessID: a lock file that no process holds, even one
+// without a process id, is taken over, and gone when the command ends.
 func TestLockWithoutProcessID(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, lockFile), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, said := runMain(t, "synth", "-backend", "cpu", "-epochs", "1", "-train", "100", "-test", "50", "-quiet", "-out", dir)
-	if code != 1 || !strings.Contains(said, "holds no process id: delete it if no deeplda command writes there") {
+	if code != 0 {
 		t.Errorf("exit %d, %q", code, said)
+	}
+	if _, err := os.Stat(filepath.Join(dir, lockFile)); err == nil {
+		t.Error("the lock file stays after the command ended")
 	}
 }
 

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +18,38 @@ import (
 // WebGPU libraries' writes to standard error, exit codes, signals, locks).
 const mainEnv = "DEEPLDA_TEST_MAIN"
 
-// TestMain runs the command instead of the tests when mainEnv is set.
+// lockEnv, set to a folder in a subprocess's environment, makes the test
+// binary contend for that output folder's lock (lockContender).
+const lockEnv = "DEEPLDA_TEST_LOCK"
+
+// TestMain runs the command instead of the tests when mainEnv is set, and
+// a contender for a lock when lockEnv is.
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
 		main()
 	}
+	if dir := os.Getenv(lockEnv); dir != "" {
+		lockContender(dir)
+	}
 	os.Exit(m.Run())
+}
+
+// lockContender prints "ready", waits for a line on standard input, tries
+// to take dir's lock (openOut), prints "won" or "lost: " and the error,
+// holds what it took until standard input ends, and exits.
+func lockContender(dir string) {
+	fmt.Println("ready")
+	in := bufio.NewReader(os.Stdin)
+	in.ReadString('\n')
+	o, err := openOut(dir, false)
+	if err != nil {
+		fmt.Println("lost:", err)
+		os.Exit(0)
+	}
+	fmt.Println("won")
+	io.Copy(io.Discard, in)
+	o.release()
+	os.Exit(0)
 }
 
 // runProcess runs exe (the test binary as deeplda, or a built deeplda)
