@@ -347,8 +347,8 @@ func extractArchive(s *Spec, url string, r io.Reader, out string) (files []*temp
 	}
 	defer func() {
 		// The cap's message, however the readers above report it.
-		if err != nil && zr.over {
-			err = zr.err
+		if err != nil && zr.exceeded() {
+			err = zr
 		}
 	}()
 	want := map[string]File{}

@@ -3,7 +3,6 @@ package images
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +11,7 @@ import (
 // This file holds the one capped gzip decompressor that every reader of a
 // gzipped file uses: readIDX (the command's loading and fetching), the
 // fetcher's CIFAR archive and, through Gunzip, the page's dropped files. A
-// gzip bomb stops at the cap with a sizeError instead of filling memory.
+// gzip bomb stops at the cap with one message instead of filling memory.
 
 // sizeCap is a cap on the decompressed size of a file: n bytes, which what
 // explains in messages ("the size of the largest mnist file").
@@ -41,34 +40,29 @@ func (s *Spec) fileCap() sizeCap {
 	return largestFile(s.MaxFile, s.Name)
 }
 
-// sizeError is a file that decompresses to more than its cap.
-type sizeError struct {
-	name string
-	cap  sizeCap
-}
-
-func (e *sizeError) Error() string {
-	return fmt.Sprintf("%s: decompresses to more than %d bytes, %s", e.name, e.cap.n, e.cap.what)
-}
-
-// isSizeError reports whether err is a sizeError.
-func isSizeError(err error) bool {
-	_, ok := errors.AsType[*sizeError](err)
-	return ok
-}
-
-// capped reads the decompressed data of a file and fails with a sizeError
-// once more than its cap comes out.
+// capped reads the decompressed data of the file name and fails, with
+// itself as the error, once more than its cap comes out.
 type capped struct {
 	r    io.Reader
+	name string
+	cap  sizeCap
 	left int64
-	err  *sizeError
 	over bool
+}
+
+func (c *capped) Error() string {
+	return fmt.Sprintf("%s: decompresses to more than %d bytes, %s", c.name, c.cap.n, c.cap.what)
+}
+
+// exceeded reports whether more data than the cap came out (false for a
+// nil c: nothing decompressed).
+func (c *capped) exceeded() bool {
+	return c != nil && c.over
 }
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.over {
-		return 0, c.err
+		return 0, c
 	}
 	// One byte past the cap tells a file of exactly the cap from a larger one.
 	if int64(len(p)) > c.left+1 {
@@ -77,7 +71,7 @@ func (c *capped) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	if int64(n) > c.left {
 		n, c.left, c.over = int(c.left), 0, true
-		return n, c.err
+		return n, c
 	}
 	c.left -= int64(n)
 	return n, err
@@ -90,7 +84,7 @@ func gunzip(name string, r io.Reader, limit sizeCap) (*capped, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &capped{r: zr, left: limit.n, err: &sizeError{name, limit}}, nil
+	return &capped{r: zr, name: name, cap: limit, left: limit.n}, nil
 }
 
 // gunzipChunk is how much Gunzip.Next decompresses at a time.
@@ -100,7 +94,7 @@ const gunzipChunk = 1 << 20
 // the caller can do other work between chunks (the page yields to the
 // browser): see Dropped.Gunzip.
 type Gunzip struct {
-	src io.Reader // nil when done
+	src *capped // nil when done
 	out bytes.Buffer
 	res []byte
 	err error
@@ -142,8 +136,8 @@ func (g *Gunzip) Next() bool {
 		return true
 	case err == io.EOF:
 		g.res = g.out.Bytes()
-	case isSizeError(err):
-		g.res, g.err = nil, err
+	case g.src.exceeded():
+		g.res, g.err = nil, g.src
 	}
 	// Otherwise the data is damaged: Result gives it as it is, for the
 	// parser to name the problem.

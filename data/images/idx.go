@@ -65,10 +65,10 @@ func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string,
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var src io.Reader = br
+	var zr *capped // nil for raw input
 	gz := len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
 	if gz {
-		zr, err := gunzip(name, br, limit)
-		if err != nil {
+		if zr, err = gunzip(name, br, limit); err != nil {
 			return nil, fmt.Errorf("%s: bad gzip data: %v", name, err)
 		}
 		src, size = zr, -1
@@ -118,8 +118,8 @@ func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string,
 	data, err := readN(src, int(total))
 	if len(data) < int(total) {
 		switch {
-		case isSizeError(err):
-			return nil, err
+		case zr.exceeded():
+			return nil, zr
 		case err == io.EOF || err == io.ErrUnexpectedEOF:
 			return nil, mismatch(name, magic, dims, total, uint64(len(data)))
 		}
@@ -127,8 +127,8 @@ func readIDX(name string, r io.Reader, size int64, magic uint32, wantSHA string,
 	}
 	extra, err := io.Copy(io.Discard, io.LimitReader(src, maxBytes))
 	switch {
-	case isSizeError(err):
-		return nil, err
+	case zr.exceeded():
+		return nil, zr
 	case err == io.ErrUnexpectedEOF && gz:
 		return nil, fmt.Errorf("%s: truncated gzip stream: the data is complete but the gzip trailer is missing or cut", name)
 	case err != nil:
