@@ -5,7 +5,9 @@
 #   ./build.sh site [-no-data] [DIR]
 #                          build the static browser app into DIR (default
 #                          out/site); it hosts the image data sets found
-#                          (about 42 MB) unless -no-data is given
+#                          (about 42 MB) unless -no-data is given. DIR is
+#                          emptied first: it must be a new or empty folder
+#                          or a site built before (outside the source tree)
 #   ./build.sh serve [-no-data]
 #                          build the site and serve it on http://127.0.0.1:8080/deeplda/
 #                          (ADDR=127.0.0.1:9000 ./build.sh serve for another address)
@@ -17,11 +19,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# build_site DIR [-no-data]: compile the app to WebAssembly (site/app.wasm),
-# write its copy on a shared memory (site/app-threads.wasm, by
-# internal/sharedwasm: the page loads it when it is cross-origin isolated,
-# so that Web Workers can run kernels on the Go program's memory), copy the
-# Go runtime's wasm_exec.js beside them, and lay the site out in DIR:
+# build_site DIR [-no-data]: refuse DIR unless check_site_dir accepts it,
+# then compile the app to WebAssembly (site/app.wasm), write its copy on a
+# shared memory (site/app-threads.wasm, by internal/sharedwasm: the page
+# loads it when it is cross-origin isolated, so that Web Workers can run
+# kernels on the Go program's memory), copy the Go runtime's wasm_exec.js
+# beside them, and lay the site out in DIR, emptied first: $site_marker,
 # index.html and the service worker at the top, the assets under site/, the
 # hosted data sets in site/data/ (copy_data; none with -no-data) and the
 # trained models of models/ (or $DEEPLDA_MODELS) in site/models/<name>/,
@@ -29,11 +32,13 @@ cd "$(dirname "$0")"
 # internal/modelindex. It ends with what the site weighs.
 build_site() {
 	local out=$1 no_data=${2:-}
+	check_site_dir "$out"
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o site/app.wasm ./wasm
 	go run ./internal/sharedwasm site/app.wasm site/app-threads.wasm
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" site/wasm_exec.js
 	rm -rf "$out"
 	mkdir -p "$out/site"
+	touch "$out/$site_marker"
 	cp index.html "$out/"
 	cp site/style.css site/app.js site/wasm_exec.js site/app.wasm site/app-threads.wasm "$out/site/"
 	local version
@@ -46,6 +51,51 @@ build_site() {
 		"app.wasm $(mb "$(bytes_in site/app.wasm)") ($(mb "$(gzip -9 -c site/app.wasm | wc -c)") gzipped)," \
 		"app-threads.wasm $(mb "$(bytes_in site/app-threads.wasm)")," \
 		"data $(mb "$(bytes_in "$out/site/data")"), models $(mb "$(bytes_in "$out/site/models")")"
+}
+
+# site_marker: the file build_site leaves in the folders it builds, by
+# which it knows that it may empty them again.
+site_marker=.deeplda-site
+
+# check_site_dir DIR: exit with one line and status 1 unless build_site may
+# empty DIR and build into it. It refuses this repository or a folder
+# holding it, a path in the source tree (under a file or folder git tracks,
+# or .git), a file, and an existing folder that is neither empty nor a
+# site built here (one holding $site_marker). It changes nothing.
+check_site_dir() {
+	local dir=$1 abs root first why=""
+	abs=$(realpath -m -- "$dir")
+	root=$(pwd -P)
+	if [[ "$root/" == "${abs%/}/"* ]]; then
+		why="it is this repository or a folder holding it"
+	elif [[ $abs == "$root"/* ]]; then
+		first=${abs#"$root"/}
+		first=${first%%/*}
+		if [ "$first" = .git ] || grep -qxF -- "$first" <<<"$(source_entries)"; then
+			why="it is in the source tree ($first)"
+		fi
+	fi
+	if [ -z "$why" ] && [ -e "$dir" ] && [ ! -d "$dir" ]; then
+		why="it is not a folder"
+	elif [ -z "$why" ] && [ -d "$dir" ] && [ ! -e "$dir/$site_marker" ] && [ -n "$(ls -A -- "$dir")" ]; then
+		why="it is not empty and not a site built here (no $site_marker in it): remove it or choose another folder"
+	fi
+	if [ -n "$why" ]; then
+		echo "build.sh: refusing to build the site into $dir: $why" >&2
+		exit 1
+	fi
+}
+
+# source_entries: the top-level files and folders of the source tree, one
+# a line: those git tracks (outside a git checkout, every one but out and
+# bin).
+source_entries() {
+	local tracked
+	if tracked=$(git ls-files 2>/dev/null); then
+		cut -d/ -f1 <<<"$tracked" | sort -u
+	else
+		ls -A | grep -vx -e out -e bin
+	fi
 }
 
 # bytes_in PATH...: the bytes of the files in PATH (files or folders).
