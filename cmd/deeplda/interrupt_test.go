@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +49,16 @@ func (o *lines) waitFor(t *testing.T, s string) {
 			t.Fatalf("no %q in a minute: %s", s, o.String())
 		}
 	}
+}
+
+// last returns the last line so far.
+func (o *lines) last() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.got) == 0 {
+		return ""
+	}
+	return o.got[len(o.got)-1]
 }
 
 // startInterruptible starts the command with interruptArgs writing to out,
@@ -117,13 +130,7 @@ func TestInterruptReportsTheCheckpoint(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	exitCode(t, cmd)
-	rep := readReport(t, out)
-	history, _ := rep["history"].([]any)
-	epochs := len(history)
-	if rep["status"] != "stopped" || epochs < 1 || epochs > 2 {
-		t.Fatalf("report: status %v, %d epochs of history; want stopped and 1 or 2", rep["status"], epochs)
-	}
+	rep, epochs := checkStopped(t, cmd, stderr, out, "SIGINT", 130)
 	stderr.waitFor(t, fmt.Sprintf("interrupted: writing the report of epoch %d, the last whole one", epochs))
 	// Evaluate the checkpoint with the same data.
 	c := experiment.DefaultSynth()
@@ -147,9 +154,108 @@ func TestInterruptReportsTheCheckpoint(t *testing.T) {
 	}
 }
 
-// TestSecondInterruptExits: a second SIGINT, while the command writes what
-// it has after the first, ends it at once (status 130), and the files of
-// the last whole epoch are intact: -resume continues from them.
+// checkStopped waits for the command that the signal called name stopped,
+// and checks its exit status, its last line, that its report is that of
+// the last whole epoch (which it returns with the number of that epoch)
+// and that it released the folder's lock.
+func checkStopped(t *testing.T, cmd *exec.Cmd, o *lines, out, name string, status int) (map[string]any, int) {
+	t.Helper()
+	code := exitCode(t, cmd)
+	rep := readReport(t, out)
+	history, _ := rep["history"].([]any)
+	epochs := len(history)
+	if rep["status"] != "stopped" || epochs < 1 || epochs > 2 {
+		t.Fatalf("report: status %v, %d epochs of history; want stopped and 1 or 2", rep["status"], epochs)
+	}
+	report := filepath.Join(out, "report.json")
+	want := fmt.Sprintf("deeplda synth: stopped at epoch 1 of 3 by %s: %s holds epoch 1; -resume continues after it", name, report)
+	if epochs == 2 {
+		want = fmt.Sprintf("deeplda synth: stopped at epoch 2 of 3 by %s: %s holds epochs 1-2; -resume continues after epoch 2", name, report)
+	}
+	o.waitFor(t, want)
+	if last := o.last(); last != want || code != status {
+		t.Errorf("exit %d, last line %q; want %d and %q", code, last, status, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, lockFile)); err == nil {
+		t.Error("the lock file stays after the command stopped")
+	}
+	return rep, epochs
+}
+
+// TestSignalsStopLikeInterrupt: SIGTERM (what timeout, systemd and docker
+// stop send) and SIGHUP stop the command as Ctrl-C does, with the status
+// that a shell gives a command the signal killed.
+func TestSignalsStopLikeInterrupt(t *testing.T) {
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		name   string
+		status int
+	}{{syscall.SIGTERM, "SIGTERM", 143}, {syscall.SIGHUP, "SIGHUP", 129}} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			cmd, o := startInterruptible(t, out)
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			checkStopped(t, cmd, o, out, tc.name, tc.status)
+		})
+	}
+}
+
+// TestStoppedBeforeAnEpoch: a command stopped by a signal before its
+// first epoch finished says so, with the signal's status; other work
+// stopped by one says only that it stopped.
+func TestStoppedBeforeAnEpoch(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stopSignal(syscall.SIGTERM))
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"synth", "-backend", "cpu", "-epochs", "2", "-train", "100", "-test", "50", "-quiet", "-out", out}, &stdout, &stderr)
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	want := fmt.Sprintf("deeplda synth: stopped at epoch 0 of 2 by SIGTERM: %s reports the untrained model; no epoch finished, so there is nothing to resume", filepath.Join(out, "report.json"))
+	if code != 143 || lines[len(lines)-1] != want {
+		t.Errorf("exit %d, stderr %q; want 143 and the last line %q", code, stderr.String(), want)
+	}
+	stderr.Reset()
+	code = run(ctx, []string{"bench", "-backend", "cpu", "-model", "matmul", "-size", "8", "-steps", "1"}, &stdout, &stderr)
+	if want := "deeplda bench: stopped by SIGTERM\n"; code != 143 || stderr.String() != want {
+		t.Errorf("bench: exit %d, stderr %q; want 143 and %q", code, stderr.String(), want)
+	}
+}
+
+// TestIgnoredHangupStaysIgnored: a command started with SIGHUP ignored
+// (under nohup) goes on after a hangup.
+func TestIgnoredHangupStaysIgnored(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" "$@"`, os.Args[0])
+	cmd.Args = append(cmd.Args, append(interruptArgs, "-out", out)...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var said bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &said, &said
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, filepath.Join(out, lockFile), &said)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("a hangup ended the command started under nohup: %v: %s", err, said.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, cmd); code != 143 {
+		t.Errorf("exit %d after SIGTERM; want 143: %s", code, said.String())
+	}
+}
+
+// TestSecondInterruptExits: a second signal (SIGTERM after SIGINT here),
+// while the command writes what it has after the first, ends it at once
+// with the second signal's status, and the files of the last whole epoch
+// are intact: -resume continues from them.
 func TestSecondInterruptExits(t *testing.T) {
 	out := t.TempDir()
 	cmd, stderr := startInterruptible(t, out)
@@ -157,11 +263,11 @@ func TestSecondInterruptExits(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr.waitFor(t, "interrupted: writing the report")
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := exitCode(t, cmd); code != 130 || !strings.Contains(stderr.String(), "interrupted again: exiting now") {
-		t.Fatalf("exit %d, output %q; want 130 and the reason", code, stderr.String())
+	if code := exitCode(t, cmd); code != 143 || !strings.Contains(stderr.String(), "deeplda: interrupted again (SIGTERM): exiting now (the files written so far are intact)") {
+		t.Fatalf("exit %d, output %q; want 143 and the reason", code, stderr.String())
 	}
 	if code, _, stderr := runCmd(t, append(interruptArgs, "-out", out, "-resume")...); code != 0 || !strings.Contains(stderr, "resuming after epoch") {
 		t.Errorf("-resume: exit %d: %s", code, stderr)

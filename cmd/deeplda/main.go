@@ -76,11 +76,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(ctx, rest, stdout, stderr)
 	var ue usageError
+	sig, signalled := signalOf(ctx)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case signalled && errors.Is(err, context.Canceled):
+		// A training run says where it stopped (stoppedError); other
+		// work, only that it stopped.
+		if !errors.As(err, new(*stoppedError)) {
+			err = fmt.Errorf("stopped by %s", sig)
+		}
+		fmt.Fprintf(stderr, "deeplda %s: %s\n", name, err)
+		return sig.status()
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "deeplda %s: %s (run 'deeplda %s -h' for the flags)\n", name, flagMessage(ue.error), name)
 		return 2

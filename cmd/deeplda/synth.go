@@ -100,7 +100,10 @@ func trainAndWrite(ctx context.Context, t experiment.Trainable, o output, stdout
 	}
 	summary(stdout)
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.dir, "report.json"))
-	return err
+	if err != nil {
+		return stopped(ctx, err, run.Trainer.Epoch(), run.Trainer.Cfg.Epochs, o.dir)
+	}
+	return nil
 }
 
 // printSynthSummary prints the headline numbers of a finished toy run.
