@@ -101,9 +101,9 @@ type Gunzip struct {
 }
 
 // Gunzip starts decompressing data, the content of the file name, one of
-// the files that d describes; the output is capped at the size of the
-// largest file of the data sets d can be (Spec.MaxFile). Call Next until it
-// returns false, then Result.
+// the IDX files that d describes (CIFAR batches are not compressed); the
+// output is capped at the size of the largest file of the data sets d can
+// be (Spec.MaxFile). Call Next until it returns false, then Result.
 func (d Dropped) Gunzip(name string, data []byte) *Gunzip {
 	g := &Gunzip{res: data}
 	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
