@@ -66,9 +66,9 @@ type stoppedError struct {
 	err           error  // the error of the cancelled run
 }
 
-// stopped returns the stoppedError of the run that err, the error of a
-// training run that ctx's cancellation stopped, ended: it was put back to
-// epoch of epochs, whose report is dir/report.json.
+// stopped returns the error of a training run that the cancellation of
+// ctx stopped with err, after the run was put back to epoch (of epochs)
+// and its report written to dir/report.json.
 func stopped(ctx context.Context, err error, epoch, epochs int, dir string) error {
 	return &stoppedError{epoch: epoch, epochs: epochs, report: filepath.Join(dir, "report.json"), cause: context.Cause(ctx), err: err}
 }
