@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -131,6 +132,74 @@ func TestDemoTabs(t *testing.T) {
 		.concat([!document.getElementById('data-box').hidden, document.getElementById('later').hidden])`)
 	if want := []bool{true, true, true, true, false, false, true, true}; !slices.Equal(shown, want) {
 		t.Errorf("images controls shown (data, head, limit-train, loss, encoder, train, data box, no placeholder): %v, want %v", shown, want)
+	}
+	b.checkClean()
+}
+
+// TestBoundedSizes checks that sizes beyond the settings' bounds or the
+// page's memory get the one-line notice and start nothing, in the form
+// (with autostart=1) and in the benchmark (bench=1).
+func TestBoundedSizes(t *testing.T) {
+	b := newBrowser(t, options{})
+	for _, c := range []struct{ query, field, want string }{
+		{"?demo=images&backend=cpu&batch=60000&autostart=1", "batch", "batch 60000 needs about 197.2 GiB for the ConvNet's step on fashion-mnist, more than the 3.0 GiB of the page's WebAssembly memory"},
+		{"?demo=images&backend=cpu&epochs=1000000&autostart=1", "epochs", "epochs must be at most 100000, got 1000000"},
+		{"?backend=cpu&train=2000000000&autostart=1", "train", "train must be at most 1000000 in the browser, got 2000000000"},
+	} {
+		b.open(c.query)
+		if s := b.state(); s != "idle" {
+			t.Errorf("%s: state %q, want idle", c.query, s)
+		}
+		if msg := b.text("#e-" + c.field); msg != c.want {
+			t.Errorf("%s: the %s field says %q, want %q", c.query, c.field, msg, c.want)
+		}
+	}
+	for _, c := range []struct{ query, want string }{
+		{"?bench=1&backend=cpu&sizes=100000&steps=2000000000", "steps must be at most 10000 in the browser, got 2000000000"},
+		{"?bench=1&backend=cpu&sizes=100000", "size must be at most 32768, got 100000"},
+		{"?bench=1&backend=cpu&sizes=20000&autostart=1", "size 20000 needs about 4.5 GiB for three float32 matrices, more than the 3.0 GiB of the page's WebAssembly memory"},
+		{"?bench=1&backend=cpu&batches=60000&autostart=1", "batch 60000 needs about 197.2 GiB for the ConvNet's step, more than the 3.0 GiB of the page's WebAssembly memory"},
+	} {
+		b.open(c.query)
+		if s := b.state(); s != "error" {
+			t.Errorf("%s: state %q, want error", c.query, s)
+		}
+		if msg := b.text("#notice"); !strings.Contains(msg, c.want) {
+			t.Errorf("%s: notice %q, want %q", c.query, msg, c.want)
+		}
+	}
+	b.checkClean()
+}
+
+// TestBenchStartsOnClick checks that the page's benchmark waits for the
+// Train button unless autostart=1, and that Stop ends it with the table
+// of the benchmarks that finished.
+func TestBenchStartsOnClick(t *testing.T) {
+	b := newBrowser(t, options{})
+	b.open("?bench=1&backend=cpu&sizes=32&batches=1&steps=1")
+	if s := b.state(); s != "idle" {
+		t.Fatalf("bench=1 without autostart: state %q, want idle", s)
+	}
+	if r := b.text("#report"); r != "" {
+		t.Fatalf("bench=1 without autostart wrote a report: %.200s", r)
+	}
+	b.click("#train")
+	b.waitFinished("done", 5*time.Minute)
+	var r benchResult
+	if err := json.Unmarshal([]byte(b.text("#report")), &r); err != nil || len(r.Results) != 3 || r.Stopped {
+		t.Fatalf("after Run: %v, %d results, stopped %v; want 3 results", err, len(r.Results), r.Stopped)
+	}
+
+	b.open("?bench=1&autostart=1&backend=cpu&sizes=32&batches=8&steps=10000")
+	b.waitFor(`document.getElementById('progress-text').textContent.includes('1 of 3')`, 2*time.Minute)
+	b.click("#stop")
+	b.waitFinished("idle", 2*time.Minute)
+	r = benchResult{}
+	if err := json.Unmarshal([]byte(b.text("#report")), &r); err != nil || !r.Stopped || len(r.Results) != 1 {
+		t.Fatalf("after Stop: %v, %d results, stopped %v; want the matmul's result and stopped", err, len(r.Results), r.Stopped)
+	}
+	if !strings.Contains(r.Table, "| matmul 32 |") {
+		t.Errorf("the stopped benchmark's table lacks the matmul: %q", r.Table)
 	}
 	b.checkClean()
 }

@@ -224,7 +224,7 @@ func chromiumTraining(b *testing.B, page string, shared bool) float64 {
 func chromiumStep(b *testing.B, page string, shared bool) float64 {
 	b.Helper()
 	br := newBrowser(b, options{noWebGPU: true})
-	br.openURL(fmt.Sprintf("%s?bench=1&backend=cpu&sizes=64&batches=%d&steps=%d&threads=%d", page, cpuStepBatch, cpuStepSteps, runtime.NumCPU()))
+	br.openURL(fmt.Sprintf("%s?bench=1&autostart=1&backend=cpu&sizes=64&batches=%d&steps=%d&threads=%d", page, cpuStepBatch, cpuStepSteps, runtime.NumCPU()))
 	want := map[bool]string{false: "plain", true: "shared"}[shared]
 	if m := eval[string](br, `document.body.dataset.memory || ''`); m != want {
 		b.Fatalf("the page runs on a %q memory, want %s", m, want)

@@ -78,6 +78,7 @@ type benchResult struct {
 	Results []experiment.BenchResult `json:"results"`
 	Table   string                   `json:"table"`
 	Error   string                   `json:"error"`
+	Stopped bool                     `json:"stopped"`
 }
 
 // benchPage opens the golden page program's bench mode at u and returns its
@@ -127,7 +128,7 @@ func TestPageBenchSuite(t *testing.T) {
 		t.Skip("SKIPPED: " + noBrowser)
 	}
 	br := newBrowser(t, options{})
-	br.openOnWebGPU(t, "?bench=1&backend=webgpu&"+suiteQuery)
+	br.openOnWebGPU(t, "?bench=1&autostart=1&backend=webgpu&"+suiteQuery)
 	br.waitFinished("done", 10*time.Minute)
 	var r benchResult
 	if err := json.Unmarshal([]byte(br.text("#report")), &r); err != nil {

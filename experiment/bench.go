@@ -41,9 +41,9 @@ type BenchConfig struct {
 func (c BenchConfig) Validate() error {
 	return firstError(
 		checkChoice("model", c.Model),
-		checkAtLeast("batch", c.Batch, 1),
-		checkAtLeast("size", c.Size, 1),
-		checkAtLeast("steps", c.Steps, 1),
+		checkInt("batch", c.Batch),
+		checkInt("size", c.Size),
+		checkInt("steps", c.Steps),
 	)
 }
 
@@ -77,6 +77,10 @@ type Bench struct {
 	cfg   BenchConfig
 	step  func()
 	flops float64 // per step
+	// Between, when set, runs between timed steps, inside the timing: the
+	// page yields to the browser there (a fraction of a millisecond every
+	// 50 ms), so that it paints and Stop is heard.
+	Between func()
 }
 
 // NewBench allocates what cfg times on be.
@@ -173,6 +177,9 @@ func (b *Bench) steps(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if i > 0 && b.Between != nil {
+			b.Between()
+		}
 		b.step()
 	}
 	return b.be.Sync()
@@ -224,6 +231,9 @@ func DefaultSuite() SuiteConfig {
 	return SuiteConfig{Sizes: []int{1024, 2048, 4096}, Batches: []int{64, 256}, ToyBatch: 256, Steps: 10}
 }
 
+// maxSuiteList is the most sizes or batches a suite lists.
+const maxSuiteList = 16
+
 // ParseSuite returns the default suite with the matmul sizes and the
 // ConvNet batches of comma-separated lists (an empty list keeps the
 // default) and steps timed steps, as "deeplda bench -suite" and the page's
@@ -239,7 +249,11 @@ func ParseSuite(sizes, batches string, steps int) (SuiteConfig, error) {
 			continue
 		}
 		*p.v = nil
-		for _, f := range strings.Split(p.list, ",") {
+		fields := strings.Split(p.list, ",")
+		if len(fields) > maxSuiteList {
+			return c, settingError(p.name, "%s must list at most %d numbers, got %d", p.name, maxSuiteList, len(fields))
+		}
+		for _, f := range fields {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 1 {
 				return c, settingError(p.name, "%s must list positive whole numbers, got %q", p.name, f)
@@ -276,9 +290,14 @@ func (c SuiteConfig) Validate() error {
 	return nil
 }
 
-// RunSuite times each benchmark of c on be in turn, calling each (which
-// may be nil) with every result as it comes.
-func RunSuite(ctx context.Context, be kernels.Backend, c SuiteConfig, each func(BenchResult)) ([]BenchResult, error) {
+// SuiteHooks are what RunSuite calls as it goes; either may be nil.
+type SuiteHooks struct {
+	Each    func(BenchResult) // with every result as it comes
+	Between func()            // between timed steps (Bench.Between)
+}
+
+// RunSuite times each benchmark of c on be in turn, calling hooks.
+func RunSuite(ctx context.Context, be kernels.Backend, c SuiteConfig, hooks SuiteHooks) ([]BenchResult, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -288,6 +307,7 @@ func RunSuite(ctx context.Context, be kernels.Backend, c SuiteConfig, each func(
 		if err != nil {
 			return rs, err
 		}
+		b.Between = hooks.Between
 		if err := b.WarmUp(); err != nil {
 			return rs, fmt.Errorf("%s warm-up: %w", cfg.Model, err)
 		}
@@ -295,8 +315,8 @@ func RunSuite(ctx context.Context, be kernels.Backend, c SuiteConfig, each func(
 		if err != nil {
 			return rs, fmt.Errorf("%s: %w", cfg.Model, err)
 		}
-		if each != nil {
-			each(r)
+		if hooks.Each != nil {
+			hooks.Each(r)
 		}
 		rs = append(rs, r)
 	}

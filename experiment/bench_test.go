@@ -77,7 +77,7 @@ func BenchmarkConvNetStep(b *testing.B) {
 func TestBenchSuiteTable(t *testing.T) {
 	c := SuiteConfig{Sizes: []int{16, 32}, Batches: []int{2}, ToyBatch: 8, Steps: 1}
 	var seen int
-	rs, err := RunSuite(context.Background(), cpu.New(), c, func(BenchResult) { seen++ })
+	rs, err := RunSuite(context.Background(), cpu.New(), c, SuiteHooks{Each: func(BenchResult) { seen++ }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,12 +125,12 @@ func (c ImageConfig) Validate() error {
 	if err := firstError(
 		checkChoice("data", c.Data),
 		checkChoice("head", c.Head),
-		checkAtLeast("epochs", c.Epochs, 1),
-		checkAtLeast("batch", c.Batch, 1),
-		checkAtLeast("eval-batch", c.EvalBatch, 0),
-		checkAtLeast("limit-train", c.LimitTrain, 0),
-		checkAtLeast("limit-test", c.LimitTest, 0),
-		checkAtLeast("val", c.Val, 0),
+		checkInt("epochs", c.Epochs),
+		checkInt("batch", c.Batch),
+		checkInt("eval-batch", c.EvalBatch),
+		checkInt("limit-train", c.LimitTrain),
+		checkInt("limit-test", c.LimitTest),
+		checkInt("val", c.Val),
 		checkLR(c.LR),
 		checkLambda(c.Lambda),
 		checkChoice("augment", c.Augment),
@@ -141,6 +141,9 @@ func (c ImageConfig) Validate() error {
 	}
 	if c.BNRecalibrate < BNAuto {
 		return settingError("bn-recalibrate", "bn-recalibrate must be a number of batches >= 0, or -1 for the automatic rule; got %d", c.BNRecalibrate)
+	}
+	if err := checkInt("bn-recalibrate", c.BNRecalibrate); err != nil {
+		return err
 	}
 	if c.Head == model.HeadSoftmax.String() && c.Loss != kernels.CE.String() {
 		return settingError("loss", "the softmax head trains with ce, not %s", c.Loss)

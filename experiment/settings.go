@@ -65,9 +65,13 @@ type Setting struct {
 	// "more settings" group.
 	Label    string
 	Advanced bool
-	// PageMax is the largest value the page accepts (a tab has far less
-	// memory than a native process): for a KindInt, the value; for
-	// KindFloats, the number of values. 0: no bound.
+	// Min and Max bound a KindInt's value on every front end (Max 0: no
+	// bound); Max also bounds the number of values of a KindFloats. The
+	// memory a run needs bounds the sizes further (CheckMemory).
+	Min, Max int
+	// PageMax is the largest value the page accepts, below Max (a tab has
+	// far less memory than a native process): for a KindInt, the value;
+	// for KindFloats, the number of values. 0: Max.
 	PageMax int
 }
 
@@ -106,23 +110,23 @@ var Settings = []Setting{
 		CmdHelp: map[string]string{CmdTrain: "train the LDA head (with -loss, default dnll) and the softmax head (ce) on the same data and seed, into -out/lda and -out/softmax, and compare them in -out/compare.json and compare_*.svg"}},
 	{Name: "lambda", Kind: KindFloat, Label: "λ (DNLL)", Commands: []string{CmdSynth, CmdTrain}, Demos: lossDemos,
 		Help: "weight of the DNLL density penalty, a number >= 0", CmdHelp: map[string]string{CmdSynth: "DNLL penalty weight lambda (>= 0)", CmdTrain: "DNLL penalty weight lambda (>= 0)"}},
-	{Name: "lambdas", Kind: KindFloats, Label: "λ values", Commands: []string{CmdSweep}, Demos: []string{DemoSweep}, PageMax: 12,
+	{Name: "lambdas", Max: 100, Kind: KindFloats, Label: "λ values", Commands: []string{CmdSweep}, Demos: []string{DemoSweep}, PageMax: 12,
 		Help: "comma-separated list of λ values (numbers > 0)", CmdHelp: map[string]string{CmdSweep: "comma-separated values of the DNLL weight lambda (> 0)"}},
 	{Name: "cov", Kind: KindChoice, Choices: names(kernels.Full, kernels.Diagonal, kernels.Spherical), Label: "Covariance", Commands: trainCmds, Demos: allDemos,
 		Help: "parameterisation of the shared covariance Σ", CmdHelp: map[string]string{CmdSynth: "covariance of the LDA head: full, diag or spherical",
 			CmdTrain: "covariance of the LDA head: full, diag or spherical", CmdSweep: "covariance of the LDA head: full, diag or spherical"}},
-	{Name: "epochs", Kind: KindInt, Label: "Epochs", Commands: trainCmds, Demos: allDemos,
+	{Name: "epochs", Min: 1, Max: 100_000, Kind: KindInt, Label: "Epochs", Commands: trainCmds, Demos: allDemos,
 		Help: "passes over the training set (at least 1)", CmdHelp: map[string]string{CmdSynth: "training epochs", CmdTrain: "training epochs", CmdSweep: "training epochs"}},
-	{Name: "batch", Kind: KindInt, Label: "Batch", Commands: allCmds, Demos: allDemos,
+	{Name: "batch", Min: 1, Max: 1_000_000, Kind: KindInt, Label: "Batch", Commands: allCmds, Demos: allDemos,
 		Help: "examples per Adam step (at least 1; the training-set size means full batch)",
 		CmdHelp: map[string]string{CmdSynth: "batch size", CmdTrain: "batch size", CmdSweep: "batch size",
 			CmdEval: "batch size of the BatchNorm recalibration", CmdBench: "batch size (convnet, mlp)"}},
-	{Name: "limit-train", Kind: KindInt, Label: "Training images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
+	{Name: "limit-train", Max: 10_000_000, Kind: KindInt, Label: "Training images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
 		Help: "train on the first N training images (0: all; on the CPU the page trains some 20-30 images a second with WebAssembly SIMD, a few without)",
 		CmdHelp: map[string]string{CmdTrain: "train on the first N training images in file order (0: all but the -val held-out ones)",
 			CmdSweep: "train on the first N training images in file order (0: all but the -val held-out ones)",
 			CmdEval:  "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)"}},
-	{Name: "limit-test", Kind: KindInt, Label: "Test images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
+	{Name: "limit-test", Max: 10_000_000, Kind: KindInt, Label: "Test images", Commands: dataCmds, Demos: imageOnly, PageMax: 1_000_000,
 		Help: "evaluate on the first N test images (0: all)"},
 	{Name: "seed", Kind: KindUint, Label: "Seed", Commands: runCmds, Demos: allDemos,
 		Help: "seed of the initialisation and the shuffling (a whole number >= 0)",
@@ -136,9 +140,9 @@ var Settings = []Setting{
 		Help: "Adam's learning rate (> 0)"},
 	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone), Label: "Encoder", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
 		Help: "mlp: Deep LDA; none: classical LDA on the inputs"},
-	{Name: "train", Kind: KindInt, Label: "Training points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
+	{Name: "train", Min: 2, Max: 100_000_000, Kind: KindInt, Label: "Training points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
 		Help: "size of the training set (at least 2)"},
-	{Name: "test", Kind: KindInt, Label: "Test points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
+	{Name: "test", Min: 1, Max: 100_000_000, Kind: KindInt, Label: "Test points", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos, PageMax: 1_000_000,
 		Help: "size of the test set (at least 1)"},
 	{Name: "data-seed", Kind: KindUint, Label: "Data seed", Advanced: true, Commands: []string{CmdSynth}, Demos: toyDemos,
 		Help: "seed of the data (the test set uses data-seed+1)"},
@@ -146,14 +150,14 @@ var Settings = []Setting{
 	// The native command's only.
 	{Name: "datadir", Kind: KindText, Commands: dataCmds, Help: "folder with the data set's published files (default datasets/<data>)"},
 	{Name: "fetch", Kind: KindBool, Commands: dataCmds, Help: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
-	{Name: "val", Kind: KindInt, Commands: imageCmds, Help: "training images held out from the end of the training file to fit temperature scaling (0: none)"},
+	{Name: "val", Max: 1_000_000, Kind: KindInt, Commands: imageCmds, Help: "training images held out from the end of the training file to fit temperature scaling (0: none)"},
 	{Name: "augment", Kind: KindChoice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip}, Commands: imageCmds,
 		Help: "augmentation: auto (crop+flip for CIFAR, none for the MNISTs, as the paper says), none, crop, flip or crop+flip"},
-	{Name: "bn-recalibrate", Kind: KindInt, Commands: dataCmds,
+	{Name: "bn-recalibrate", Min: BNAuto, Max: 100_000, Kind: KindInt, Commands: dataCmds,
 		Help:    fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", BNAutoBatches, BNAutoMaxSteps),
 		CmdHelp: map[string]string{CmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
-	{Name: "eval-batch", Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size (0: -batch; a larger one needs more memory)"},
-	{Name: "seeds", Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
+	{Name: "eval-batch", Max: 1_000_000, Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size (0: -batch; a larger one needs more memory)"},
+	{Name: "seeds", Min: 1, Max: 1_000, Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
 	{Name: "dump", Kind: KindText, Commands: []string{CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
 	{Name: "ood", Kind: KindChoice, Choices: images.Names(), Commands: []string{CmdTrain, CmdEval},
@@ -166,8 +170,8 @@ var Settings = []Setting{
 		Help: "continue the run in -out after its last completed epoch (" + ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised, or lowered to the epochs trained to end the run there"},
 	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"}, Commands: []string{CmdBench},
 		Help: "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)"},
-	{Name: "size", Kind: KindInt, Commands: []string{CmdBench}, Help: "matrix size S (matmul)"},
-	{Name: "steps", Kind: KindInt, Commands: []string{CmdBench}, Help: "timed steps (after one untimed warm-up step)"},
+	{Name: "size", Min: 1, Max: 32_768, Kind: KindInt, Commands: []string{CmdBench}, Help: "matrix size S (matmul)"},
+	{Name: "steps", Min: 1, Max: 1_000_000, PageMax: 10_000, Kind: KindInt, Commands: []string{CmdBench}, Help: "timed steps (after one untimed warm-up step)"},
 	{Name: "cpuprofile", Kind: KindText, Commands: []string{CmdBench}, Help: "write a CPU profile of the timed steps to this file (go tool pprof)"},
 	{Name: "suite", Kind: KindBool, Commands: []string{CmdBench},
 		Help: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
@@ -234,6 +238,16 @@ func checkChoice(name, v string) error {
 	return nil
 }
 
+// checkInt checks the whole-number setting name against its bounds in
+// Settings (Min, and Max when set).
+func checkInt(name string, v int) error {
+	s := setting(name)
+	if err := checkAtLeast(name, v, s.Min); err != nil || s.Max == 0 || v <= s.Max {
+		return err
+	}
+	return settingError(name, "%s must be at most %d, got %d", name, s.Max, v)
+}
+
 // checkAtLeast checks that the whole-number setting name is at least lo.
 func checkAtLeast(name string, v, lo int) error {
 	switch {
@@ -245,20 +259,20 @@ func checkAtLeast(name string, v, lo int) error {
 	return settingError(name, "%s must be at least %d, got %d", name, lo, v)
 }
 
-// checkLambda checks the DNLL weight: a finite number >= 0.
-func checkLambda(v float64) error {
-	if !(v >= 0) || math.IsInf(v, 0) {
-		return settingError("lambda", "lambda must be a finite number >= 0, got %v", v)
-	}
-	return nil
-}
+// checkLambda checks the DNLL weight with the model's rule
+// (model.CheckLambda): a finite number >= 0.
+func checkLambda(v float64) error { return asSetting("lambda", model.CheckLambda(v)) }
 
-// checkLR checks Adam's learning rate: a finite number > 0.
-func checkLR(v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return settingError("lr", "learning rate must be a finite number > 0, got %v", v)
+// checkLR checks Adam's learning rate with the model's rule
+// (model.CheckLR): a finite number > 0.
+func checkLR(v float64) error { return asSetting("lr", model.CheckLR(v)) }
+
+// asSetting makes err, when not nil, a SettingError of the setting name.
+func asSetting(name string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	return &SettingError{Name: name, Msg: err.Error()}
 }
 
 // CheckLambdas checks the lambda values of a sweep: at least one, each a
@@ -267,6 +281,9 @@ func checkLR(v float64) error {
 func CheckLambdas(l []float64) error {
 	if len(l) == 0 {
 		return settingError("lambdas", "lambdas is empty")
+	}
+	if max := setting("lambdas").Max; len(l) > max {
+		return settingError("lambdas", "lambdas must list at most %d values, got %d", max, len(l))
 	}
 	for i, x := range l {
 		if !(x > 0) || math.IsInf(x, 0) {

@@ -38,10 +38,10 @@ func DefaultSynth() SynthConfig {
 func (c SynthConfig) Validate() error {
 	return firstError(
 		checkChoice("encoder", c.Encoder),
-		checkAtLeast("train", c.Train, 2),
-		checkAtLeast("test", c.Test, 1),
-		checkAtLeast("epochs", c.Epochs, 1),
-		checkAtLeast("batch", c.Batch, 1),
+		checkInt("train", c.Train),
+		checkInt("test", c.Test),
+		checkInt("epochs", c.Epochs),
+		checkInt("batch", c.Batch),
 		checkChoice("loss", c.Loss),
 		checkChoice("cov", c.Cov),
 		checkLambda(c.Lambda),

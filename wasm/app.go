@@ -27,6 +27,7 @@ type app struct {
 	data     *dataSource // the images demo's data
 	models   *models     // the images demo's trained models
 	sess     *session
+	bench    *pageBench // bench=1: the benchmark instead of training
 	yield    yielder
 	ready    bool // warmed up and the backend probed
 	// debugPanic makes the next run panic once (debug=panic in the URL),
@@ -145,7 +146,7 @@ func (a *app) start() {
 		}
 		a.showBackend(be, why)
 		if q.Get("bench") == "1" {
-			a.bench(q, be)
+			a.prepareBench(q, be, s.Autostart)
 			return
 		}
 		a.data.probe()
@@ -258,6 +259,10 @@ func (a *app) startSession() {
 	if !a.ready || state() == "training" {
 		return
 	}
+	if a.bench != nil {
+		a.runBench()
+		return
+	}
 	s, errs := config.Parse(a.demo, a.form.raw())
 	if len(errs) > 0 && errs[""] == "" {
 		errs[""] = "Fix the settings marked in red to train."
@@ -285,6 +290,12 @@ func (a *app) startSession() {
 
 // stop asks the training goroutine to stop after the current step.
 func (a *app) stop() {
+	if a.bench != nil && a.bench.cancel != nil {
+		enable(a.stopBtn, false)
+		a.setProgressText("Stopping after the current step…")
+		a.bench.cancel()
+		return
+	}
 	if a.sess != nil && a.sess.cancel != nil && state() == "training" {
 		enable(a.stopBtn, false)
 		a.setProgressText("Stopping after the current step…")

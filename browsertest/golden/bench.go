@@ -99,7 +99,7 @@ func benchSuite(res *benchPage, param func(name, def string) string, fail func(s
 		return fail("opening WebGPU: " + err.Error())
 	}
 	defer be.Close()
-	rs, err := experiment.RunSuite(context.Background(), be, c, nil)
+	rs, err := experiment.RunSuite(context.Background(), be, c, experiment.SuiteHooks{})
 	res.Results = append(res.Results, rs...)
 	if err != nil {
 		return fail(err.Error())

@@ -33,12 +33,18 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if suite {
 		c, err := experiment.ParseSuite(sizes, batches, cfg.Steps)
+		if err == nil {
+			err = c.CheckMemory(machineMemory())
+		}
 		if err != nil {
 			return usageError{err}
 		}
 		return benchSuite(ctx, backend, c, stdout, stderr)
 	}
 	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	if err := cfg.CheckMemory(machineMemory()); err != nil {
 		return usageError{err}
 	}
 	be, err := openBackendNote(backend, stderr)
@@ -87,7 +93,7 @@ func benchSuite(ctx context.Context, backend experiment.BackendKind, c experimen
 			Adapter kernels.AdapterDetails `json:"adapter"`
 		}{d.AdapterDetails()})
 	}
-	rs, err := experiment.RunSuite(ctx, be, c, func(r experiment.BenchResult) { enc.Encode(r) })
+	rs, err := experiment.RunSuite(ctx, be, c, experiment.SuiteHooks{Each: func(r experiment.BenchResult) { enc.Encode(r) }})
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,9 @@ Flags:`)
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
+	if err := c.Base.CheckMemory(machineMemory()); err != nil {
+		return usageError{err}
+	}
 	data, err := experiment.LoadImageData(ctx, c.Base, fetch)
 	if err != nil {
 		return err

@@ -30,6 +30,9 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
+	if err := c.CheckMemory(machineMemory()); err != nil {
+		return usageError{err}
+	}
 	be, err := openBackendNote(backend, stderr)
 	if err != nil {
 		return err

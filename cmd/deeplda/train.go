@@ -62,6 +62,9 @@ Flags:`)
 	if err == nil {
 		err = oodc.Check(c.Data)
 	}
+	if err == nil {
+		err = c.CheckMemory(machineMemory())
+	}
 	if err != nil {
 		return usageError{err}
 	}

@@ -32,7 +32,8 @@ func (s *Settings) set(f Field, text string) error {
 
 // check checks s with the rules of the native command
 // (experiment.SynthConfig.Validate, ImageConfig.Validate and the sweep's
-// CheckLambdas) and returns the errors. With all, both runs are checked
+// CheckLambdas) and against the page's memory (PageMemory), and returns
+// the errors. With all, both runs are checked
 // whatever the demo (a field of the other demo keeps its value).
 func (s *Settings) check(all bool) []error {
 	var errs []error
@@ -42,15 +43,35 @@ func (s *Settings) check(all bool) []error {
 		}
 	}
 	if all || s.Demo != Images {
-		add(s.Synth.Validate())
+		add(checkIn(s.Synth, PageMemory))
 	}
 	if all || s.Demo == Images {
-		add(s.Image.Validate())
+		add(checkIn(s.Image, PageMemory))
 	}
 	if all || s.Demo == Sweep {
 		add(experiment.CheckLambdas(s.Lambdas))
 	}
 	return errs
+}
+
+// PageMemory is what a run in the page may take: a tab's WebAssembly
+// memory is at most 4 GiB, and the page itself, the data set and the
+// figures need the rest.
+var PageMemory = experiment.Memory{Bytes: 3 << 30, Of: "the page's WebAssembly memory"}
+
+// runConfig is a run's configuration: experiment.SynthConfig or
+// ImageConfig.
+type runConfig interface {
+	Validate() error
+	CheckMemory(experiment.Memory) error
+}
+
+// checkIn validates c, then checks that its run fits in mem.
+func checkIn(c runConfig, mem experiment.Memory) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return c.CheckMemory(mem)
 }
 
 // fieldOf returns the page field that err names, or "" (no single field).

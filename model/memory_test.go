@@ -1,0 +1,65 @@
+package model
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu"
+)
+
+// heapBytes returns the live heap after a collection.
+func heapBytes() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// TestStepBytesBoundsTheHeap measures the heap that a model takes on the
+// CPU backend through a training step and an evaluation at a batch size,
+// and checks that StepBytes is at least that and at most twice it: the
+// bound that front ends check before allocating is neither too low (an
+// out-of-memory crash) nor so high that it refuses what fits.
+func TestStepBytesBoundsTheHeap(t *testing.T) {
+	conv := Spec{Encoder: EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9, Head: HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3, Seed: 1}
+	cifar := conv
+	cifar.Input, cifar.Classes, cifar.Dim, cifar.Cov = []int{3, 32, 32}, 100, 99, kernels.Full
+	mlp := Spec{Encoder: EncoderMLP, Input: []int{2}, Classes: 3, Dim: 2, Head: HeadLDA, Cov: kernels.Full, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3, Seed: 1}
+	none := mlp
+	none.Encoder = EncoderNone
+	for _, tc := range []struct {
+		spec  Spec
+		batch int
+	}{{conv, 48}, {cifar, 24}, {mlp, 4096}, {none, 4096}} {
+		t.Run(fmt.Sprintf("%v_%v_b%d", tc.spec.Encoder, tc.spec.Input, tc.batch), func(t *testing.T) {
+			before := heapBytes()
+			be := cpu.New()
+			m, err := New(be, tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := be.Alloc(kernels.Float32, append([]int{tc.batch}, tc.spec.Input...)...)
+			y := be.Alloc(kernels.Int32, tc.batch)
+			m.TrainStep(x, y)
+			m.Forward(x, false)
+			used := heapBytes() - before
+			runtime.KeepAlive(m)
+			est := StepBytes(tc.spec, tc.batch)
+			t.Logf("measured %d bytes, StepBytes %d (%.2fx)", used, est, float64(est)/float64(used))
+			if est < used || est > 2*used {
+				t.Errorf("StepBytes = %d, want between the measured %d and twice that", est, used)
+			}
+		})
+	}
+}
+
+// TestStepBytesSaturates checks that a batch whose memory overflows an
+// int64 gives the largest estimate rather than a negative one.
+func TestStepBytesSaturates(t *testing.T) {
+	s := Spec{Encoder: EncoderConvNet, Input: []int{3, 1 << 8, 1 << 10}, Classes: 10, Dim: 9}
+	if got := StepBytes(s, 1<<40); got != maxSpecBytes {
+		t.Errorf("StepBytes of a batch of 2^40 = %d, want %d", got, maxSpecBytes)
+	}
+}
