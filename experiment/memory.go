@@ -96,3 +96,13 @@ func (c SuiteConfig) CheckMemory(mem Memory) error {
 	}
 	return nil
 }
+
+// CheckMemory checks that evaluating a checkpoint of the paper's ConvNet
+// on c.Data fits in mem: its forward passes at c.EvalBatch and the
+// BatchNorm recalibration's at c.Batch (the head, unknown before the
+// checkpoint is read, is small beside them).
+func (c EvalConfig) CheckMemory(mem Memory) error {
+	img := DefaultImages()
+	img.Data, img.Batch, img.EvalBatch = c.Data, c.Batch, c.EvalBatch
+	return img.CheckMemory(mem)
+}

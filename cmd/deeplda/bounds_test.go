@@ -23,6 +23,7 @@ func TestOversizedRequests(t *testing.T) {
 		{[]string{"synth", "-epochs", "1000000"}, "deeplda synth: -epochs must be at most 100000, got 1000000"},
 		{[]string{"train", "-batch", "1000000", "-out", t.TempDir()}, "deeplda train: -batch 1000000 needs about 3285.8 GiB for the ConvNet's step on fashion-mnist, more than the "},
 		{[]string{"train", "-eval-batch", "1000000", "-out", t.TempDir()}, "deeplda train: -eval-batch 1000000 needs about 3285.8 GiB"},
+		{[]string{"eval", "-checkpoint", "x.safetensors", "-eval-batch", "1000000"}, "deeplda eval: -eval-batch 1000000 needs about 3285.8 GiB"},
 		{[]string{"sweep", "-seeds", "5000"}, "deeplda sweep: -seeds must be at most 1000, got 5000"},
 	} {
 		code, _, stderr := runCmd(t, tc.args...)

@@ -52,6 +52,9 @@ Flags:
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
+	if err := c.CheckMemory(machineMemory()); err != nil {
+		return usageError{err}
+	}
 	spec, _ := images.Lookup(c.Data)
 	if c.DataDir == "" {
 		c.DataDir = filepath.Join("datasets", c.Data)
