@@ -28,13 +28,38 @@ const (
 	ModelsIndex      = "index.json"
 )
 
+// RecalibratedFile is the checkpoint that deeplda eval -bn-recalibrate
+// writes beside its report: the model with the BatchNorm statistics
+// recomputed over training batches, which give the report's test split.
+const RecalibratedFile = "recalibrated.safetensors"
+
+// BatchNormMetadata is the key of a checkpoint's metadata that says where
+// its BatchNorm statistics come from when they were recomputed after
+// training: "recalibrated over K batches of B training images (seed S)".
+// A checkpoint without it keeps the running statistics of training.
+const BatchNormMetadata = "batchnorm"
+
+// RecalibratedState is m's state (model.Model.State) after
+// EvaluateImages recomputed its BatchNorm statistics as bn says, with
+// BatchNormMetadata saying so.
+func RecalibratedState(m *model.Model, bn *BNReport, seed uint64) (*safetensors.File, error) {
+	f, err := m.State()
+	if err != nil {
+		return nil, err
+	}
+	f.Metadata[BatchNormMetadata] = fmt.Sprintf("recalibrated over %d batches of %d training images (seed %d)", bn.Batches, bn.Batch, seed)
+	return f, nil
+}
+
 // ModelInfo is what the index of trained models says of one: its name (its
 // folder's), the data set, the head, the loss, the epochs trained and the
 // test accuracy and ECE (10 bins) of its checkpoint as report.json gives
-// them, with the command that trained it. The checkpoint keeps the trained
-// BatchNorm statistics, so for a run that recalibrated them these are the
-// report's batchnorm.running_stats, not its test split: what opening the
-// checkpoint shows.
+// them, what opening the checkpoint shows, with the command that trained
+// it. A checkpoint with recalibrated BatchNorm statistics (its
+// BatchNormMetadata) gives the report's test split, and the figures with
+// the statistics as trained (batchnorm.running_stats) come beside them; a
+// checkpoint with the trained statistics of a run that recalibrated gives
+// batchnorm.running_stats.
 type ModelInfo struct {
 	Name         string  `json:"name"`
 	Data         string  `json:"data"`
@@ -45,10 +70,22 @@ type ModelInfo struct {
 	Epochs       int     `json:"epochs"`
 	TestAccuracy float64 `json:"test_accuracy"`
 	TestECE      float64 `json:"test_ece"`
-	Command      string  `json:"command"`
+	// BatchNorm is the checkpoint's BatchNorm statistics: "recalibrated"
+	// or "trained".
+	BatchNorm string `json:"batchnorm"`
+	// Trained is the test accuracy and ECE with the statistics as trained,
+	// beside a recalibrated checkpoint's.
+	Trained *ModelScores `json:"trained_batchnorm,omitempty"`
+	Command string       `json:"command"`
 	// CheckpointBytes is the size of the checkpoint (the page says how much
 	// opening it downloads).
 	CheckpointBytes int64 `json:"checkpoint_bytes"`
+}
+
+// ModelScores are a model's test accuracy and ECE (10 bins).
+type ModelScores struct {
+	Accuracy float64 `json:"accuracy"`
+	ECE      float64 `json:"ece"`
 }
 
 // ValidModelName reports whether name can name a trained model: lower-case
@@ -88,6 +125,10 @@ func ReadModel(dir string) (ModelInfo, error) {
 		return info, fmt.Errorf("%s: no %s: %w", dir, CheckpointFile, err)
 	}
 	info.CheckpointBytes = st.Size()
+	ckpt, err := safetensors.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", dir, err)
+	}
 	b, err := os.ReadFile(filepath.Join(dir, ModelReportFile))
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", dir, err)
@@ -106,8 +147,17 @@ func ReadModel(dir string) (ModelInfo, error) {
 	}
 	info.Epochs = len(r.History)
 	info.TestAccuracy, info.TestECE = float64(r.Test.Accuracy), float64(r.Test.ECE)
+	info.BatchNorm = "trained"
+	if _, ok := ckpt.Metadata[BatchNormMetadata]; ok {
+		info.BatchNorm = "recalibrated"
+	}
 	if bn := r.BatchNorm; bn != nil {
-		info.TestAccuracy, info.TestECE = float64(bn.Running.Accuracy), float64(bn.Running.ECE)
+		running := &ModelScores{Accuracy: float64(bn.Running.Accuracy), ECE: float64(bn.Running.ECE)}
+		if info.BatchNorm == "recalibrated" {
+			info.Trained = running
+		} else {
+			info.TestAccuracy, info.TestECE = running.Accuracy, running.ECE
+		}
 	}
 	cmd, err := os.ReadFile(filepath.Join(dir, ModelCommandFile))
 	if err != nil {

@@ -17,14 +17,24 @@ import (
 )
 
 // writeModel writes a trained model's folder dir/name with report, the
-// command cmd (none when "") and a stand-in checkpoint.
-func writeModel(t *testing.T, dir, name, report, cmd string) {
+// command cmd (none when "") and a stand-in checkpoint (no tensors) with
+// the metadata meta; it returns the checkpoint's size.
+func writeModel(t *testing.T, dir, name, report, cmd string, meta map[string]string) int64 {
 	t.Helper()
 	d := filepath.Join(dir, name)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]string{CheckpointFile: "0123456789", ModelReportFile: report}
+	ckpt := safetensors.New()
+	maps.Copy(ckpt.Metadata, meta)
+	if err := safetensors.WriteFile(filepath.Join(d, CheckpointFile), ckpt); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(d, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{ModelReportFile: report}
 	if cmd != "" {
 		files[ModelCommandFile] = cmd + "\n"
 	}
@@ -33,27 +43,39 @@ func writeModel(t *testing.T, dir, name, report, cmd string) {
 			t.Fatal(err)
 		}
 	}
+	return st.Size()
 }
 
 func TestReadModels(t *testing.T) {
 	dir := t.TempDir()
 	writeModel(t, dir, "mnist-softmax", `{"config": {"data": "mnist", "head": "softmax", "cov": "spherical", "lambda": 0.01},
-		"test": {"accuracy": 0.99, "ece": 0.004}, "history": [{"epoch": 1}, {"epoch": 2}]}`, "deeplda train -data mnist -head softmax")
-	writeModel(t, dir, "fashion-mnist-lda", `{"config": {"data": "fashion-mnist", "head": "lda", "cov": "spherical", "loss": "dnll", "lambda": 0.01},
+		"test": {"accuracy": 0.99, "ece": 0.004}, "history": [{"epoch": 1}, {"epoch": 2}]}`, "deeplda train -data mnist -head softmax", nil)
+	recalibrated := `{"config": {"data": "fashion-mnist", "head": "lda", "cov": "spherical", "loss": "dnll", "lambda": 0.01},
 		"test": {"accuracy": 0.95, "ece": 0.01}, "history": [{"epoch": 1}],
-		"batchnorm": {"batches": 20, "running_stats": {"accuracy": 0.92, "ece": 0.03}, "recalibrated": {"accuracy": 0.95, "ece": 0.01}}}`,
-		"deeplda train -data fashion-mnist")
+		"batchnorm": {"batches": 20, "running_stats": {"accuracy": 0.92, "ece": 0.03}, "recalibrated": {"accuracy": 0.95, "ece": 0.01}}}`
+	size := writeModel(t, dir, "fashion-mnist-lda", recalibrated, "deeplda train -data fashion-mnist", nil)
+	writeModel(t, dir, "fashion-mnist-recal", recalibrated, "deeplda train -data fashion-mnist",
+		map[string]string{BatchNormMetadata: "recalibrated over 20 batches of 256 training images (seed 1)"})
 	got, err := ReadModels(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Name != "fashion-mnist-lda" || got[1].Name != "mnist-softmax" {
-		t.Fatalf("models %+v, want fashion-mnist-lda and mnist-softmax in that order", got)
+	if len(got) != 3 || got[0].Name != "fashion-mnist-lda" || got[1].Name != "fashion-mnist-recal" || got[2].Name != "mnist-softmax" {
+		t.Fatalf("models %+v, want fashion-mnist-lda, fashion-mnist-recal and mnist-softmax in that order", got)
 	}
-	lda, sm := got[0], got[1]
+	lda, recal, sm := got[0], got[1], got[2]
+	// A checkpoint with the trained statistics of a run that recalibrated
+	// them gives the running statistics' figures.
 	if lda.Data != "fashion-mnist" || lda.Head != "lda" || lda.Cov != "spherical" || lda.Loss != "dnll" || lda.Lambda != 0.01 ||
-		lda.Epochs != 1 || lda.TestAccuracy != 0.92 || lda.TestECE != 0.03 || lda.Command != "deeplda train -data fashion-mnist" || lda.CheckpointBytes != 10 {
+		lda.Epochs != 1 || lda.TestAccuracy != 0.92 || lda.TestECE != 0.03 || lda.Command != "deeplda train -data fashion-mnist" ||
+		lda.CheckpointBytes != size || lda.BatchNorm != "trained" || lda.Trained != nil {
 		t.Errorf("lda model %+v", lda)
+	}
+	// A recalibrated checkpoint gives the test split's, with the trained
+	// statistics' beside them.
+	if recal.TestAccuracy != 0.95 || recal.TestECE != 0.01 || recal.BatchNorm != "recalibrated" ||
+		recal.Trained == nil || *recal.Trained != (ModelScores{Accuracy: 0.92, ECE: 0.03}) {
+		t.Errorf("recalibrated model %+v, trained %+v", recal, recal.Trained)
 	}
 	// The softmax head's resolved loss is ce, without lambda or
 	// covariance; without a recalibration its figures are the test split's.
@@ -70,7 +92,7 @@ func TestReadModels(t *testing.T) {
 		{"Upper", `{"config": {"data": "mnist"}}`, "x", "folder name"},
 	} {
 		bad := t.TempDir()
-		writeModel(t, bad, c.name, c.report, c.cmd)
+		writeModel(t, bad, c.name, c.report, c.cmd, nil)
 		if _, err := ReadModels(bad); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s: error %v, want one naming the folder and %q", c.name, err, c.want)
 		}

@@ -123,7 +123,7 @@ func (m *models) fill() {
 		m.pick.Underlying().Get("options").Index(0).Set("value", "")
 	}
 	for _, info := range m.index {
-		opt := el("option", "", fmt.Sprintf("%s: %s", info.Name, summary(info)))
+		opt := el("option", "", fmt.Sprintf("%s: %s", info.Name, summary(&info)))
 		opt.SetAttribute("value", info.Name)
 		m.pick.AppendChild(opt)
 	}
@@ -133,7 +133,7 @@ func (m *models) fill() {
 }
 
 // summary says what a hosted model is, in one line.
-func summary(info experiment.ModelInfo) string {
+func summary(info *experiment.ModelInfo) string {
 	head := info.Head + " head"
 	if info.Cov != "" {
 		head += " (" + info.Cov + ")"
@@ -146,8 +146,17 @@ func summary(info experiment.ModelInfo) string {
 	if info.Epochs == 1 {
 		epochs = "epoch"
 	}
-	return fmt.Sprintf("%s, %s, %s, %d %s; test accuracy %.2f%%, ECE %.2f%%",
-		info.Data, head, loss, info.Epochs, epochs, 100*info.TestAccuracy, 100*info.TestECE)
+	return fmt.Sprintf("%s, %s, %s, %d %s; test accuracy %.2f%%, ECE %.2f%%%s",
+		info.Data, head, loss, info.Epochs, epochs, 100*info.TestAccuracy, 100*info.TestECE, trainedBN(info))
+}
+
+// trainedBN says, for a checkpoint with recalibrated BatchNorm statistics,
+// what its report gives with the statistics as trained.
+func trainedBN(info *experiment.ModelInfo) string {
+	if info == nil || info.Trained == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (BatchNorm recalibrated; with the statistics as trained %.2f%%, ECE %.2f%%)", 100*info.Trained.Accuracy, 100*info.Trained.ECE)
 }
 
 // find returns the site's model name, or nil.
@@ -436,8 +445,8 @@ func (m *models) evaluate(sess *session, cps []checkpoint) (string, error) {
 			}
 		}
 		jr.figs, jr.report, jr.ckpt = figs, reportJSON(jr.t), cp.bytes
-		done = append(done, fmt.Sprintf("%s (%s head): test accuracy %.2f%%, ECE %.2f%% on %d test images of %s",
-			cp.label, img.Model.Spec.Head, 100*float64(img.Report.Test.Accuracy), 100*float64(img.Report.Test.ECE), n, img.Config.Data))
+		done = append(done, fmt.Sprintf("%s (%s head): test accuracy %.2f%%, ECE %.2f%% on %d test images of %s%s",
+			cp.label, img.Model.Spec.Head, 100*float64(img.Report.Test.Accuracy), 100*float64(img.Report.Test.ECE), n, img.Config.Data, trainedBN(cp.info)))
 	}
 	if a.sess != nil {
 		a.sess.release()

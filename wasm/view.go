@@ -324,8 +324,8 @@ func (v *view) drawExtras(r *experiment.ImageRun) {
 		body.AppendChild(tr)
 	}
 	if bn != nil {
-		row("BatchNorm: running statistics (as trained)", bn.Running.Accuracy, bn.Running.ECE, bn.Running.NLL)
 		row(fmt.Sprintf("BatchNorm: recalibrated (%d batches of %d)", bn.Batches, bn.Batch), bn.Recalibrated.Accuracy, bn.Recalibrated.ECE, bn.Recalibrated.NLL)
+		row("BatchNorm: running statistics (as trained)", bn.Running.Accuracy, bn.Running.ECE, bn.Running.NLL)
 	}
 	if ts != nil {
 		row(fmt.Sprintf("Temperature scaled (T = %.3g, fitted on %d held-out images)", ts.T, ts.ValExamples), ts.TestAfter.Accuracy, ts.TestECEAfter, ts.TestNLLAfter)

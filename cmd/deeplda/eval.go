@@ -30,7 +30,9 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 Evaluates a checkpoint of the paper's ConvNet on the test split (evaluation
 mode, the checkpoint's BatchNorm statistics unless -bn-recalibrate) and
 writes report.json, embedding.svg (PCA), reliability.svg and
-confidence.svg to -out; with -ood, also how well the scores tell the test
+confidence.svg to -out (with -bn-recalibrate also %s, the checkpoint
+with the recomputed statistics that give report.json's test numbers);
+with -ood, also how well the scores tell the test
 images from the other data set's (report.json's "ood", ood_scores.svg and
 ood_roc.svg). The model is inferred from the tensor names:
 enc.conv1.weight gives the input channels, enc.proj.weight d, head.mu with
@@ -43,7 +45,7 @@ infinity, a weight beyond ±%g, a BatchNorm running variance <= 0), is
 refused.
 
 Flags:
-`, model.MaxWeight)
+`, experiment.RecalibratedFile, model.MaxWeight)
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args, stderr); err != nil {
@@ -112,6 +114,15 @@ Flags:
 	if err := writeEval(out, dump, res); err != nil {
 		return err
 	}
+	if bn := res.Extras.BatchNorm; bn != nil {
+		f, err := experiment.RecalibratedState(m, bn, c.Seed)
+		if err == nil {
+			err = safetensors.WriteFile(filepath.Join(out, experiment.RecalibratedFile), f)
+		}
+		if err != nil {
+			return fmt.Errorf("writing the recalibrated checkpoint: %w", err)
+		}
+	}
 	r := res.Report
 	desc := m.Spec.Head.String()
 	if m.Spec.Head == model.HeadLDA {
@@ -119,7 +130,7 @@ Flags:
 	}
 	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))
 	if bn := res.Extras.BatchNorm; bn != nil {
-		fmt.Fprintf(stdout, "BatchNorm: the numbers above use statistics recomputed over %d training batches; accuracy %.2f%% with the checkpoint's running statistics, %.2f%% recomputed\n", bn.Batches, 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy)
+		fmt.Fprintf(stdout, "BatchNorm: the numbers above use statistics recomputed over %d training batches (%s); accuracy %.2f%% with the checkpoint's running statistics, %.2f%% recomputed\n", bn.Batches, filepath.Join(out, experiment.RecalibratedFile), 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy)
 	} else if len(m.BatchNorms()) > 0 {
 		fmt.Fprintf(stdout, "BatchNorm: the numbers above use the checkpoint's running statistics; deeplda train reports a short run's test numbers with statistics recomputed over %d training batches (report.json's batchnorm): add -bn-recalibrate %d with the run's -batch, -seed and -limit-train for that number\n", experiment.BNAutoBatches, experiment.BNAutoBatches)
 	}

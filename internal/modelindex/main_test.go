@@ -8,12 +8,17 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/safetensors"
 )
 
 func TestRun(t *testing.T) {
 	src, dst := t.TempDir(), t.TempDir()
+	ckpt, err := safetensors.Encode(safetensors.New())
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{
-		experiment.CheckpointFile:   "weights",
+		experiment.CheckpointFile:   string(ckpt),
 		experiment.ModelReportFile:  `{"config": {"data": "mnist", "head": "lda", "cov": "spherical", "lambda": 0.01}, "test": {"accuracy": 0.99}, "history": [{"epoch": 1}]}`,
 		experiment.ModelCommandFile: "deeplda train -data mnist\n",
 		"resume.safetensors":        "left behind",
