@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -187,16 +188,50 @@ func (m LDA) Delta(z []float64) ([]float64, error) {
 // row-major [n,D] points x, factorising Sigma once. It panics if len(x) is
 // not a multiple of D.
 func (m LDA) DeltaBatch(x []float64) ([]float64, error) {
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	c, d := m.C(), m.D()
-	n := rows("DeltaBatch", len(x), d)
-	f, err := factor("LDA covariance", m.Sigma)
+	d2, logdet, err := m.distances("DeltaBatch", x)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, n*c)
+	c := m.C()
+	for i, v := range d2 {
+		d2[i] = math.Log(m.Pi[i%c]) - 0.5*logdet - 0.5*v
+	}
+	return d2, nil
+}
+
+// MahalanobisScore returns, for each row of the row-major [n,D] points x,
+// minus its squared Mahalanobis distance to the nearest class mean,
+// -min_c (z-mu_c)^T Sigma^-1 (z-mu_c): the out-of-distribution score of Lee
+// et al. (2018) in the model's own covariance, higher near a mean. It
+// returns an error if the model is invalid or Sigma is not positive
+// definite, and panics if len(x) is not a multiple of D.
+func (m LDA) MahalanobisScore(x []float64) ([]float64, error) {
+	d2, _, err := m.distances("MahalanobisScore", x)
+	if err != nil {
+		return nil, err
+	}
+	c := m.C()
+	out := make([]float64, len(d2)/c)
+	for i := range out {
+		out[i] = -slices.Min(d2[i*c : (i+1)*c])
+	}
+	return out, nil
+}
+
+// distances returns the row-major [n,C] squared Mahalanobis distances
+// (z-mu_c)^T Sigma^-1 (z-mu_c) of the row-major [n,D] points x to the
+// class means, and log det Sigma, factorising Sigma once.
+func (m LDA) distances(fn string, x []float64) (d2 []float64, logdet float64, err error) {
+	if err := m.Validate(); err != nil {
+		return nil, 0, err
+	}
+	c, d := m.C(), m.D()
+	n := rows(fn, len(x), d)
+	f, err := factor("LDA covariance", m.Sigma)
+	if err != nil {
+		return nil, 0, err
+	}
+	d2 = make([]float64, n*c)
 	diff := make([]float64, d)
 	for i := 0; i < n; i++ {
 		z := x[i*d : (i+1)*d]
@@ -204,10 +239,10 @@ func (m LDA) DeltaBatch(x []float64) ([]float64, error) {
 			for j := range diff {
 				diff[j] = z[j] - m.Mu[k][j]
 			}
-			out[i*c+k] = math.Log(m.Pi[k]) - 0.5*f.logdet - 0.5*f.mahalanobis2(diff)
+			d2[i*c+k] = f.mahalanobis2(diff)
 		}
 	}
-	return out, nil
+	return d2, f.logdet, nil
 }
 
 // Consistency compares a learned LDA head with the closed-form LDA refit on

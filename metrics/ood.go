@@ -107,13 +107,21 @@ func Detect(in, out []float64) (Detection, error) {
 // LogDensity returns, for each row of the row-major [N,c] discriminants
 // delta of an LDA head, log p(z) = logsumexp_c delta_c(z): the log density
 // of the embedding under the head's mixture of Gaussians, the quantity
-// whose exponential DNLL's penalty sums. It panics if len(delta) is not a
-// multiple of c.
-func LogDensity(delta []float32, c int) []float64 {
-	n := rows("LogDensity", len(delta), c)
+// whose exponential DNLL's penalty sums (LogSumExp of the discriminants).
+// It panics if len(delta) is not a multiple of c.
+func LogDensity(delta []float32, c int) []float64 { return LogSumExp(delta, c) }
+
+// LogSumExp returns, for each row of the row-major [N,c] scores,
+// logsumexp_k scores_k: for a softmax head's logits the energy score of Liu
+// et al. (2020) (minus the free energy, higher for in-distribution
+// examples), for an LDA head's discriminants the log density (LogDensity).
+// A row of -Inf gives -Inf. It panics if len(scores) is not a multiple of
+// c.
+func LogSumExp(scores []float32, c int) []float64 {
+	n := rows("LogSumExp", len(scores), c)
 	out := make([]float64, n)
 	for i := range out {
-		row := delta[i*c : (i+1)*c]
+		row := scores[i*c : (i+1)*c]
 		m := math.Inf(-1)
 		for _, v := range row {
 			m = math.Max(m, float64(v))
@@ -127,6 +135,23 @@ func LogDensity(delta []float32, c int) []float64 {
 			s += math.Exp(float64(v) - m)
 		}
 		out[i] = m + math.Log(s)
+	}
+	return out
+}
+
+// MaxScore returns, for each row of the row-major [N,c] scores, the largest
+// one: a softmax head's largest logit (Hendrycks et al. 2022's MaxLogit) or
+// an LDA head's largest discriminant. It panics if len(scores) is not a
+// multiple of c.
+func MaxScore(scores []float32, c int) []float64 {
+	n := rows("MaxScore", len(scores), c)
+	out := make([]float64, n)
+	for i := range out {
+		m := math.Inf(-1)
+		for _, v := range scores[i*c : (i+1)*c] {
+			m = math.Max(m, float64(v))
+		}
+		out[i] = m
 	}
 	return out
 }

@@ -111,3 +111,35 @@ func TestROCTies(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxScore checks the largest score per row, -Inf rows included.
+func TestMaxScore(t *testing.T) {
+	inf := float32(math.Inf(-1))
+	got := MaxScore([]float32{1, 3, 2, inf, inf, -1, inf, inf, inf}, 3)
+	if len(got) != 3 || got[0] != 3 || got[1] != -1 || !math.IsInf(got[2], -1) {
+		t.Errorf("MaxScore = %v, want [3 -1 -Inf]", got)
+	}
+}
+
+// TestMahalanobisScore checks minus the squared distance to the nearest
+// mean in the model's covariance against sums done by hand, and that a
+// singular covariance is an error.
+func TestMahalanobisScore(t *testing.T) {
+	m := LDA{Pi: []float64{0.5, 0.5}, Mu: [][]float64{{0, 0}, {2, 0}}, Sigma: [][]float64{{1, 0}, {0, 4}}}
+	// (1,2): 1 + 4/4 = 2 to both means; (0,4): 16/4 = 4 and 4 + 16/4 = 8;
+	// (3,0): 9 and 1.
+	got, err := m.MahalanobisScore([]float64{1, 2, 0, 4, 3, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{-2, -4, -1}
+	for i := range want {
+		if !close(got[i], want[i], 1e-14, 1e-14) {
+			t.Errorf("row %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	m.Sigma = [][]float64{{1, 1}, {1, 1}}
+	if _, err := m.MahalanobisScore([]float64{0, 0}); err == nil {
+		t.Error("a singular covariance gave no error")
+	}
+}
