@@ -68,15 +68,72 @@ type Bin struct {
 
 // Split holds the evaluation of one data split.
 type Split struct {
-	Examples    int   `json:"examples"`
-	Accuracy    Float `json:"accuracy"`
-	ECE         Float `json:"ece"`   // 10 bins
-	ECE15       Float `json:"ece15"` // 15 bins
-	NLL         Float `json:"nll"`   // mean -log posterior of the label
-	Reliability []Bin `json:"reliability,omitempty"`
+	Examples int   `json:"examples"`
+	Accuracy Float `json:"accuracy"`
+	ECE      Float `json:"ece"`   // 10 equal-width bins
+	ECE15    Float `json:"ece15"` // 15 equal-width bins
+	NLL      Float `json:"nll"`   // mean -log posterior of the label
+	// Calibration holds the split's other calibration metrics (brier,
+	// ece_adaptive, ...: experiment.Scores), written under their keys
+	// beside the fields' (MarshalBeside).
+	Calibration []Keyed[Float] `json:"-"`
+	Reliability []Bin          `json:"reliability,omitempty"`
 	// ConfidenceHistogram counts examples per confidence bin (10 bins).
 	ConfidenceHistogram []int `json:"confidence_histogram,omitempty"`
 	MeanConfidence      Float `json:"mean_confidence"`
+}
+
+// splitFields is Split without its JSON methods.
+type splitFields Split
+
+// MarshalJSON writes the fields and the Calibration metrics as one object.
+func (s Split) MarshalJSON() ([]byte, error) {
+	return MarshalBeside(splitFields(s), s.Calibration)
+}
+
+// UnmarshalJSON reads the fields, and every other key as a metric of
+// Calibration.
+func (s *Split) UnmarshalJSON(b []byte) error {
+	var f splitFields
+	extra, err := UnmarshalBeside[Float](b, &f)
+	if err != nil {
+		return err
+	}
+	*s = Split(f)
+	s.Calibration = extra
+	return nil
+}
+
+// Metric returns the calibration metric of report.json key name (ece and
+// ece15 from their fields, the others from Calibration) and whether s has
+// it.
+func (s Split) Metric(name string) (Float, bool) {
+	switch name {
+	case "ece":
+		return s.ECE, true
+	case "ece15":
+		return s.ECE15, true
+	}
+	return Lookup(s.Calibration, name)
+}
+
+// SetMetric sets the calibration metric of report.json key name (see
+// Metric).
+func (s *Split) SetMetric(name string, v Float) {
+	switch name {
+	case "ece":
+		s.ECE = v
+	case "ece15":
+		s.ECE15 = v
+	default:
+		for i := range s.Calibration {
+			if s.Calibration[i].Key == name {
+				s.Calibration[i].Value = v
+				return
+			}
+		}
+		s.Calibration = append(s.Calibration, Keyed[Float]{name, v})
+	}
 }
 
 // Head is the learned head: for LDA the Gaussian model, for softmax only

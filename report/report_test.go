@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,5 +43,47 @@ func TestWriteAsStamps(t *testing.T) {
 	}
 	if got["kind"] != "synth" || got["extra"] != 7.0 {
 		t.Errorf("report.json lost keys: %s", b)
+	}
+}
+
+// TestSplitCalibration checks that a split's calibration metrics are keys
+// of the split beside its fields, in order, that they read back (ece and
+// ece15 from their fields, null as NaN), and that a metric under a field's
+// key or an unknown key that is not a number is refused.
+func TestSplitCalibration(t *testing.T) {
+	var s Split
+	s.SetMetric("ece", 0.1)
+	s.SetMetric("mce", 0.5)
+	s.SetMetric("brier", Float(math.NaN()))
+	s.SetMetric("mce", 0.25)
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"examples":0,"accuracy":0,"ece":0.1,"ece15":0,"nll":0,"mean_confidence":0,"mce":0.25,"brier":null}`
+	if string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	var back Split
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := back.Metric("mce"); !ok || v != 0.25 {
+		t.Errorf("mce %v %v, want 0.25", v, ok)
+	}
+	if v, ok := back.Metric("brier"); !ok || !math.IsNaN(float64(v)) {
+		t.Errorf("brier %v %v, want NaN", v, ok)
+	}
+	if v, ok := back.Metric("ece"); !ok || v != 0.1 || len(back.Calibration) != 2 {
+		t.Errorf("ece %v %v, calibration %v; want 0.1 and two metrics beside it", v, ok, back.Calibration)
+	}
+	if _, ok := back.Metric("ece_adaptive"); ok {
+		t.Error("a metric the split lacks was found")
+	}
+	if _, err := json.Marshal(Split{Calibration: []Keyed[Float]{{"nll", 1}}}); err == nil {
+		t.Error("a metric under the key nll was written")
+	}
+	if err := json.Unmarshal([]byte(`{"accuracy":1,"brier":[1]}`), &back); err == nil {
+		t.Error("a list read as a metric")
 	}
 }
