@@ -347,3 +347,52 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestHostedSoftmaxRecalibrated opens the site's fashion-mnist-softmax
+// (models/): the model list gives the figures of its recalibrated
+// BatchNorm statistics first, those of the statistics as trained beside
+// them, and the page's evaluation of the hosted checkpoint matches deeplda
+// eval's on the same test images, with the recalibrated statistics (the
+// trained ones score some 20 points lower).
+func TestHostedSoftmaxRecalibrated(t *testing.T) {
+	if noBrowser != "" {
+		t.Skip("SKIPPED: " + noBrowser)
+	}
+	data := sharedFashion(t)
+	models, err := filepath.Abs(filepath.Join("..", "models"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(models, "fashion-mnist-softmax", "checkpoint.safetensors")
+	eval := filepath.Join(t.TempDir(), "eval")
+	c := exec.Command("go", "run", "./cmd/deeplda", "eval", "-backend", "cpu", "-data", "fashion-mnist", "-datadir", data,
+		"-limit-test", "500", "-batch", "100", "-checkpoint", ckpt, "-out", eval)
+	c.Dir = ".."
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("deeplda eval: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(filepath.Join(eval, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want report
+	if err := json.Unmarshal(b, &want); err != nil || want.Test.Examples != 500 || want.Test.Accuracy < 0.88 {
+		t.Fatalf("deeplda eval of the hosted checkpoint: %v, test %+v; want 500 images at about 92.6%%", err, want.Test)
+	}
+	site := modelSite(t, siteWith(t, "fashion-mnist"), models)
+	br := newBrowser(t, options{})
+	br.openURL(site + "?backend=cpu&limit-test=500&batch=100&model=fashion-mnist-softmax")
+	br.waitOpened("fashion-mnist-softmax")
+	list := br.text("#f-model")
+	if !strings.Contains(list, "fashion-mnist-softmax: fashion-mnist, softmax head, ce, 20 epochs; test accuracy 92.62%, ECE 4.73% (BatchNorm recalibrated; with the statistics as trained 72.01%, ECE 23.07%)") {
+		t.Errorf("the model list says %q", list)
+	}
+	r := br.report()
+	if r.Test.Examples != 500 || math.Abs(r.Test.Accuracy-want.Test.Accuracy) > 1e-9 {
+		t.Errorf("opened: test %+v, want 500 images at deeplda eval's accuracy %.4f", r.Test, want.Test.Accuracy)
+	}
+	if p := br.text("#progress-text"); !strings.Contains(p, "with the statistics as trained 72.01%") {
+		t.Errorf("the opened model's line %q does not give the trained statistics' figures beside", p)
+	}
+	br.checkClean()
+}

@@ -264,6 +264,20 @@ func TestTrainImages(t *testing.T) {
 	if lookup(re, "batchnorm.running_stats.accuracy") != lookup(r, "batchnorm.running_stats.accuracy") {
 		t.Errorf("eval -bn-recalibrate: running-statistics accuracy %v", lookup(re, "batchnorm.running_stats.accuracy"))
 	}
+	// The recalibrated checkpoint gives those figures as it is, and says
+	// how its statistics were made.
+	recal := filepath.Join(ev, "recalibrated.safetensors")
+	f, err := safetensors.ReadFile(recal)
+	if err != nil || f.Metadata["batchnorm"] != "recalibrated over 5 batches of 64 training images (seed 3)" {
+		t.Fatalf("recalibrated.safetensors: %v, metadata batchnorm %q", err, f.Metadata["batchnorm"])
+	}
+	ev2 := t.TempDir()
+	if code, _, stderr := runCmd(t, "eval", "-backend", "cpu", "-checkpoint", recal, "-datadir", data, "-limit-test", "200", "-out", ev2); code != 0 {
+		t.Fatalf("eval of the recalibrated checkpoint: exit %d: %s", code, stderr)
+	}
+	if got, want := lookup(readReport(t, ev2), "test.accuracy"), lookup(r, "test.accuracy"); got != want {
+		t.Errorf("eval of the recalibrated checkpoint: accuracy %v, train reported %v", got, want)
+	}
 }
 
 // TestSweepCommand runs a tiny sweep: 2 lambdas x 2 seeds.
