@@ -12,16 +12,11 @@ import (
 	"github.com/deeplda/deeplda/train"
 )
 
-// Summary is the test evaluation of a model in a few numbers.
-type Summary struct {
-	Accuracy report.Float `json:"accuracy"`
-	ECE      report.Float `json:"ece"`
-	ECE15    report.Float `json:"ece15"`
-	NLL      report.Float `json:"nll"`
-}
-
-func summary(s report.Split) Summary {
-	return Summary{Accuracy: s.Accuracy, ECE: s.ECE, ECE15: s.ECE15, NLL: s.NLL}
+// brief returns s without its reliability bins and confidence histogram:
+// the test evaluations that the BatchNorm report compares.
+func brief(s report.Split) report.Split {
+	s.Reliability, s.ConfidenceHistogram = nil, nil
+	return s
 }
 
 // BNReport records the BatchNorm recalibration: the test evaluation with
@@ -33,9 +28,11 @@ type BNReport struct {
 	Batch   int    `json:"batch"`
 	Rule    string `json:"rule"`
 	// TrainMode is the running training-mode accuracy of the last epoch.
-	TrainMode    *report.Float `json:"train_mode_accuracy,omitempty"`
-	Running      Summary       `json:"running_stats"`
-	Recalibrated Summary       `json:"recalibrated"`
+	TrainMode *report.Float `json:"train_mode_accuracy,omitempty"`
+	// Running and Recalibrated are the test evaluations (accuracy, NLL,
+	// the calibration metrics of Scores; no bins) with either statistics.
+	Running      report.Split `json:"running_stats"`
+	Recalibrated report.Split `json:"recalibrated"`
 }
 
 // TemperatureReport records temperature scaling fitted on the held-out
@@ -106,7 +103,7 @@ func (b bnRecalibration) around(m *model.Model, running func() (train.Outputs, e
 	if err != nil {
 		return nil, err
 	}
-	return &BNReport{Batches: n, Batch: b.batch, Rule: b.rule, Running: summary(before), Recalibrated: summary(recalibrated)}, nil
+	return &BNReport{Batches: n, Batch: b.batch, Rule: b.rule, Running: brief(before), Recalibrated: brief(recalibrated)}, nil
 }
 
 // RecalibrateBatchNorm recomputes the BatchNorm running statistics of m

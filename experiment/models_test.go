@@ -169,8 +169,14 @@ func TestOpenCheckpoint(t *testing.T) {
 			t.Errorf("%s: progress %v, want 0, 16, 32, 40", name, got)
 		}
 	}
-	if o := r.Extras.OOD; o == nil || o.Dataset != "itself" || o.NIn != 40 || o.NOut != 40 || o.Density == nil || o.MaxSoftmax.AUROC != 0.5 {
-		t.Errorf("ood %+v, want both scores of 40 and 40 images, AUROC 0.5", o)
+	if o := r.Extras.OOD; o == nil || o.Dataset != "itself" || o.NIn != 40 || o.NOut != 40 || len(o.Detections) != 6 {
+		t.Errorf("ood %+v, want the LDA head's six scores of 40 and 40 images", o)
+	} else {
+		for _, d := range o.Detections {
+			if d.Value.AUROC != 0.5 {
+				t.Errorf("ood %s: AUROC %v, want 0.5 (the same images in and out)", d.Key, d.Value.AUROC)
+			}
+		}
 	}
 	// The same outputs as the trained model (which evaluated the same
 	// test set after its epoch, with the same running statistics).

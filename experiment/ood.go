@@ -9,13 +9,8 @@ import (
 	"github.com/deeplda/deeplda/metrics"
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/plot"
+	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/train"
-)
-
-// The names of the out-of-distribution scores in report.json.
-const (
-	ScoreMaxSoftmax = "max_softmax" // the largest posterior probability
-	ScoreDensity    = "density"     // the LDA head's log p(z) = logsumexp_c delta_c(z)
 )
 
 // OODConfig names the data set whose test images a model of another data
@@ -108,21 +103,53 @@ func LoadOOD(ctx context.Context, c OODConfig, in string, limit int, fetch bool)
 // tell its test images (in-distribution, the positives) from those of
 // another data set.
 type OODReport struct {
-	Dataset    string             `json:"dataset"`
-	NIn        int                `json:"n_in"`
-	NOut       int                `json:"n_out"`
-	MaxSoftmax metrics.Detection  `json:"max_softmax"`
-	Density    *metrics.Detection `json:"density,omitempty"` // LDA heads only
+	Dataset string `json:"dataset"`
+	NIn     int    `json:"n_in"`
+	NOut    int    `json:"n_out"`
+	// Detections are the figures of each out-of-distribution score of
+	// Scores that applies to the model's head, in that order, written
+	// under the score's name beside the keys above (max_softmax, density,
+	// ...).
+	Detections []report.Keyed[metrics.Detection] `json:"-"`
+	// Omitted are the scores that the head's parameters did not allow,
+	// each with why ("mahalanobis: ... numerically singular").
+	Omitted []string `json:"omitted,omitempty"`
 
 	inName string
 	scores []plot.Scores // per score, as in the figures
 	curves []plot.Curve
 }
 
+// oodFields is OODReport without its JSON methods.
+type oodFields OODReport
+
+// MarshalJSON writes the fields and the Detections as one object.
+func (r OODReport) MarshalJSON() ([]byte, error) {
+	return report.MarshalBeside(oodFields(r), r.Detections)
+}
+
+// UnmarshalJSON reads the fields, and every other key as a score's
+// Detection.
+func (r *OODReport) UnmarshalJSON(b []byte) error {
+	var f oodFields
+	extra, err := report.UnmarshalBeside[metrics.Detection](b, &f)
+	if err != nil {
+		return err
+	}
+	*r = OODReport(f)
+	r.Detections = extra
+	return nil
+}
+
+// Detection returns the figures of the score name and whether r has them.
+func (r *OODReport) Detection(name string) (metrics.Detection, bool) {
+	return report.Lookup(r.Detections, name)
+}
+
 // DetectOOD scores the model's test outputs in (of the data set inName)
-// against its outputs on out, evaluated here in batches of evalBatch: the
-// maximum softmax probability, and for an LDA head the log density.
-// onPhase, which may be nil, is told the evaluation's progress.
+// against its outputs on out, evaluated here in batches of evalBatch, with
+// every out-of-distribution score of Scores that applies to the model's
+// head. onPhase, which may be nil, is told the evaluation's progress.
 func DetectOOD(m *model.Model, in train.Outputs, inName string, out *OODSet, evalBatch int, onPhase func(Phase)) (*OODReport, error) {
 	if out.Set.Len() == 0 || len(in.Scores) == 0 {
 		return nil, fmt.Errorf("out-of-distribution detection needs both sets: %d %s and %d %s test images", len(in.Scores)/max(in.C, 1), inName, out.Set.Len(), out.Name)
@@ -131,39 +158,51 @@ func DetectOOD(m *model.Model, in train.Outputs, inName string, out *OODSet, eva
 	if err != nil {
 		return nil, err
 	}
-	rep := &OODReport{Dataset: out.Name, NIn: len(in.Scores) / in.C, NOut: out.Set.Len(), inName: inName}
-	maxSoftmax := func(scores []float32) []float64 {
-		conf, _ := metrics.Confidences(metrics.Softmax(scores, in.C), in.C)
-		return conf
-	}
-	if rep.MaxSoftmax, err = rep.add(ScoreMaxSoftmax, maxSoftmax(in.Scores), maxSoftmax(o.Scores)); err != nil {
-		return nil, err
-	}
+	var lda *metrics.LDA
 	if m.Spec.Head == model.HeadLDA {
-		d, err := rep.add(ScoreDensity, metrics.LogDensity(in.Scores, in.C), metrics.LogDensity(o.Scores, in.C))
+		g, err := m.Gaussian()
 		if err != nil {
 			return nil, err
 		}
-		rep.Density = &d
+		lda = &metrics.LDA{Pi: g.Pi, Mu: g.Mu, Sigma: g.Sigma}
+	}
+	rep := &OODReport{Dataset: out.Name, NIn: len(in.Scores) / in.C, NOut: out.Set.Len(), inName: inName}
+	for _, s := range OODScores() {
+		if !s.AppliesTo(m.Spec.Head) {
+			continue
+		}
+		sIn, err := s.OOD(HeadOutputs{in, lda})
+		var sOut []float64
+		if err == nil {
+			sOut, err = s.OOD(HeadOutputs{o, lda})
+		}
+		if err != nil {
+			rep.Omitted = append(rep.Omitted, fmt.Sprintf("%s: %v", s.Name, err))
+			continue
+		}
+		if err := rep.add(s.Name, sIn, sOut); err != nil {
+			return nil, err
+		}
 	}
 	return rep, nil
 }
 
-// add computes the detection figures of one score and keeps its values and
-// ROC curve for the figures.
-func (r *OODReport) add(name string, in, out []float64) (metrics.Detection, error) {
+// add computes the detection figures of one score and keeps them, its
+// values and its ROC curve for the figures.
+func (r *OODReport) add(name string, in, out []float64) error {
 	d, err := metrics.Detect(in, out)
 	if err != nil {
-		return d, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	roc, _ := metrics.ROC(in, out)
 	c := plot.Curve{Name: fmt.Sprintf("%s (AUROC %.3f)", name, d.AUROC)}
 	for _, p := range roc {
 		c.FPR, c.TPR = append(c.FPR, p.FPR), append(c.TPR, p.TPR)
 	}
+	r.Detections = append(r.Detections, report.Keyed[metrics.Detection]{Key: name, Value: d})
 	r.scores = append(r.scores, plot.Scores{Name: name, In: in, Out: out})
 	r.curves = append(r.curves, c)
-	return d, nil
+	return nil
 }
 
 // addFigures adds ood_scores.svg (the scores' histograms, in and out) and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,9 +72,11 @@ func TestNewOODSet(t *testing.T) {
 
 // TestImageRunOOD trains tiny LDA and softmax models for one epoch with 64
 // in-distribution and 64 out-of-distribution test images, and checks the
-// report's ood part (keys, sizes, value ranges; density for LDA only, and
-// its figures equal to the detection of the log densities recomputed from
-// the two sets' outputs) and the figures.
+// report's ood part (keys, sizes, value ranges; the LDA head's six scores
+// and the softmax head's three, in the list's order; the density's figures
+// equal to the detection of the log densities recomputed from the two sets'
+// outputs, and the scores named twice for the LDA head equal) and the
+// figures.
 func TestImageRunOOD(t *testing.T) {
 	for _, head := range []model.HeadKind{model.HeadLDA, model.HeadSoftmax} {
 		t.Run(head.String(), func(t *testing.T) {
@@ -105,30 +108,39 @@ func TestImageRunOOD(t *testing.T) {
 			if err := json.Unmarshal(b, &rep); err != nil {
 				t.Fatal(err)
 			}
-			keys := []string{"dataset", "n_in", "n_out", "max_softmax"}
-			if head == model.HeadLDA {
-				keys = append(keys, "density")
-			} else if rep.OOD["density"] != nil {
-				t.Error("a softmax head has a density score")
-			}
-			for _, k := range keys {
+			want := map[model.HeadKind][]string{
+				model.HeadLDA:     {"max_softmax", "max_logit", "energy", "density", "max_delta", "mahalanobis"},
+				model.HeadSoftmax: {"max_softmax", "max_logit", "energy"},
+			}[head]
+			for _, k := range append([]string{"dataset", "n_in", "n_out"}, want...) {
 				if rep.OOD[k] == nil {
 					t.Errorf("ood lacks %q", k)
 				}
+			}
+			if len(rep.OOD) != 3+len(want) {
+				t.Errorf("ood has %d keys, want %d: %s", len(rep.OOD), 3+len(want), b)
 			}
 			o := r.Extras.OOD
 			if o.Dataset != "mnist" || o.NIn != 64 || o.NOut != 64 {
 				t.Errorf("ood %s, %d in, %d out; want mnist, 64, 64", o.Dataset, o.NIn, o.NOut)
 			}
-			for _, d := range []*metrics.Detection{&o.MaxSoftmax, o.Density} {
-				if d == nil {
-					continue
-				}
-				for _, v := range []float64{d.AUROC, d.AUPR, d.FPRAt95TPR} {
+			var names []string
+			for _, d := range o.Detections {
+				names = append(names, d.Key)
+				for _, v := range []float64{d.Value.AUROC, d.Value.AUPR, d.Value.FPRAt95TPR} {
 					if !(v >= 0 && v <= 1) {
-						t.Errorf("detection %+v outside [0,1]", *d)
+						t.Errorf("detection %s %+v outside [0,1]", d.Key, d.Value)
 					}
 				}
+			}
+			if !slices.Equal(names, want) {
+				t.Errorf("scores %v, want %v in the list's order", names, want)
+			}
+			var back struct {
+				OOD *OODReport `json:"ood"`
+			}
+			if err := json.Unmarshal(b, &back); err != nil || back.OOD.Dataset != o.Dataset || back.OOD.NOut != o.NOut || !slices.Equal(back.OOD.Detections, o.Detections) {
+				t.Errorf("ood read back as %+v (%v), want %+v", back.OOD, err, *o)
 			}
 			if head == model.HeadLDA {
 				outOut, err := train.Evaluate(r.Model, r.OOD.Set, 64, nil)
@@ -136,18 +148,28 @@ func TestImageRunOOD(t *testing.T) {
 					t.Fatal(err)
 				}
 				want, _ := metrics.Detect(metrics.LogDensity(r.TestOut.Scores, 10), metrics.LogDensity(outOut.Scores, 10))
-				if math.Abs(o.Density.AUROC-want.AUROC) > 1e-12 || math.Abs(o.Density.FPRAt95TPR-want.FPRAt95TPR) > 1e-12 {
-					t.Errorf("density %+v, want %+v (test images in, the other set's out)", *o.Density, want)
+				density, _ := o.Detection("density")
+				if math.Abs(density.AUROC-want.AUROC) > 1e-12 || math.Abs(density.FPRAt95TPR-want.FPRAt95TPR) > 1e-12 {
+					t.Errorf("density %+v, want %+v (test images in, the other set's out)", density, want)
+				}
+				// The LDA head's scores named twice are one score.
+				for a, b := range map[string]string{"energy": "density", "max_logit": "max_delta"} {
+					da, _ := o.Detection(a)
+					if db, _ := o.Detection(b); da != db {
+						t.Errorf("%s %+v differs from %s %+v", a, da, b, db)
+					}
 				}
 			}
 			figs := r.Figures()
 			for _, f := range []string{"ood_scores.svg", "ood_roc.svg"} {
-				if !strings.Contains(string(figs[f]), "max_softmax") {
-					t.Errorf("%s lacks the max_softmax score", f)
+				for _, name := range want {
+					if !strings.Contains(string(figs[f]), name) {
+						t.Errorf("%s lacks the %s score", f, name)
+					}
 				}
 			}
-			if got := strings.Contains(string(figs["ood_roc.svg"]), "density"); got != (head == model.HeadLDA) {
-				t.Errorf("ood_roc.svg has a density curve: %v, head %s", got, head)
+			if got := strings.Contains(string(figs["ood_roc.svg"]), "mahalanobis"); got != (head == model.HeadLDA) {
+				t.Errorf("ood_roc.svg has a mahalanobis curve: %v, head %s", got, head)
 			}
 		})
 	}

@@ -176,10 +176,12 @@ func headReport(m *model.Model) (h report.Head, g model.Gaussian, lda bool) {
 // confidence histograms.
 const reliabilityBins = 10
 
-// evaluateSplit computes accuracy, calibration and NLL from scores.
+// evaluateSplit computes accuracy, NLL and the calibration metrics of
+// Scores from scores.
 func evaluateSplit(out train.Outputs, y []int32) report.Split {
 	n, c := len(y), out.C
-	conf, pred := metrics.Confidences(metrics.Softmax(out.Scores, c), c)
+	probs := metrics.Softmax(out.Scores, c)
+	conf, pred := metrics.Confidences(probs, c)
 	correct := make([]bool, n)
 	var sum float64
 	for i, p := range pred {
@@ -189,11 +191,13 @@ func evaluateSplit(out train.Outputs, y []int32) report.Split {
 	s := report.Split{
 		Examples:            n,
 		Accuracy:            report.Float(metrics.Accuracy(pred, y)),
-		ECE:                 report.Float(metrics.ECE(conf, correct, reliabilityBins)),
-		ECE15:               report.Float(metrics.ECE(conf, correct, 15)),
 		NLL:                 report.Float(metrics.NLL(out.Scores, y, c)),
 		ConfidenceHistogram: metrics.ConfidenceHistogram(conf, reliabilityBins),
 		MeanConfidence:      report.Float(sum / float64(max(n, 1))),
+	}
+	p := Predictions{Probs: probs, C: c, Y: y, Conf: conf, Correct: correct}
+	for _, sc := range CalibrationScores() {
+		s.SetMetric(sc.Name, report.Float(sc.Calibration(p)))
 	}
 	for _, b := range metrics.Reliability(conf, correct, reliabilityBins) {
 		s.Reliability = append(s.Reliability, report.Bin{Lo: report.Float(b.Lo), Hi: report.Float(b.Hi), Count: b.Count, Accuracy: report.Float(b.Accuracy), Confidence: report.Float(b.Confidence)})
