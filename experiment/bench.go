@@ -231,9 +231,6 @@ func DefaultSuite() SuiteConfig {
 	return SuiteConfig{Sizes: []int{1024, 2048, 4096}, Batches: []int{64, 256}, ToyBatch: 256, Steps: 10}
 }
 
-// maxSuiteList is the most sizes or batches a suite lists.
-const maxSuiteList = 16
-
 // ParseSuite returns the default suite with the matmul sizes and the
 // ConvNet batches of comma-separated lists (an empty list keeps the
 // default) and steps timed steps, as "deeplda bench -suite" and the page's
@@ -250,8 +247,8 @@ func ParseSuite(sizes, batches string, steps int) (SuiteConfig, error) {
 		}
 		*p.v = nil
 		fields := strings.Split(p.list, ",")
-		if len(fields) > maxSuiteList {
-			return c, settingError(p.name, "%s must list at most %d numbers, got %d", p.name, maxSuiteList, len(fields))
+		if max := setting(p.name).Max; len(fields) > max {
+			return c, settingError(p.name, "%s must list at most %d numbers, got %d", p.name, max, len(fields))
 		}
 		for _, f := range fields {
 			n, err := strconv.Atoi(strings.TrimSpace(f))

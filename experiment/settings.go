@@ -66,7 +66,8 @@ type Setting struct {
 	Label    string
 	Advanced bool
 	// Min and Max bound a KindInt's value on every front end (Max 0: no
-	// bound); Max also bounds the number of values of a KindFloats. The
+	// bound); Max also bounds the number of values of a KindFloats, or of
+	// a KindText that lists numbers (the suite's sizes and batches). The
 	// memory a run needs bounds the sizes further (CheckMemory).
 	Min, Max int
 	// PageMax is the largest value the page accepts, below Max (a tab has
@@ -175,8 +176,8 @@ var Settings = []Setting{
 	{Name: "cpuprofile", Kind: KindText, Commands: []string{CmdBench}, Help: "write a CPU profile of the timed steps to this file (go tool pprof)"},
 	{Name: "suite", Kind: KindBool, Commands: []string{CmdBench},
 		Help: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
-	{Name: "sizes", Kind: KindText, Commands: []string{CmdBench}, Help: "matmul sizes of -suite, comma-separated"},
-	{Name: "batches", Kind: KindText, Commands: []string{CmdBench}, Help: "ConvNet batch sizes of -suite, comma-separated"},
+	{Name: "sizes", Max: 16, Kind: KindText, Commands: []string{CmdBench}, Help: "matmul sizes of -suite, comma-separated"},
+	{Name: "batches", Max: 16, Kind: KindText, Commands: []string{CmdBench}, Help: "ConvNet batch sizes of -suite, comma-separated"},
 }
 
 // names returns the spellings of values.
