@@ -18,7 +18,9 @@
 // per head and implementation) and figures (an LDA run then a softmax run:
 // their test ECE and accuracy per epoch drawn as deeplda train -compare
 // draws them, written under results/ beside the Markdown file and linked
-// from it). The gpu kind's arguments are GPU records, the
+// from it), sweep (the lambda sweep that deeplda sweep wrote into one
+// folder: per lambda the test accuracy, ECE and learned sigma over seeds,
+// and the sweep's figures under results/sweep-<folder>/). The gpu kind's arguments are GPU records, the
 // gpu-<adapter>.json files of bench/gpu.sh, rather than run folders: for
 // each, the adapter, the card and PyTorch; deeplda against PyTorch (fp32,
 // and its TF32 defaults) on the matmuls, the ConvNet steps and the toy step;

@@ -130,8 +130,8 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 			continue
 		}
 		gen, ok := tableKinds[m[1]]
-		if !ok && m[1] != "figures" && m[1] != "gpu" {
-			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, figures or gpu)", i+1, m[1])
+		if !ok && m[1] != "figures" && m[1] != "gpu" && m[1] != "sweep" {
+			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, figures, sweep or gpu)", i+1, m[1])
 		}
 		end := i + 1
 		for end < len(lines) && strings.TrimRight(lines[end], "\n") != endLine {
@@ -148,6 +148,20 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 			}
 			out.WriteString(text)
 			out.WriteString(stampLine(commit, "GPU records measured", written))
+			out.WriteString(lines[end])
+			i = end
+			n++
+			continue
+		}
+		if m[1] == "sweep" {
+			// The sweep kind's argument is deeplda sweep's output folder.
+			text, drawn, written, err := sweepBlock(strings.TrimSpace(m[2]))
+			if err != nil {
+				return nil, 0, nil, fmt.Errorf("line %d: %w", i+1, err)
+			}
+			maps.Copy(files, drawn)
+			out.WriteString(text)
+			out.WriteString(stampLine(commit, "report.json files written", written))
 			out.WriteString(lines[end])
 			i = end
 			n++
