@@ -140,7 +140,7 @@ func TestImageRunOOD(t *testing.T) {
 				OOD *OODReport `json:"ood"`
 			}
 			if err := json.Unmarshal(b, &back); err != nil || back.OOD.Dataset != o.Dataset || back.OOD.NOut != o.NOut || !slices.Equal(back.OOD.Detections, o.Detections) {
-				t.Errorf("ood read back as %+v (%v), want %+v", back.OOD, err, *o)
+				t.Errorf("ood read back as %s: %v (%v), want %v", back.OOD.Dataset, back.OOD.Detections, err, o.Detections)
 			}
 			if head == model.HeadLDA {
 				outOut, err := train.Evaluate(r.Model, r.OOD.Set, 64, nil)

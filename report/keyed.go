@@ -1,11 +1,11 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
-	"slices"
 	"strings"
 )
 
@@ -63,23 +63,32 @@ func MarshalBeside[T any](fields any, extra []Keyed[T]) ([]byte, error) {
 
 // UnmarshalBeside decodes the JSON object b into fields (a pointer to a
 // struct) and returns the values of its other keys, each decoded as T, in
-// the keys' order. It fails when one of them is not a T.
+// the object's order. It fails when one of them is not a T.
 func UnmarshalBeside[T any](b []byte, fields any) ([]Keyed[T], error) {
 	if err := json.Unmarshal(b, fields); err != nil {
 		return nil, err
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
-	}
 	own := fieldKeys(reflect.TypeOf(fields))
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t == nil {
+		return nil, err // null
+	}
 	var extra []Keyed[T]
-	for _, k := range slices.Sorted(maps.Keys(all)) {
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k := t.(string) // a key: json.Unmarshal checked the object
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
 		if own[k] {
 			continue
 		}
 		var v T
-		if err := json.Unmarshal(all[k], &v); err != nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
 			return nil, fmt.Errorf("report: %s: %w", k, err)
 		}
 		extra = append(extra, Keyed[T]{k, v})

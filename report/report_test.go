@@ -74,8 +74,8 @@ func TestSplitCalibration(t *testing.T) {
 	if v, ok := back.Metric("brier"); !ok || !math.IsNaN(float64(v)) {
 		t.Errorf("brier %v %v, want NaN", v, ok)
 	}
-	if v, ok := back.Metric("ece"); !ok || v != 0.1 || len(back.Calibration) != 2 {
-		t.Errorf("ece %v %v, calibration %v; want 0.1 and two metrics beside it", v, ok, back.Calibration)
+	if v, ok := back.Metric("ece"); !ok || v != 0.1 || len(back.Calibration) != 2 || back.Calibration[0].Key != "mce" {
+		t.Errorf("ece %v %v, calibration %v; want 0.1 and mce then brier beside it", v, ok, back.Calibration)
 	}
 	if _, ok := back.Metric("ece_adaptive"); ok {
 		t.Error("a metric the split lacks was found")
