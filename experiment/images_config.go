@@ -69,6 +69,10 @@ type ImageConfig struct {
 	// BatchNorm running statistics are recomputed before the final
 	// evaluation (0: keep the trained ones; BNAuto: see BNAutoMaxSteps).
 	BNRecalibrate int `json:"bn_recalibrate"`
+	// BNHistory records after every epoch the test figures with
+	// recalibrated BatchNorm statistics too (report.Epoch's
+	// TestAccuracyRecalibrated), training on with the trained ones.
+	BNHistory bool `json:"bn_history,omitempty"`
 	// EvalBatch is the evaluation's batch size (0: Batch, so that
 	// evaluation reuses the training's activation buffers rather than
 	// allocating larger ones).

@@ -98,7 +98,37 @@ func NewImagesFrom(be kernels.Backend, c ImageConfig, data ImageData) (*ImageRun
 			r.BNBatches = BNAutoBatches
 		}
 	}
+	if c.BNHistory {
+		run.epochRow = r.recalibratedRow
+	}
 	return r, nil
+}
+
+// recalibratedRow adds to an epoch's history row the test accuracy and ECE
+// with the BatchNorm statistics recomputed over the run's recalibration
+// batches (BNBatches, or BNAutoBatches when the run does not recalibrate
+// at its end), then puts the trained statistics back: training goes on
+// exactly as without it.
+func (r *ImageRun) recalibratedRow(row *report.Epoch) error {
+	trained, err := r.Model.BatchNormStats()
+	if err != nil {
+		return err
+	}
+	defer r.Model.SetBatchNormStats(trained)
+	k := r.BNBatches
+	if k <= 0 {
+		k = BNAutoBatches
+	}
+	if _, err := RecalibrateBatchNorm(r.Model, r.TrainSet, r.Config.Batch, k, r.Config.Seed, phaseProgress(PhaseRecalibrate, min(k*r.Config.Batch, r.TrainSet.Len()), r.OnPhase)); err != nil {
+		return fmt.Errorf("recalibrating BatchNorm after epoch %d: %w", row.Epoch, err)
+	}
+	out, err := evaluateSet(r.Model, r.TestSet, r.evalBatch, PhaseTest, r.OnPhase)
+	if err != nil {
+		return err
+	}
+	test := evaluateSplit(out, r.TestSet.Y)
+	row.TestAccuracyRecalibrated, row.TestECERecalibrated = &test.Accuracy, &test.ECE
+	return nil
 }
 
 // bnRule describes how the number of recalibration batches was chosen.

@@ -248,3 +248,41 @@ func TestLimitTestBeyondTheSet(t *testing.T) {
 		}
 	}
 }
+
+// TestBNHistory trains two epochs with and without bn-history: with it,
+// every history row also has the test figures with recalibrated
+// statistics (those of the last row equal the final recalibrated
+// evaluation, which draws the same batches), and training is the same to
+// the bit (the trained statistics are put back after each row).
+func TestBNHistory(t *testing.T) {
+	c := DefaultImages()
+	c.Epochs, c.Batch, c.LimitTrain, c.LimitTest, c.Val, c.BNRecalibrate = 2, 32, 96, 48, 0, 2
+	data := fakeImages(96, 48, 1)
+	runs := map[bool]*ImageRun{}
+	for _, on := range []bool{false, true} {
+		c.BNHistory = on
+		r, err := NewImagesFrom(cpu.New(), c, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (Driver{}).Drive(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		runs[on] = r
+	}
+	off, on := runs[false], runs[true]
+	for i, row := range on.Report.History {
+		was := off.Report.History[i]
+		if row.Loss != was.Loss || row.TestAccuracy != was.TestAccuracy || row.TestECE != was.TestECE || was.TestAccuracyRecalibrated != nil {
+			t.Errorf("epoch %d: %+v with bn-history, %+v without; want the same training", i+1, row, was)
+		}
+		if row.TestAccuracyRecalibrated == nil || row.TestECERecalibrated == nil {
+			t.Fatalf("epoch %d: no recalibrated figures", i+1)
+		}
+	}
+	last := on.Report.History[len(on.Report.History)-1]
+	if *last.TestAccuracyRecalibrated != on.Report.Test.Accuracy || *last.TestECERecalibrated != on.Report.Test.ECE ||
+		on.Report.Test.Accuracy != off.Report.Test.Accuracy || on.Report.Test.ECE != off.Report.Test.ECE {
+		t.Errorf("last epoch's recalibrated figures %v, %v; final test %+v with, %+v without", *last.TestAccuracyRecalibrated, *last.TestECERecalibrated, on.Report.Test, off.Report.Test)
+	}
+}

@@ -44,6 +44,9 @@ type Run struct {
 	TrainOut, TestOut train.Outputs
 	evalBatch         int
 	counts            stepCounts
+	// epochRow, when set, adds to each epoch's history row before it is
+	// recorded (an image run's figures with recalibrated BatchNorm).
+	epochRow func(*report.Epoch) error
 }
 
 // yield calls Yield, if set.
@@ -104,6 +107,11 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 	}
 	if h, _, ok := headReport(r.Model); ok {
 		row.LogDetCov, row.Sigma = h.LogDetCov, h.Sigma
+	}
+	if r.epochRow != nil {
+		if err := r.epochRow(&row); err != nil {
+			return err
+		}
 	}
 	r.Report.History = append(r.Report.History, row)
 	r.Report.Test = test

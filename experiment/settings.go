@@ -157,6 +157,8 @@ var Settings = []Setting{
 	{Name: "bn-recalibrate", Min: BNAuto, Max: 100_000, Kind: KindInt, Commands: dataCmds,
 		Help:    fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", BNAutoBatches, BNAutoMaxSteps),
 		CmdHelp: map[string]string{CmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
+	{Name: "bn-history", Kind: KindBool, Commands: imageCmds,
+		Help: "also record, after every epoch, the test accuracy and ECE with BatchNorm statistics recomputed over -bn-recalibrate batches (20 when that is 0 or automatic and off), then go on with the trained ones (history's test_accuracy_recalibrated, test_ece_recalibrated)"},
 	{Name: "eval-batch", Max: 1_000_000, Kind: KindInt, Commands: dataCmds, Help: "evaluation batch size (0: -batch; a larger one needs more memory)"},
 	{Name: "seeds", Min: 1, Max: 1_000, Kind: KindInt, Commands: []string{CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText, Commands: []string{CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
@@ -383,7 +385,7 @@ func (c *ImageConfig) Bind() Values {
 	return Values{
 		"data": &c.Data, "datadir": &c.DataDir, "head": &c.Head, "cov": &c.Cov, "loss": &c.Loss, "lambda": &c.Lambda,
 		"epochs": &c.Epochs, "batch": &c.Batch, "lr": &c.LR, "limit-train": &c.LimitTrain, "limit-test": &c.LimitTest,
-		"val": &c.Val, "seed": &c.Seed, "augment": &c.Augment, "bn-recalibrate": &c.BNRecalibrate, "eval-batch": &c.EvalBatch,
+		"val": &c.Val, "seed": &c.Seed, "augment": &c.Augment, "bn-recalibrate": &c.BNRecalibrate, "bn-history": &c.BNHistory, "eval-batch": &c.EvalBatch,
 	}
 }
 
