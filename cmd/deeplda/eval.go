@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/metrics"
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
@@ -128,7 +128,8 @@ Flags:
 	if m.Spec.Head == model.HeadLDA {
 		desc += " " + m.Spec.Cov.String()
 	}
-	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))
+	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE (10 bins) %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))
+	printCalibration(stdout, "test", r.Test)
 	if bn := res.Extras.BatchNorm; bn != nil {
 		fmt.Fprintf(stdout, "BatchNorm: the numbers above use statistics recomputed over %d training batches (%s); accuracy %.2f%% with the checkpoint's running statistics, %.2f%% recomputed\n", bn.Batches, filepath.Join(out, experiment.RecalibratedFile), 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy)
 	} else if len(m.BatchNorms()) > 0 {
@@ -142,20 +143,32 @@ Flags:
 	return nil
 }
 
-// printOOD prints the out-of-distribution figures of r, if any.
+// printCalibration prints the calibration metrics of experiment.Scores
+// that split (report.json's key name) has, on one line.
+func printCalibration(w io.Writer, name string, split report.Split) {
+	var values, keys []string
+	for _, s := range experiment.CalibrationScores() {
+		if v, ok := split.Metric(s.Name); ok {
+			values, keys = append(values, fmt.Sprintf("%s %.4f", s.Label, float64(v))), append(keys, s.Name)
+		}
+	}
+	fmt.Fprintf(w, "%s calibration: %s (report.json's %s: %s)\n", name, strings.Join(values, ", "), name, strings.Join(keys, ", "))
+}
+
+// printOOD prints the out-of-distribution figures of r, if any: one line
+// per score of experiment.Scores that r has, and the scores left out.
 func printOOD(w io.Writer, r *experiment.OODReport) {
 	if r == nil {
 		return
 	}
-	scores := []struct {
-		name string
-		d    *metrics.Detection
-	}{{experiment.ScoreMaxSoftmax, &r.MaxSoftmax}, {experiment.ScoreDensity, r.Density}}
-	for _, s := range scores {
-		if s.d != nil {
+	for _, s := range experiment.OODScores() {
+		if d, ok := r.Detection(s.Name); ok {
 			fmt.Fprintf(w, "out-of-distribution (%d test images against %d of %s), %s: AUROC %.4f, AUPR %.4f, FPR at 95%% TPR %.4f\n",
-				r.NIn, r.NOut, r.Dataset, s.name, s.d.AUROC, s.d.AUPR, s.d.FPRAt95TPR)
+				r.NIn, r.NOut, r.Dataset, s.Name, d.AUROC, d.AUPR, d.FPRAt95TPR)
 		}
+	}
+	for _, o := range r.Omitted {
+		fmt.Fprintf(w, "out-of-distribution score left out: %s\n", o)
 	}
 }
 

@@ -32,7 +32,7 @@ func TestOODBadCommandLines(t *testing.T) {
 
 // TestEvalOOD runs deeplda eval -ood mnist on the golden Fashion-MNIST
 // checkpoint with 64 images of each test set, and checks report.json's
-// ood part, the printed lines and the figures.
+// ood part (the LDA head's six scores), the printed lines and the figures.
 func TestEvalOOD(t *testing.T) {
 	datasets := sharedtest.Dir(t, "datasets")
 	ckpt, _ := goldenCheckpoint(t, "convnet_fmnist")
@@ -51,7 +51,10 @@ func TestEvalOOD(t *testing.T) {
 	if lookup(r, "ood.dataset") != "mnist" || lookup(r, "ood.n_in") != 64.0 || lookup(r, "ood.n_out") != 64.0 || lookup(r, "config.ood") != "mnist" {
 		t.Errorf("ood %v, config %v", r["ood"], r["config"])
 	}
-	for _, score := range []string{"max_softmax", "density"} {
+	for _, score := range []string{"max_softmax", "max_logit", "energy", "density", "max_delta", "mahalanobis"} {
+		if !strings.Contains(stdout, "of mnist), "+score+": AUROC") {
+			t.Errorf("stdout lacks the %s score: %s", score, stdout)
+		}
 		for _, k := range []string{"auroc", "aupr", "fpr_at_95_tpr"} {
 			if v, ok := lookup(r, "ood."+score+"."+k).(float64); !ok || v < 0 || v > 1 {
 				t.Errorf("ood.%s.%s = %v, want a number in [0,1]", score, k, lookup(r, "ood."+score+"."+k))

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/internal/sharedtest"
+	"github.com/deeplda/deeplda/report"
+)
+
+// TestEvalDummyScore adds a calibration metric and an out-of-distribution
+// score to experiment.Scores, nowhere else, runs deeplda eval -ood mnist on
+// the golden Fashion-MNIST checkpoint with 64 images of each test set, and
+// finds both in report.json, in eval's printed lines and in report.json
+// read back into the report's own types (as cmd/results reads it), beside
+// the list's other scores.
+func TestEvalDummyScore(t *testing.T) {
+	datasets := sharedtest.Dir(t, "datasets")
+	saved := experiment.Scores
+	t.Cleanup(func() { experiment.Scores = saved })
+	experiment.Scores = append(saved[:len(saved):len(saved)],
+		experiment.Score{Name: "dummy_calibration", Label: "dummy calibration", Calibration: func(experiment.Predictions) float64 { return 0.25 }},
+		experiment.Score{Name: "dummy_ood", Label: "dummy score", OOD: func(o experiment.HeadOutputs) ([]float64, error) {
+			return make([]float64, len(o.Scores)/o.C), nil
+		}})
+	ckpt, _ := goldenCheckpoint(t, "convnet_fmnist")
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-data", "fashion-mnist", "-datadir", filepath.Join(datasets, "fashion-mnist"),
+		"-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-limit-test", "64", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"64 test images: accuracy ", ", ECE (10 bins) ",
+		"test calibration: ECE (10 bins) ", ", dummy calibration 0.2500 (report.json's test: ece, ece15, brier, ece_adaptive, mce, ece_classwise, dummy_calibration)",
+		"out-of-distribution (64 test images against 64 of mnist), dummy_ood: AUROC 0.5000, AUPR ",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	r := readReport(t, out)
+	if got := lookup(r, "test.dummy_calibration"); got != 0.25 {
+		t.Errorf("test.dummy_calibration = %v, want 0.25", got)
+	}
+	if got := lookup(r, "ood.dummy_ood.auroc"); got != 0.5 {
+		t.Errorf("ood.dummy_ood.auroc = %v, want 0.5", got)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typed struct {
+		report.Report
+		experiment.ImageExtras
+	}
+	if err := json.Unmarshal(b, &typed); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := typed.Test.Metric("dummy_calibration"); !ok || v != 0.25 {
+		t.Errorf("read back: test's dummy_calibration %v (%v), want 0.25", v, ok)
+	}
+	if d, ok := typed.OOD.Detection("dummy_ood"); !ok || d.AUROC != 0.5 {
+		t.Errorf("read back: ood's dummy_ood %+v (%v), want AUROC 0.5", d, ok)
+	}
+}
