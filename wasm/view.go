@@ -10,6 +10,7 @@ import (
 	"honnef.co/go/js/dom/v2"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/wasm/config"
 )
@@ -22,21 +23,53 @@ var detailFigures = []struct{ name, caption string }{
 	{"curves.svg", "Mean training loss per epoch."},
 	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins)."},
 	{"logdet.svg", "log det Σ per epoch: under NLL it falls without bound."},
-	{"reliability.svg", "Reliability diagram on the test set."},
+	{"reliability.svg", "Reliability diagram on the test set (10 bins)."},
 	{"confidence.svg", "Confidence histogram on the test set."},
 }
 
 // imageFigures are the figures of an image run, in page order.
 var imageFigures = []struct{ name, caption string }{
 	{"embedding.svg", "Test embeddings on their first two principal components, with the LDA head's projected means and 90% ellipses."},
-	{"reliability.svg", "Reliability diagram on the test set (BatchNorm statistics recomputed where the run recomputed them, as the table below says; else the trained ones)."},
+	{"reliability.svg", "Reliability diagram on the test set, 10 bins (BatchNorm statistics recomputed where the run recomputed them, as the table below says; else the trained ones)."},
 	{"confidence.svg", "Confidence histogram on the test set."},
 	{"reliability_temperature.svg", "Reliability on the test set after temperature scaling (fitted on held-out training images)."},
 	{"curves.svg", "Mean training loss per epoch."},
 	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins); the per-epoch rows use the running BatchNorm statistics."},
 	{"logdet.svg", "log det Σ per epoch."},
-	{"ood_scores.svg", "Out-of-distribution scores: the largest softmax probability and, for the LDA head, the log density log p(z), on the test images and on the other data set's."},
+	{"ood_scores.svg", oodCaption()},
 	{"ood_roc.svg", "How well each score tells the test images from the other data set's: ROC curves and their areas (AUROC)."},
+}
+
+// oodCaption is the caption of ood_scores.svg: the out-of-distribution
+// scores of experiment.Scores, those of every head first.
+func oodCaption() string {
+	var every, heads []string
+	only := map[string][]string{}
+	for _, s := range experiment.OODScores() {
+		if s.Heads == nil {
+			every = append(every, s.Label)
+		}
+		for _, h := range s.Heads {
+			name := headLabel(h)
+			if only[name] == nil {
+				heads = append(heads, name)
+			}
+			only[name] = append(only[name], s.Label)
+		}
+	}
+	c := "Out-of-distribution scores on the test images and on the other data set's: " + strings.Join(every, ", ")
+	for _, h := range heads {
+		c += fmt.Sprintf("; for the %s also %s", h, strings.Join(only[h], ", "))
+	}
+	return c + "."
+}
+
+// headLabel names a head kind in the page's text ("LDA head").
+func headLabel(h model.HeadKind) string {
+	if h == model.HeadLDA {
+		return "LDA head"
+	}
+	return h.String() + " head"
 }
 
 // view draws a session's results: the overview (runs side by side or the
@@ -213,7 +246,7 @@ func (v *view) drawSummary(s *session) {
 	removeChildren(v.summary)
 	table := el("table", "summary", "")
 	head := el("tr", "", "")
-	for _, h := range []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE", "log det Σ", "σ", "Mean shift", "KL", "Train time"} {
+	for _, h := range []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE (10 bins)", "log det Σ", "σ", "Mean shift", "KL", "Train time"} {
 		head.AppendChild(el("th", "", h))
 	}
 	thead := el("thead", "", "")
@@ -246,8 +279,8 @@ func (v *view) drawSummary(s *session) {
 	}
 	table.AppendChild(body)
 	v.summary.AppendChild(table)
-	if img := s.runs[s.shown()].image(); img != nil {
-		v.drawExtras(img)
+	if jr := s.runs[s.shown()]; jr.run != nil {
+		v.drawExtras(jr.run.Report, jr.image())
 	}
 	if s.settings.Demo == config.Images && len(s.runs) > 1 {
 		v.drawGap(s)
@@ -263,7 +296,7 @@ func (v *view) drawGap(s *session) {
 		}
 	}
 	c := imageComparison(s)
-	p := el("p", "gap", fmt.Sprintf("Gap (LDA − softmax) on the test set: accuracy %+.2f points, ECE %+.2f points (%s: %.2f%%, ECE %.2f%%; %s: %.2f%%, ECE %.2f%%).",
+	p := el("p", "gap", fmt.Sprintf("Gap (LDA − softmax) on the test set: accuracy %+.2f points, ECE (10 bins) %+.2f points (%s: %.2f%%, ECE %.2f%%; %s: %.2f%%, ECE %.2f%%).",
 		100*float64(c.Gap.Accuracy), 100*float64(c.Gap.ECE),
 		c.LDA.Label(), 100*float64(c.LDA.Test.Accuracy), 100*float64(c.LDA.Test.ECE),
 		c.Softmax.Label(), 100*float64(c.Softmax.Test.Accuracy), 100*float64(c.Softmax.Test.ECE)))
@@ -276,8 +309,9 @@ func (v *view) drawGap(s *session) {
 	}
 }
 
-// oodComparison says how well each head's scores tell the test images from
-// the other data set's, when both runs scored it: "" otherwise.
+// oodComparison says how well each head's scores of experiment.Scores tell
+// the test images from the other data set's, when both runs scored it: ""
+// otherwise.
 func oodComparison(s *session) string {
 	var parts []string
 	for _, jr := range s.runs {
@@ -285,53 +319,81 @@ func oodComparison(s *session) string {
 		if img == nil || img.Extras.OOD == nil {
 			return ""
 		}
-		o := img.Extras.OOD
-		head := "softmax head"
-		if o.Density != nil {
-			head = "LDA head"
-			parts = append(parts, fmt.Sprintf("%s's density %.2f%%", head, 100*float64(o.Density.AUROC)))
+		head := headLabel(img.Model.Spec.Head)
+		for _, sc := range experiment.OODScores() {
+			if d, ok := img.Extras.OOD.Detection(sc.Name); ok {
+				parts = append(parts, fmt.Sprintf("%s's %s %.2f%%", head, sc.Label, 100*d.AUROC))
+			}
 		}
-		parts = append(parts, fmt.Sprintf("%s's largest softmax probability %.2f%%", head, 100*float64(o.MaxSoftmax.AUROC)))
 	}
 	o := s.runs[0].image().Extras.OOD
 	return fmt.Sprintf("Out-of-distribution detection against %s (AUROC, %d test images against %d): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, ", "))
 }
 
-// drawExtras adds the image run's evaluations to the summary: the test
-// accuracy with the running and the recalibrated BatchNorm statistics, and
-// temperature scaling.
-func (v *view) drawExtras(r *experiment.ImageRun) {
-	bn, ts := r.Extras.BatchNorm, r.Extras.Temperature
-	if bn == nil && ts == nil {
+// drawExtras adds the shown run's test evaluations to the summary (#extras):
+// accuracy, the calibration metrics of experiment.Scores and NLL of its
+// test split, or for an image run (img not nil) that recomputed its
+// BatchNorm statistics of both evaluations, and after temperature scaling;
+// then, for an image run that scored another data set, each
+// out-of-distribution score's figures (#ood).
+func (v *view) drawExtras(rep *report.Report, img *experiment.ImageRun) {
+	if rep.Test.Examples == 0 {
 		return
 	}
+	var x experiment.ImageExtras
+	if img != nil {
+		x = img.Extras
+	}
+	calibration := experiment.CalibrationScores()
 	table := el("table", "summary extras", "")
 	table.SetID("extras")
 	head := el("tr", "", "")
-	for _, h := range []string{"Test evaluation", "Accuracy", "ECE", "NLL"} {
-		head.AppendChild(el("th", "", h))
+	head.AppendChild(el("th", "", "Test evaluation"))
+	head.AppendChild(el("th", "", "Accuracy"))
+	for _, sc := range calibration {
+		head.AppendChild(el("th", "", sc.Label))
 	}
+	head.AppendChild(el("th", "", "NLL"))
 	thead := el("thead", "", "")
 	thead.AppendChild(head)
 	table.AppendChild(thead)
 	body := el("tbody", "", "")
-	row := func(name string, acc, ece, nll report.Float) {
+	row := func(name string, split report.Split) {
 		tr := el("tr", "", "")
 		tr.AppendChild(el("td", "", name))
-		tr.AppendChild(el("td", "", fmt.Sprintf("%.2f%%", 100*float64(acc))))
-		tr.AppendChild(el("td", "", fmt.Sprintf("%.4f", float64(ece))))
-		tr.AppendChild(el("td", "", fmt.Sprintf("%.4f", float64(nll))))
+		tr.AppendChild(el("td", "", fmt.Sprintf("%.2f%%", 100*float64(split.Accuracy))))
+		for _, sc := range calibration {
+			cell := "–" // a report written before the metric
+			if m, ok := split.Metric(sc.Name); ok {
+				cell = fmt.Sprintf("%.4f", float64(m))
+			}
+			tr.AppendChild(el("td", "", cell))
+		}
+		tr.AppendChild(el("td", "", fmt.Sprintf("%.4f", float64(split.NLL))))
 		body.AppendChild(tr)
 	}
-	if bn != nil {
-		row(fmt.Sprintf("BatchNorm: recalibrated (%d batches of %d)", bn.Batches, bn.Batch), bn.Recalibrated.Accuracy, bn.Recalibrated.ECE, bn.Recalibrated.NLL)
-		row("BatchNorm: running statistics (as trained)", bn.Running.Accuracy, bn.Running.ECE, bn.Running.NLL)
+	if bn := x.BatchNorm; bn != nil {
+		row(fmt.Sprintf("BatchNorm: recalibrated (%d batches of %d)", bn.Batches, bn.Batch), bn.Recalibrated)
+		row("BatchNorm: running statistics (as trained)", bn.Running)
+	} else {
+		row("Test set", rep.Test)
 	}
-	if ts != nil {
-		row(fmt.Sprintf("Temperature scaled (T = %.3g, fitted on %d held-out images)", ts.T, ts.ValExamples), ts.TestAfter.Accuracy, ts.TestECEAfter, ts.TestNLLAfter)
+	if ts := x.Temperature; ts != nil {
+		row(fmt.Sprintf("Temperature scaled (T = %.3g, fitted on %d held-out images)", ts.T, ts.ValExamples), ts.TestAfter)
 	}
 	table.AppendChild(body)
 	v.summary.AppendChild(table)
+	if o := x.OOD; o != nil {
+		var parts []string
+		for _, sc := range experiment.OODScores() {
+			if d, ok := o.Detection(sc.Name); ok {
+				parts = append(parts, fmt.Sprintf("%s %.2f%%, %.2f%%, %.2f%%", sc.Label, 100*d.AUROC, 100*d.AUPR, 100*d.FPRAt95TPR))
+			}
+		}
+		p := el("p", "extras", fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d; AUROC, AUPR, FPR at 95%% TPR): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, "; ")))
+		p.SetID("ood")
+		v.summary.AppendChild(p)
+	}
 }
 
 // summaryCells formats a run's report for the summary table.
