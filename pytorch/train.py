@@ -62,6 +62,10 @@ def flags(argv):
     flag("val", type=int, default=5000, help="training images held out from the end of the training file to fit temperature scaling (0: none)")
     flag("augment", default="auto", help="augmentation: auto (crop+flip for CIFAR, none for the MNISTs), none, crop, flip or crop+flip")
     flag("eval-batch", type=int, default=1024, help="evaluation batch size")
+    flag("bn-history", action="store_true", help="also record, after every epoch, the test accuracy and ECE with BatchNorm "
+         "statistics recomputed over -bn-recalibrate training batches, then go on with the trained ones "
+         "(history's test_accuracy_recalibrated, test_ece_recalibrated)")
+    flag("bn-recalibrate", type=int, default=20, help="training batches of -batch images over which -bn-history recomputes the statistics")
     flag("backend", default="auto", help="cpu (gloo), cuda (NCCL) or auto (cuda when a GPU is visible)")
     flag("out", default="out/train", help="output folder for checkpoint.safetensors and report.json")
     flag("dump-first-step", default="", help="also write DIR/init.safetensors: the initial weights, and each process's first batch (first_step/indices) and its loss (first_step/loss)")
@@ -87,6 +91,7 @@ def resolve(c):
         (c.epochs >= 1, f"-epochs must be at least 1, got {c.epochs}"),
         (c.batch >= 1, f"-batch must be at least 1, got {c.batch}"),
         (c.eval_batch >= 1, f"-eval-batch must be at least 1, got {c.eval_batch}"),
+        (c.bn_recalibrate >= 1, f"-bn-recalibrate must be at least 1, got {c.bn_recalibrate}"),
         (c.limit_train >= 0 and c.limit_test >= 0, "-limit-train and -limit-test must be >= 0 (0 means all)"),
         (c.val >= 0, f"-val must be >= 0, got {c.val}"),
         (c.lr > 0 and math.isfinite(c.lr), f"-lr must be a finite number > 0, got {c.lr}"),
@@ -303,6 +308,9 @@ class Run:
             if c.head == "lda":
                 h = head_report(self.module.head)
                 row.update({k: h[k] for k in ("logdet_cov", "sigma") if k in h})
+            if c.bn_history:
+                recal = self.recalibrated_test()
+                row.update({"test_accuracy_recalibrated": recal["accuracy"], "test_ece_recalibrated": recal["ece"]})
             rep["history"].append(row)
             if pg.rank == 0:
                 checkpoint.save(os.path.join(c.out, "checkpoint.safetensors"), checkpoint.state(self.module),
@@ -322,6 +330,34 @@ class Run:
                       f"({c.epochs * len(self.train[1]) / max(rep['seconds'], 1e-9):.0f} images/s) on {pg.world} x {pg.device.type}")
             print(f"wrote {os.path.join(c.out, 'report.json')}")
         return status == "done"
+
+    @torch.no_grad()
+    def recalibrated_test(self):
+        """The test split's metrics with the BatchNorm statistics recomputed
+        as deeplda recomputes them: reset, then the first -bn-recalibrate
+        batches of a permutation of the training images drawn from -seed
+        (torch's, not deeplda's) passed through the encoder in training
+        mode with momentum None (each batch weighs 1/k: the plain average
+        of the batch means and unbiased variances). Every process does the
+        same, and the trained statistics are put back afterwards."""
+        c, (x, _) = self.c, self.train
+        bns = [m for m in self.module.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+        saved = [(m.momentum, m.running_mean.clone(), m.running_var.clone(), m.num_batches_tracked.clone()) for m in bns]
+        for m in bns:
+            m.reset_running_stats()
+            m.momentum = None
+        self.module.enc.train()
+        order = torch.randperm(len(x), generator=torch.Generator().manual_seed(c.seed))
+        for k in range(min(c.bn_recalibrate, -(-len(x) // c.batch))):
+            idx = order[k * c.batch:(k + 1) * c.batch]
+            self.module.enc(data.normalise(x[idx].to(self.pg.device), c.data))
+        test = metrics.evaluate(self.scores(self.test[0]), self.test[1])
+        for m, (momentum, mean, var, tracked) in zip(bns, saved):
+            m.momentum = momentum
+            m.running_mean.copy_(mean)
+            m.running_var.copy_(var)
+            m.num_batches_tracked.copy_(tracked)
+        return test
 
     def evaluate(self):
         """Fills the report's train, test, head and, with held-out images,

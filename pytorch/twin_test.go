@@ -86,6 +86,11 @@ type evalReport struct {
 		Sigma     float64 `json:"sigma"`
 		LogDetCov float64 `json:"logdet_cov"`
 	} `json:"head"`
+	// History is the twin's, with -bn-history's recalibrated figures.
+	History []struct {
+		TestAccuracy             float64  `json:"test_accuracy"`
+		TestAccuracyRecalibrated *float64 `json:"test_accuracy_recalibrated"`
+	} `json:"history"`
 }
 
 func readReport(t *testing.T, path string) evalReport {
@@ -122,7 +127,7 @@ func TestTwin(t *testing.T) {
 		"--rdzv_backend", "c10d", "--rdzv_endpoint", endpoint, "--rdzv_id", "twin-test",
 		"--redirects", "1", "--tee", "1", "--log_dir", filepath.Join(dir, "logs"),
 		"train.py", "-data", "fashion-mnist", "-datadir", data, "-limit-train", "512", "-limit-test", "256",
-		"-val", "256", "-epochs", "1", "-batch", "64", "-out", out, "-dump-first-step", first)
+		"-val", "256", "-epochs", "1", "-batch", "64", "-out", out, "-dump-first-step", first, "-bn-history", "-bn-recalibrate", "8")
 
 	t.Run("eval", func(t *testing.T) {
 		bin := filepath.Join(dir, "deeplda")
@@ -149,6 +154,15 @@ func TestTwin(t *testing.T) {
 		// the weights; with recomputed ones the model is well above chance.
 		if ev.Test.Accuracy < 0.2 {
 			t.Errorf("test accuracy %.4f with recomputed BatchNorm statistics after 8 steps, want at least 0.2 (chance: 0.1)", ev.Test.Accuracy)
+		}
+		// The twin's -bn-history recomputes them the same way over the
+		// same 512 images (8 batches of 64, in another order): its
+		// epoch's figure and deeplda's agree within a few images, and
+		// its trained statistics were put back (the row's own figure is
+		// the checkpoint's).
+		if h := torch.History; len(h) != 1 || h[0].TestAccuracyRecalibrated == nil ||
+			math.Abs(*h[0].TestAccuracyRecalibrated-ev.Test.Accuracy) > 6.0/256 || h[0].TestAccuracy != want.Accuracy {
+			t.Errorf("the twin's history %+v; want one row whose recalibrated test accuracy is about deeplda eval's %.4f", h, ev.Test.Accuracy)
 		}
 	})
 
