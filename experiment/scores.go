@@ -102,10 +102,19 @@ func (s Score) AppliesTo(h model.HeadKind) bool { return s.Heads == nil || slice
 
 // CalibrationScores returns the calibration metrics of Scores, in order.
 func CalibrationScores() []Score {
-	return slices.DeleteFunc(slices.Clone(Scores), func(s Score) bool { return s.Calibration == nil })
+	return scoresWith(func(s Score) bool { return s.Calibration != nil })
 }
 
 // OODScores returns the out-of-distribution scores of Scores, in order.
-func OODScores() []Score {
-	return slices.DeleteFunc(slices.Clone(Scores), func(s Score) bool { return s.OOD == nil })
+func OODScores() []Score { return scoresWith(func(s Score) bool { return s.OOD != nil }) }
+
+// scoresWith returns the scores of Scores that keep keeps, in order.
+func scoresWith(keep func(Score) bool) []Score {
+	var out []Score
+	for _, s := range Scores {
+		if keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -141,7 +141,10 @@ func AdaptiveECE(conf []float64, correct []bool, bins int) float64 {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return conf[order[a]] < conf[order[b]] })
+	sort.Slice(order, func(a, b int) bool { // stable: ties by index
+		i, j := order[a], order[b]
+		return conf[i] < conf[j] || conf[i] == conf[j] && i < j
+	})
 	out := make([]Bin, bins)
 	for pos, i := range order {
 		b := &out[pos*bins/n]

@@ -159,19 +159,19 @@ type Consistency struct {
 
 // Epoch is one row of the training history.
 type Epoch struct {
-	Epoch         int    `json:"epoch"`
-	Loss          Float  `json:"loss"`           // mean training loss over the epoch (train mode)
-	TrainAccuracy Float  `json:"train_accuracy"` // running accuracy over the epoch (train mode)
-	TestAccuracy  Float  `json:"test_accuracy"`
-	TestECE       Float  `json:"test_ece"`
+	Epoch         int   `json:"epoch"`
+	Loss          Float `json:"loss"`           // mean training loss over the epoch (train mode)
+	TrainAccuracy Float `json:"train_accuracy"` // running accuracy over the epoch (train mode)
+	TestAccuracy  Float `json:"test_accuracy"`
+	TestECE       Float `json:"test_ece"`
 	// TestAccuracyRecalibrated and TestECERecalibrated are the test
 	// figures with BatchNorm statistics recomputed after the epoch (an
 	// image run with -bn-history); the run goes on with its own.
 	TestAccuracyRecalibrated *Float `json:"test_accuracy_recalibrated,omitempty"`
 	TestECERecalibrated      *Float `json:"test_ece_recalibrated,omitempty"`
 	LogDetCov                *Float `json:"logdet_cov,omitempty"`
-	Sigma         *Float `json:"sigma,omitempty"`
-	Seconds       Float  `json:"seconds"` // training time so far
+	Sigma                    *Float `json:"sigma,omitempty"`
+	Seconds                  Float  `json:"seconds"` // training time so far
 }
 
 // Report is the content of report.json.

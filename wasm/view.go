@@ -36,32 +36,8 @@ var imageFigures = []struct{ name, caption string }{
 	{"curves.svg", "Mean training loss per epoch."},
 	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins); the per-epoch rows use the running BatchNorm statistics."},
 	{"logdet.svg", "log det Σ per epoch."},
-	{"ood_scores.svg", oodCaption()},
+	{"ood_scores.svg", "Out-of-distribution scores (those of report.json's ood: the model's head's of every score the summary lists) on the test images and on the other data set's."},
 	{"ood_roc.svg", "How well each score tells the test images from the other data set's: ROC curves and their areas (AUROC)."},
-}
-
-// oodCaption is the caption of ood_scores.svg: the out-of-distribution
-// scores of experiment.Scores, those of every head first.
-func oodCaption() string {
-	var every, heads []string
-	only := map[string][]string{}
-	for _, s := range experiment.OODScores() {
-		if s.Heads == nil {
-			every = append(every, s.Label)
-		}
-		for _, h := range s.Heads {
-			name := headLabel(h)
-			if only[name] == nil {
-				heads = append(heads, name)
-			}
-			only[name] = append(only[name], s.Label)
-		}
-	}
-	c := "Out-of-distribution scores on the test images and on the other data set's: " + strings.Join(every, ", ")
-	for _, h := range heads {
-		c += fmt.Sprintf("; for the %s also %s", h, strings.Join(only[h], ", "))
-	}
-	return c + "."
 }
 
 // headLabel names a head kind in the page's text ("LDA head").
