@@ -15,63 +15,14 @@ import (
 	"github.com/deeplda/deeplda/report"
 )
 
-// split is the evaluation of a model on one data split in report.json.
-type split struct {
-	Examples int     `json:"examples"`
-	Accuracy float64 `json:"accuracy"`
-	ECE      float64 `json:"ece"`
-	NLL      float64 `json:"nll"`
-}
-
-// detection is one score's out-of-distribution figures in report.json.
-type detection struct {
-	AUROC      float64 `json:"auroc"`
-	AUPR       float64 `json:"aupr"`
-	FPRAt95TPR float64 `json:"fpr_at_95_tpr"`
-}
-
-// runReport holds the keys of report.json that the tables read.
+// runReport is a run's report.json read into the report's own types: the
+// report, an image run's extras (BatchNorm recalibration, temperature
+// scaling, out-of-distribution scores) and its settings.
 type runReport struct {
-	dir    string
-	Config struct {
-		Data       string  `json:"data"`
-		Head       string  `json:"head"`
-		Loss       string  `json:"loss"`
-		Lambda     float64 `json:"lambda"`
-		Epochs     int     `json:"epochs"`
-		Batch      int     `json:"batch"`
-		LimitTrain int     `json:"limit_train"`
-		Seed       uint64  `json:"seed"`
-	} `json:"config"`
-	Train   split                    `json:"train"`
-	Test    split                    `json:"test"`
-	Head    struct{ Sigma *float64 } `json:"head"`
-	History []struct {
-		Epoch        int     `json:"epoch"`
-		TestAccuracy float64 `json:"test_accuracy"`
-		TestECE      float64 `json:"test_ece"`
-	} `json:"history"`
-	Seconds   float64 `json:"seconds"`
-	Status    string  `json:"status"`
-	BatchNorm *struct {
-		Batches      int   `json:"batches"`
-		RunningStats split `json:"running_stats"`
-		Recalibrated split `json:"recalibrated"`
-	} `json:"batchnorm"`
-	Temperature *struct {
-		T             float64 `json:"temperature"`
-		TestECEBefore float64 `json:"test_ece_before"`
-		TestECEAfter  float64 `json:"test_ece_after"`
-	} `json:"temperature_scaling"`
-	OOD *struct {
-		Dataset    string     `json:"dataset"`
-		MaxSoftmax *detection `json:"max_softmax"`
-		Density    *detection `json:"density"`
-	} `json:"ood"`
-	Backend struct {
-		Name string `json:"name"`
-	} `json:"backend"`
-	Commit string `json:"commit"`
+	dir string
+	report.Report
+	experiment.ImageExtras
+	Config experiment.ImageConfig `json:"config"` // report.Report's Config is any
 }
 
 // name is the run's label in a table: its folder's name.
@@ -228,22 +179,22 @@ func summaryTable(runs []*runReport) string {
 	b.WriteString("| run | head | loss | epochs | training images | test accuracy, trained BN | ECE, trained BN | test accuracy, recalibrated BN | ECE, recalibrated BN | temperature T | ECE after T | sigma | training s |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range runs {
-		trainedAcc, trainedECE, recAcc, recECE := pct(r.Test.Accuracy), pct(r.Test.ECE), "-", "-"
+		trainedAcc, trainedECE, recAcc, recECE := pct(float64(r.Test.Accuracy)), pct(float64(r.Test.ECE)), "-", "-"
 		if bn := r.BatchNorm; bn != nil {
-			trainedAcc, trainedECE = pct(bn.RunningStats.Accuracy), pct(bn.RunningStats.ECE)
-			recAcc, recECE = pct(bn.Recalibrated.Accuracy), pct(bn.Recalibrated.ECE)
+			trainedAcc, trainedECE = pct(float64(bn.Running.Accuracy)), pct(float64(bn.Running.ECE))
+			recAcc, recECE = pct(float64(bn.Recalibrated.Accuracy)), pct(float64(bn.Recalibrated.ECE))
 		}
 		t, tECE := "-", "-"
 		if ts := r.Temperature; ts != nil {
-			t, tECE = fmt.Sprintf("%.3g", ts.T), pct(ts.TestECEAfter)
+			t, tECE = fmt.Sprintf("%.3g", ts.T), pct(float64(ts.TestECEAfter))
 		}
 		sigma := "-"
 		if r.Head.Sigma != nil {
-			sigma = fmt.Sprintf("%.4g", *r.Head.Sigma)
+			sigma = fmt.Sprintf("%.4g", float64(*r.Head.Sigma))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %.0f |\n",
 			r.name(), r.Config.Head, r.Config.Loss, len(r.History), r.Train.Examples,
-			trainedAcc, trainedECE, recAcc, recECE, t, tECE, sigma, r.Seconds)
+			trainedAcc, trainedECE, recAcc, recECE, t, tECE, sigma, float64(r.Seconds))
 	}
 	return b.String()
 }
@@ -268,7 +219,7 @@ func epochsTable(runs []*runReport) string {
 		for _, r := range runs {
 			if e < len(r.History) {
 				h := r.History[e]
-				fmt.Fprintf(&b, " %s | %s |", pct(h.TestAccuracy), pct(h.TestECE))
+				fmt.Fprintf(&b, " %s | %s |", pct(float64(h.TestAccuracy)), pct(float64(h.TestECE)))
 			} else {
 				b.WriteString(" | |")
 			}
@@ -278,8 +229,9 @@ func epochsTable(runs []*runReport) string {
 	return b.String()
 }
 
-// oodTable has one row per run and score (the maximum softmax probability,
-// and the head's density for LDA heads): AUROC, AUPR and FPR at 95% TPR.
+// oodTable has one row per run and out-of-distribution score of
+// experiment.Scores that the run's report has: AUROC, AUPR and FPR at 95%
+// TPR.
 func oodTable(runs []*runReport) string {
 	var b bytes.Buffer
 	b.WriteString("| run | out-of-distribution data | score | AUROC | AUPR | FPR at 95% TPR |\n| --- | --- | --- | --- | --- | --- |\n")
@@ -288,12 +240,10 @@ func oodTable(runs []*runReport) string {
 			fmt.Fprintf(&b, "| %s | not measured | | | | |\n", r.name())
 			continue
 		}
-		for _, s := range []struct {
-			name string
-			d    *detection
-		}{{"max_softmax", r.OOD.MaxSoftmax}, {"density", r.OOD.Density}} {
-			if s.d != nil {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.name(), r.OOD.Dataset, s.name, pct(s.d.AUROC), pct(s.d.AUPR), pct(s.d.FPRAt95TPR))
+		for _, s := range experiment.OODScores() {
+			if d, ok := r.OOD.Detection(s.Name); ok {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.name(), r.OOD.Dataset, s.Name,
+					pct(d.AUROC), pct(d.AUPR), pct(d.FPRAt95TPR))
 			}
 		}
 	}
@@ -356,15 +306,15 @@ func seedsTable(runs []*runReport) string {
 			seeds = append(seeds, fmt.Sprint(r.Config.Seed))
 			trained, recalibrated := r.Test, r.Test
 			if bn := r.BatchNorm; bn != nil {
-				trained, recalibrated = bn.RunningStats, bn.Recalibrated
-				accRe, eceRe = append(accRe, recalibrated.Accuracy), append(eceRe, recalibrated.ECE)
+				trained, recalibrated = bn.Running, bn.Recalibrated
+				accRe, eceRe = append(accRe, float64(recalibrated.Accuracy)), append(eceRe, float64(recalibrated.ECE))
 			}
-			acc, ece = append(acc, trained.Accuracy), append(ece, trained.ECE)
+			acc, ece = append(acc, float64(trained.Accuracy)), append(ece, float64(trained.ECE))
 			if r.Head.Sigma != nil {
-				sigma = append(sigma, *r.Head.Sigma)
+				sigma = append(sigma, float64(*r.Head.Sigma))
 			}
 			if r.Seconds > 0 {
-				ips = append(ips, float64(r.Config.Epochs*r.Train.Examples)/r.Seconds)
+				ips = append(ips, float64(r.Config.Epochs*r.Train.Examples)/float64(r.Seconds))
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.head, g.runs[0].Config.Loss, g.impl, strings.Join(seeds, ", "),
@@ -389,11 +339,7 @@ func comparisonFigures(runs []*runReport) (string, map[string][]byte, error) {
 		return "", nil, fmt.Errorf("figures takes two runs, an LDA head's then a softmax head's")
 	}
 	head := func(r *runReport) experiment.CompareHead {
-		h := experiment.CompareHead{Head: r.Config.Head, Loss: r.Config.Loss, Lambda: r.Config.Lambda, Status: r.Status}
-		for _, e := range r.History {
-			h.History = append(h.History, report.Epoch{Epoch: e.Epoch, TestAccuracy: report.Float(e.TestAccuracy), TestECE: report.Float(e.TestECE)})
-		}
-		return h
+		return experiment.CompareHead{Head: r.Config.Head, Loss: r.Config.Loss, Lambda: r.Config.Lambda, Status: r.Status, History: r.History}
 	}
 	c := experiment.Comparison{LDA: head(runs[0]), Softmax: head(runs[1])}
 	dir := filepath.Join(FiguresDir, runs[0].name()+"-vs-"+runs[1].name())
