@@ -81,12 +81,12 @@ func layout(s *session) (overview, detail []slot) {
 	case multi && s.settings.Demo == config.Sweep:
 		overview = []slot{
 			{"sweep_accuracy.svg", "Test accuracy of every finished run against λ."},
-			{"sweep_ece.svg", "Test ECE of every finished run against λ."},
+			{"sweep_ece.svg", "Test ECE (10 bins) of every finished run against λ."},
 			{"sweep_sigma.svg", "The learned σ of the spherical head against λ."},
 		}
 	case multi && s.settings.Demo == config.Images:
 		overview = []slot{
-			{experiment.CompareECEFigure, "Test ECE per epoch of both heads (running BatchNorm statistics)."},
+			{experiment.CompareECEFigure, "Test ECE (10 bins) per epoch of both heads (running BatchNorm statistics)."},
 			{experiment.CompareAccuracyFigure, "Test accuracy per epoch of both heads."},
 			{experiment.CompareReliabilityFile, "Reliability diagrams of both heads on the test set, side by side."},
 		}
