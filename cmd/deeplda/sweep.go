@@ -91,14 +91,14 @@ Flags:`)
 		if p.Sigma != nil {
 			sigma = fmt.Sprintf(", sigma %.4g", float64(*p.Sigma))
 		}
-		fmt.Fprintf(stdout, "lambda %g seed %d: test accuracy %.2f%%, ECE %.2f%%%s (%s)\n", p.Lambda, p.Seed, 100*p.Accuracy, 100*p.ECE, sigma, p.Status)
+		fmt.Fprintf(stdout, "lambda %g seed %d: test accuracy %.2f%%, ECE (10 bins) %.2f%%%s (%s)\n", p.Lambda, p.Seed, 100*p.Accuracy, 100*p.ECE, sigma, p.Status)
 	}
 	for _, r := range res.Summary {
 		sigma := ""
 		if r.Sigma != nil {
 			sigma = fmt.Sprintf(", sigma %.4g ± %.2g", float64(r.Sigma.Mean), 2*float64(r.Sigma.Std))
 		}
-		fmt.Fprintf(stdout, "lambda %-6g accuracy %.2f ± %.2f%%, ECE %.2f ± %.2f%%%s (%d runs)\n", r.Lambda,
+		fmt.Fprintf(stdout, "lambda %-6g accuracy %.2f ± %.2f%%, ECE (10 bins) %.2f ± %.2f%%%s (%d runs)\n", r.Lambda,
 			100*r.Accuracy.Mean, 200*r.Accuracy.Std, 100*r.ECE.Mean, 200*r.ECE.Std, sigma, r.Runs)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "sweep.json"))

@@ -112,7 +112,7 @@ func trainAndWrite(ctx context.Context, t experiment.Trainable, o output, stdout
 // printSynthSummary prints the headline numbers of a finished toy run.
 func printSynthSummary(w io.Writer, run *experiment.Run) {
 	r := run.Report
-	fmt.Fprintf(w, "train accuracy %.2f%%, test accuracy %.2f%%, test ECE %.2f%%, %.1f s on %s (%s)\n",
+	fmt.Fprintf(w, "train accuracy %.2f%%, test accuracy %.2f%%, test ECE (10 bins) %.2f%%, %.1f s on %s (%s)\n",
 		100*r.Train.Accuracy, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Seconds), r.Backend.Name, r.Backend.Adapter)
 	if r.Consistency != nil {
 		fmt.Fprintf(w, "head: log det Sigma %.3g; consistency with the closed-form refit: mean shift %.3g, KL %.3g\n",

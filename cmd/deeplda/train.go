@@ -146,11 +146,11 @@ func trainCompare(ctx context.Context, be kernels.Backend, c experiment.ImageCon
 // printImageSummary prints the headline numbers of a finished image run.
 func printImageSummary(w io.Writer, run *experiment.ImageRun) {
 	r := run.Report
-	fmt.Fprintf(w, "train accuracy %.2f%%, test accuracy %.2f%%, test ECE %.2f%%, %.1f s training (%.0f images/s) on %s (%s)\n",
+	fmt.Fprintf(w, "train accuracy %.2f%%, test accuracy %.2f%%, test ECE (10 bins) %.2f%%, %.1f s training (%.0f images/s) on %s (%s)\n",
 		100*r.Train.Accuracy, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Seconds),
 		float64(run.Trainer.Seen())/max(float64(r.Seconds), 1e-9), r.Backend.Name, r.Backend.Adapter)
 	if bn := run.Extras.BatchNorm; bn != nil {
-		fmt.Fprintf(w, "BatchNorm: test accuracy %.2f%% with the trained running statistics, %.2f%% recomputed over %d batches (ECE %.2f%% and %.2f%%)\n",
+		fmt.Fprintf(w, "BatchNorm: test accuracy %.2f%% with the trained running statistics, %.2f%% recomputed over %d batches (ECE, 10 bins, %.2f%% and %.2f%%)\n",
 			100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy, bn.Batches, 100*bn.Running.ECE, 100*bn.Recalibrated.ECE)
 	}
 	if s := r.Head.Sigma; s != nil {
@@ -161,7 +161,7 @@ func printImageSummary(w io.Writer, run *experiment.ImageRun) {
 	}
 	printOOD(w, run.Extras.OOD)
 	if t := run.Extras.Temperature; t != nil {
-		fmt.Fprintf(w, "temperature scaling on %d held-out images: T = %.3g, test ECE %.2f%% -> %.2f%%, test NLL %.4f -> %.4f\n",
+		fmt.Fprintf(w, "temperature scaling on %d held-out images: T = %.3g, test ECE (10 bins) %.2f%% -> %.2f%%, test NLL %.4f -> %.4f\n",
 			t.ValExamples, t.T, 100*t.TestECEBefore, 100*t.TestECEAfter, float64(t.TestNLLBefore), float64(t.TestNLLAfter))
 	}
 }

@@ -176,7 +176,7 @@ func pct(v float64) string { return fmt.Sprintf("%.2f", 100*v) }
 // summaryTable has one row per run: its protocol and final figures.
 func summaryTable(runs []*runReport) string {
 	var b bytes.Buffer
-	b.WriteString("| run | head | loss | epochs | training images | test accuracy, trained BN | ECE, trained BN | test accuracy, recalibrated BN | ECE, recalibrated BN | temperature T | ECE after T | sigma | training s |\n")
+	b.WriteString("| run | head | loss | epochs | training images | test accuracy, trained BN | ECE (10 bins), trained BN | test accuracy, recalibrated BN | ECE (10 bins), recalibrated BN | temperature T | ECE after T | sigma | training s |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range runs {
 		trainedAcc, trainedECE, recAcc, recECE := pct(float64(r.Test.Accuracy)), pct(float64(r.Test.ECE)), "-", "-"
@@ -199,15 +199,24 @@ func summaryTable(runs []*runReport) string {
 	return b.String()
 }
 
-// epochsTable has one row per epoch and the test accuracy and ECE (trained
-// BatchNorm statistics, as the history records them) of each run.
+// epochsTable has one row per epoch and the test accuracy and ECE (10
+// bins) of each run with the trained BatchNorm statistics, as the history
+// records them, and for a run trained with -bn-history also with the
+// statistics recomputed after each epoch.
 func epochsTable(runs []*runReport) string {
 	var b bytes.Buffer
 	b.WriteString("| epoch |")
 	sep := "| --- |"
+	recalibrated := func(r *runReport) bool {
+		return len(r.History) > 0 && r.History[0].TestAccuracyRecalibrated != nil && r.History[0].TestECERecalibrated != nil
+	}
 	for _, r := range runs {
-		fmt.Fprintf(&b, " %s accuracy | %s ECE |", r.name(), r.name())
+		fmt.Fprintf(&b, " %s accuracy | %s ECE (10 bins) |", r.name(), r.name())
 		sep += " --- | --- |"
+		if recalibrated(r) {
+			fmt.Fprintf(&b, " %s accuracy, recalibrated BN | %s ECE, recalibrated BN |", r.name(), r.name())
+			sep += " --- | --- |"
+		}
 	}
 	b.WriteString("\n" + sep + "\n")
 	rows := 0
@@ -217,11 +226,22 @@ func epochsTable(runs []*runReport) string {
 	for e := 0; e < rows; e++ {
 		fmt.Fprintf(&b, "| %d |", e+1)
 		for _, r := range runs {
-			if e < len(r.History) {
+			switch {
+			case e >= len(r.History):
+				b.WriteString(" | |")
+				if recalibrated(r) {
+					b.WriteString(" | |")
+				}
+			default:
 				h := r.History[e]
 				fmt.Fprintf(&b, " %s | %s |", pct(float64(h.TestAccuracy)), pct(float64(h.TestECE)))
-			} else {
-				b.WriteString(" | |")
+				if recalibrated(r) {
+					acc, ece := "-", "-"
+					if h.TestAccuracyRecalibrated != nil && h.TestECERecalibrated != nil {
+						acc, ece = pct(float64(*h.TestAccuracyRecalibrated)), pct(float64(*h.TestECERecalibrated))
+					}
+					fmt.Fprintf(&b, " %s | %s |", acc, ece)
+				}
 			}
 		}
 		b.WriteString("\n")
@@ -297,7 +317,7 @@ func seedsTable(runs []*runReport) string {
 		g.runs = append(g.runs, r)
 	}
 	var b bytes.Buffer
-	b.WriteString("| head | loss | implementation | seeds | test accuracy, trained BN | ECE, trained BN | test accuracy, recalibrated BN | ECE, recalibrated BN | learned sigma | images/s in the run |\n")
+	b.WriteString("| head | loss | implementation | seeds | test accuracy, trained BN | ECE (10 bins), trained BN | test accuracy, recalibrated BN | ECE (10 bins), recalibrated BN | learned sigma | images/s in the run |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, g := range groups {
 		var seeds []string

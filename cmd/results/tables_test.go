@@ -163,3 +163,27 @@ func TestRegenerateErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochsRecalibrated checks the epochs table of a run trained with
+// -bn-history: beside the trained statistics' columns, those with the
+// statistics recomputed after each epoch; a run without them keeps two.
+func TestEpochsRecalibrated(t *testing.T) {
+	dir := t.TempDir()
+	on := writeRun(t, dir, "ours", `{"config":{"head":"lda"},"history":[
+		{"epoch":1,"test_accuracy":0.7,"test_ece":0.2,"test_accuracy_recalibrated":0.9,"test_ece_recalibrated":0.03},
+		{"epoch":2,"test_accuracy":0.8,"test_ece":0.1,"test_accuracy_recalibrated":0.91,"test_ece_recalibrated":0.02}]}`)
+	off := writeRun(t, dir, "theirs", `{"config":{"head":"lda"},"history":[{"epoch":1,"test_accuracy":0.6,"test_ece":0.3}]}`)
+	got, _, _, err := Regenerate([]byte("<!-- results: epochs "+on+" "+off+" -->\n<!-- end results -->\n"), "def")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| epoch | ours accuracy | ours ECE (10 bins) | ours accuracy, recalibrated BN | ours ECE, recalibrated BN | theirs accuracy | theirs ECE (10 bins) |",
+		"| 1 | 70.00 | 20.00 | 90.00 | 3.00 | 60.00 | 30.00 |",
+		"| 2 | 80.00 | 10.00 | 91.00 | 2.00 | | |",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the epochs table lacks %q:\n%s", want, got)
+		}
+	}
+}
