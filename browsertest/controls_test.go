@@ -176,7 +176,8 @@ func TestBoundedSizes(t *testing.T) {
 // of the benchmarks that finished.
 func TestBenchStartsOnClick(t *testing.T) {
 	b := newBrowser(t, options{})
-	b.open("?bench=1&backend=cpu&sizes=32&batches=1&steps=1")
+	// 20 steps: a browser's clock may not tick during one 32x32 product.
+	b.open("?bench=1&backend=cpu&sizes=64&batches=1&steps=20")
 	if s := b.state(); s != "idle" {
 		t.Fatalf("bench=1 without autostart: state %q, want idle", s)
 	}
@@ -190,7 +191,7 @@ func TestBenchStartsOnClick(t *testing.T) {
 		t.Fatalf("after Run: %v, %d results, stopped %v; want 3 results", err, len(r.Results), r.Stopped)
 	}
 
-	b.open("?bench=1&autostart=1&backend=cpu&sizes=32&batches=8&steps=10000")
+	b.open("?bench=1&autostart=1&backend=cpu&sizes=64&batches=8&steps=10000")
 	b.waitFor(`document.getElementById('progress-text').textContent.includes('1 of 3')`, 2*time.Minute)
 	b.click("#stop")
 	b.waitFinished("idle", 2*time.Minute)
@@ -198,7 +199,7 @@ func TestBenchStartsOnClick(t *testing.T) {
 	if err := json.Unmarshal([]byte(b.text("#report")), &r); err != nil || !r.Stopped || len(r.Results) != 1 {
 		t.Fatalf("after Stop: %v, %d results, stopped %v; want the matmul's result and stopped", err, len(r.Results), r.Stopped)
 	}
-	if !strings.Contains(r.Table, "| matmul 32 |") {
+	if !strings.Contains(r.Table, "| matmul 64 |") {
 		t.Errorf("the stopped benchmark's table lacks the matmul: %q", r.Table)
 	}
 	b.checkClean()

@@ -151,6 +151,11 @@ func (b *Bench) Time(ctx context.Context) (BenchResult, error) {
 		return res, err
 	}
 	sec := time.Since(start).Seconds() / float64(b.cfg.Steps)
+	if sec <= 0 {
+		// A browser's clock ticks every 5 µs to 1 ms: a tiny benchmark can
+		// take no time by it, and its rates would be infinite.
+		return res, fmt.Errorf("%d steps took less than one tick of the clock: time more steps", b.cfg.Steps)
+	}
 	if counts {
 		per := counting.DeviceCounters().Sub(before).Per(b.cfg.Steps)
 		res.PerStep = &per

@@ -19,9 +19,11 @@ func heapBytes() int64 {
 
 // TestStepBytesBoundsTheHeap measures the heap that a model takes on the
 // CPU backend through a training step and an evaluation at a batch size,
-// and checks that StepBytes is at least that and at most twice it: the
-// bound that front ends check before allocating is neither too low (an
-// out-of-memory crash) nor so high that it refuses what fits.
+// and checks that StepBytes is at least that and at most twice it (plus 1
+// MiB, which toy models' heaps of a few hundred kB vary by between native
+// threads and WebAssembly): the bound that front ends check before
+// allocating is neither too low (an out-of-memory crash) nor so high that
+// it refuses what fits.
 func TestStepBytesBoundsTheHeap(t *testing.T) {
 	conv := Spec{Encoder: EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9, Head: HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3, Seed: 1}
 	cifar := conv
@@ -48,8 +50,8 @@ func TestStepBytesBoundsTheHeap(t *testing.T) {
 			runtime.KeepAlive(m)
 			est := StepBytes(tc.spec, tc.batch)
 			t.Logf("measured %d bytes, StepBytes %d (%.2fx)", used, est, float64(est)/float64(used))
-			if est < used || est > 2*used {
-				t.Errorf("StepBytes = %d, want between the measured %d and twice that", est, used)
+			if est < used || est > 2*used+1<<20 {
+				t.Errorf("StepBytes = %d, want between the measured %d and twice that plus 1 MiB", est, used)
 			}
 		})
 	}

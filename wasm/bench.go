@@ -138,7 +138,10 @@ func (a *app) writeBench(res benchResult) {
 	if res.Table != "" {
 		v.summary.AppendChild(el("pre", "", res.Table))
 	}
-	raw, _ := json.MarshalIndent(res, "", "  ")
+	raw, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		raw, _ = json.Marshal(benchResult{Results: []experiment.BenchResult{}, Error: "encoding the results: " + err.Error()})
+	}
 	v.rep.SetTextContent(string(raw))
 	show(v.results, true)
 }
