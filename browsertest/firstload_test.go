@@ -18,12 +18,12 @@ import (
 // compress/gzip at level 9, as a compressing server (GitHub Pages) sends
 // it. Issue 15 asked for 1.6 MB, which the app misses: it weighed 2.37 MB
 // (BENCHMARKS.md, "First load", says what makes up the rest and what the
-// design's DOM binding and linear algebra library cost), and 2.44 MB once
+// design's DOM binding and linear algebra library cost), and 2.47 MB once
 // the page computed every score of experiment.Scores (Brier, adaptive and
 // classwise ECE, MCE and six out-of-distribution scores), bounded every
 // size by memory and capped decompression; the budget, about 1% above
 // that, keeps it from growing unnoticed.
-const appGzipBudget = 2_465_000
+const appGzipBudget = 2_490_000
 
 // gzipSize returns the size of data compressed by compress/gzip at level 9.
 func gzipSize(t *testing.T, data []byte) int {
