@@ -91,28 +91,14 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 		if end == len(lines) {
 			return nil, 0, nil, fmt.Errorf("line %d: no %q after the marker", i+1, endLine)
 		}
-		if m[1] == "gpu" {
-			// The gpu kind's arguments are GPU records, not run folders.
-			text, written, err := gpuBlock(strings.Fields(m[2]))
-			if err != nil {
-				return nil, 0, nil, fmt.Errorf("line %d: %w", i+1, err)
-			}
-			out.WriteString(text)
-			out.WriteString(stampLine(commit, "GPU records measured", written))
-			out.WriteString(lines[end])
-			i = end
-			n++
-			continue
-		}
-		if m[1] == "sweep" {
-			// The sweep kind's argument is deeplda sweep's output folder.
-			text, drawn, written, err := sweepBlock(strings.TrimSpace(m[2]))
+		if m[1] == "gpu" || m[1] == "sweep" {
+			text, drawn, inputs, written, err := argumentBlock(m[1], m[2])
 			if err != nil {
 				return nil, 0, nil, fmt.Errorf("line %d: %w", i+1, err)
 			}
 			maps.Copy(files, drawn)
 			out.WriteString(text)
-			out.WriteString(stampLine(commit, "report.json files written", written))
+			out.WriteString(stampLine(commit, inputs, written))
 			out.WriteString(lines[end])
 			i = end
 			n++
@@ -141,6 +127,19 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 		n++
 	}
 	return []byte(out.String()), n, files, nil
+}
+
+// argumentBlock makes a block of the kinds whose arguments are not run
+// folders: gpu (bench/gpu.sh's GPU records) and sweep (deeplda sweep's
+// output folder). It returns the Markdown, the figures by path, what its
+// inputs are in words for the stamp and the commits that made them.
+func argumentBlock(kind, args string) (string, map[string][]byte, string, []string, error) {
+	if kind == "gpu" {
+		text, written, err := gpuBlock(strings.Fields(args))
+		return text, nil, "GPU records measured", written, err
+	}
+	text, files, written, err := sweepBlock(strings.TrimSpace(args))
+	return text, files, "report.json files written", written, err
 }
 
 // stamp is the line under a table that says where it came from.
