@@ -183,3 +183,14 @@ func ImageSpec(c ImageConfig, shape [3]int, classes int) (model.Spec, error) {
 		Head: head, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
 	}, nil
 }
+
+// WithHeldOut returns c with held-out training images (never trained on)
+// to fit temperature scaling on when c trains a softmax head: as many as
+// the test images, at least 100 and at most 1,000. An LDA head's c comes
+// back as it is.
+func WithHeldOut(c ImageConfig) ImageConfig {
+	if c.Head == "softmax" {
+		c.Val = min(1000, max(c.LimitTest, 100))
+	}
+	return c
+}

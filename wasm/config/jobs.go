@@ -55,13 +55,10 @@ func (s Settings) Jobs() ([]Job, error) {
 	return []Job{{Label: LossLabel(s.Synth), Synth: s.Synth}}, nil
 }
 
-// imageJob returns the job of the image run c. Temperature scaling is
-// fitted on held-out training images (never trained on) for the softmax
-// head: as many as the test images, at most 1,000 (the browser is slow).
+// imageJob returns the job of the image run c, with the held-out images a
+// softmax head fits temperature scaling on (experiment.WithHeldOut).
 func imageJob(c experiment.ImageConfig) Job {
-	if c.Head == "softmax" {
-		c.Val = min(1000, max(c.LimitTest, 100))
-	}
+	c = experiment.WithHeldOut(c)
 	return Job{Label: ImageLabel(c), Image: &c}
 }
 

@@ -1,0 +1,225 @@
+// Package engine is the trainer behind a view: it takes the commands of
+// the run protocol (package protocol), trains, evaluates and draws, and
+// tells its view what happens as protocol events. It knows nothing of the
+// page: the host it runs in (a Web Worker, a test, a native process) gives
+// it its backends, the site's files, a way to let commands in between
+// steps, and the events' way out.
+//
+// Commands run one at a time: a command that takes time (hello, start,
+// resume, open, continue, files, load) runs in its own goroutine, and
+// while it does, every other command but stop is refused with EvRefused.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// Host is what the engine needs of the place it runs in.
+type Host interface {
+	// OpenWebGPU opens the WebGPU backend, or says why it cannot.
+	OpenWebGPU() (kernels.Backend, string)
+	// Fetch reads a file of the site by its path from the site's root
+	// ("site/data/index.json").
+	Fetch(path string) ([]byte, error)
+	// Yield lets the host deliver commands (stop) and events; the engine
+	// calls it between training steps.
+	Yield()
+	// Emit sends an event to the view.
+	Emit(protocol.Event)
+	// LoseDevice destroys the WebGPU device (the view's debug=lose-device).
+	LoseDevice()
+	// Memory says which WebAssembly memory the engine runs on ("shared",
+	// "plain"; "" outside a browser).
+	Memory() string
+}
+
+// File is a file that came with a command: its name and a way to read it.
+type File struct {
+	Name string
+	Read func() ([]byte, error)
+}
+
+// Engine is one engine serving one view.
+type Engine struct {
+	host     Host
+	backends backends
+	data     dataSets
+	models   models
+
+	mu     sync.Mutex
+	seq    int
+	busy   bool
+	cancel context.CancelFunc // stops the command that runs, nil when none
+
+	sess *session
+	// debugPanic and debugLose are the view's debug= choices (Hello).
+	debugPanic, debugLose bool
+}
+
+// New returns an engine in host; it starts with CmdHello.
+func New(host Host) *Engine {
+	e := &Engine{host: host}
+	e.backends.open = host.OpenWebGPU
+	e.data.e, e.data.loaded = e, map[string]experiment.ImageData{}
+	e.models.e = e
+	return e
+}
+
+// emit sends ev with the next sequence number.
+func (e *Engine) emit(ev protocol.Event) {
+	e.mu.Lock()
+	e.seq++
+	ev.Seq = e.seq
+	e.mu.Unlock()
+	e.host.Emit(ev)
+}
+
+// Handle takes a command, with the files that came with it (CmdFiles,
+// CmdOpen of a file). It never blocks on the command's work.
+func (e *Engine) Handle(c protocol.Command, files []File) {
+	if c.Kind == protocol.CmdStop {
+		e.mu.Lock()
+		if e.cancel != nil {
+			e.cancel()
+		}
+		e.mu.Unlock()
+		return
+	}
+	job := e.job(c, files)
+	if job == nil {
+		e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: fmt.Sprintf("unknown command %q", c.Kind)})
+		return
+	}
+	e.mu.Lock()
+	if e.busy {
+		e.mu.Unlock()
+		e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: fmt.Sprintf("%s: the engine is busy", c.Kind)})
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e.busy, e.cancel = true, cancel
+	e.mu.Unlock()
+	go func() {
+		defer func() {
+			e.mu.Lock()
+			e.busy, e.cancel = false, nil
+			e.mu.Unlock()
+			cancel()
+		}()
+		defer e.recover(c)
+		job(ctx)
+	}()
+}
+
+// job returns the work of command c, or nil for an unknown command.
+func (e *Engine) job(c protocol.Command, files []File) func(context.Context) {
+	switch c.Kind {
+	case protocol.CmdHello:
+		if c.Hello == nil {
+			c.Hello = &protocol.Hello{Backend: experiment.BackendAuto}
+		}
+		return func(context.Context) { e.hello(*c.Hello) }
+	case protocol.CmdStart:
+		return func(ctx context.Context) { e.start(ctx, c) }
+	case protocol.CmdResume:
+		return func(ctx context.Context) { e.resume(ctx, c.Session) }
+	case protocol.CmdOpen:
+		return func(context.Context) { e.models.open(c, files) }
+	case protocol.CmdContinue:
+		return func(ctx context.Context) { e.models.continueTraining(ctx, c) }
+	case protocol.CmdFiles:
+		return func(context.Context) { e.data.readFiles(c, files) }
+	case protocol.CmdLoad:
+		return func(context.Context) { e.data.preload(c.Data) }
+	}
+	return nil
+}
+
+// recover turns a panic of command c into an event: the session's failure
+// for the commands of a session, a refusal for the others.
+func (e *Engine) recover(c protocol.Command) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	err := fmt.Errorf("internal error: %v", r)
+	fmt.Printf("deeplda: panic: %v\n%s", r, debug.Stack())
+	if s := e.sess; s != nil && s.id == c.Session {
+		e.failed(s, err)
+		return
+	}
+	e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()})
+}
+
+// hello warms the engine up and says what it found.
+func (e *Engine) hello(h protocol.Hello) {
+	if h.Threads > 0 {
+		gemm.SetThreads(h.Threads)
+	}
+	e.debugPanic = h.Debug == "panic"
+	e.debugLose = h.Debug == "lose-device"
+	be, why := e.backends.get(h.Backend)
+	if err := warmUp(e.backends.cpuBackend(), be); err != nil && be != e.backends.cpu {
+		why, be = e.backends.broken("while preparing", err), e.backends.cpu
+	}
+	e.data.probe()
+	e.models.probe()
+	e.emit(protocol.Event{Kind: protocol.EvReady, Backend: backendOf(be, why), Memory: e.host.Memory()})
+}
+
+// backendOf describes be for an event.
+func backendOf(be kernels.Backend, why string) *protocol.Backend {
+	return &protocol.Backend{Info: be.Info(), Kind: experiment.BackendOf(be), Why: why}
+}
+
+// backends opens the compute backends once and remembers why WebGPU is not
+// used when it is not.
+type backends struct {
+	open  func() (kernels.Backend, string)
+	cpu   kernels.Backend
+	gpu   kernels.Backend // nil until probed, or when unusable
+	probe sync.Once
+	why   string // why WebGPU is not used (empty while it is)
+}
+
+// cpuBackend returns the CPU backend.
+func (b *backends) cpuBackend() kernels.Backend {
+	if b.cpu == nil {
+		b.cpu = cpu.New()
+	}
+	return b.cpu
+}
+
+// get returns the backend for a choice and, when WebGPU was wanted but
+// cannot be used, why the CPU runs instead.
+func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) {
+	c := b.cpuBackend()
+	if choice == experiment.BackendCPU {
+		return c, ""
+	}
+	b.probe.Do(func() { b.gpu, b.why = b.open() })
+	if b.gpu == nil {
+		return c, b.why
+	}
+	return b.gpu, ""
+}
+
+// broken records that WebGPU failed (when says when: "while preparing",
+// "during training"); later runs use the CPU. It returns the notice.
+func (b *backends) broken(when string, err error) string {
+	if b.gpu != nil {
+		b.gpu.Close()
+	}
+	b.gpu = nil
+	b.why = fmt.Sprintf("WebGPU failed %s (%v), so training runs on the CPU backend.", when, err)
+	return b.why
+}

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// testHost is a Host without WebGPU whose site is a folder (none when
+// empty); it records the events.
+type testHost struct {
+	site   string
+	mu     sync.Mutex
+	events []protocol.Event
+	wake   chan struct{}
+}
+
+func newTestHost(site string) *testHost { return &testHost{site: site, wake: make(chan struct{}, 1)} }
+
+func (h *testHost) OpenWebGPU() (kernels.Backend, string) { return nil, "no WebGPU in tests" }
+func (h *testHost) Yield()                                {}
+func (h *testHost) LoseDevice()                           {}
+func (h *testHost) Memory() string                        { return "" }
+
+func (h *testHost) Fetch(path string) ([]byte, error) {
+	if h.site == "" {
+		return nil, errors.New("no site")
+	}
+	return os.ReadFile(filepath.Join(h.site, path))
+}
+
+func (h *testHost) Emit(ev protocol.Event) {
+	// Every event must survive the wire.
+	b, err := protocol.Encode(ev)
+	if err != nil {
+		panic(err)
+	}
+	back, err := protocol.DecodeEvent(b)
+	if err != nil {
+		panic(err)
+	}
+	h.mu.Lock()
+	h.events = append(h.events, back)
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns the events up to the first of a kind in kinds, failing the
+// test after a minute.
+func (h *testHost) wait(t *testing.T, from int, kinds ...string) ([]protocol.Event, protocol.Event) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		h.mu.Lock()
+		evs := append([]protocol.Event(nil), h.events...)
+		h.mu.Unlock()
+		for i := from; i < len(evs); i++ {
+			for _, k := range kinds {
+				if evs[i].Kind == k {
+					return evs[from : i+1], evs[i]
+				}
+			}
+		}
+		select {
+		case <-h.wake:
+		case <-deadline:
+			t.Fatalf("no %v event within a minute; got %d events", kinds, len(evs))
+		}
+	}
+}
+
+// toyJob is a small toy run.
+func toyJob() protocol.Job {
+	c := experiment.DefaultSynth()
+	c.Train, c.Test, c.Epochs, c.Batch = 512, 256, 3, 64
+	return protocol.Job{Label: "DNLL", Synth: &c}
+}
+
+// started returns an engine past hello.
+func started(t *testing.T, h *testHost) *Engine {
+	t.Helper()
+	e := New(h)
+	e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: experiment.BackendCPU}}, nil)
+	_, ev := h.wait(t, 0, protocol.EvReady)
+	if ev.Backend == nil || ev.Backend.Kind != experiment.BackendCPU {
+		t.Fatalf("ready: backend %+v, want the CPU", ev.Backend)
+	}
+	return e
+}
+
+// lastReport returns the report of the last run event of run i in evs.
+func lastReport(t *testing.T, evs []protocol.Event, i int) []byte {
+	t.Helper()
+	var rep []byte
+	for _, ev := range evs {
+		if ev.Kind == protocol.EvRun && ev.Run == i && ev.RunState.Report != nil {
+			rep = ev.RunState.Report
+		}
+	}
+	if rep == nil {
+		t.Fatalf("no report of run %d", i)
+	}
+	return rep
+}
+
+// numbers returns a report without its timings.
+func numbers(t *testing.T, rep []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(rep, &m); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	delete(m, "seconds")
+	delete(m, "backend")
+	delete(m, "steps_per_second")
+	if h, ok := m["history"].([]any); ok {
+		for _, row := range h {
+			delete(row.(map[string]any), "seconds")
+		}
+	}
+	return m
+}
+
+// TestSessionMatchesDriver trains a toy session through the engine and
+// checks the events' order and that its report has the numbers of the
+// same run driven directly.
+func TestSessionMatchesDriver(t *testing.T) {
+	h := newTestHost("")
+	e := started(t, h)
+	from := len(h.events)
+	job := toyJob()
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 7, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
+	evs, done := h.wait(t, from, protocol.EvDone, protocol.EvFailed)
+	if done.Kind != protocol.EvDone {
+		t.Fatalf("session failed: %s", done.Error)
+	}
+	if evs[0].Kind != protocol.EvSession || evs[0].Session != 7 || len(evs[0].Runs) != 1 {
+		t.Fatalf("first event %+v, want the session", evs[0])
+	}
+	seq, progress := evs[0].Seq, 0
+	for _, ev := range evs[1:] {
+		if ev.Seq != seq+1 || ev.Session != 7 {
+			t.Fatalf("event %s: seq %d after %d, session %d", ev.Kind, ev.Seq, seq, ev.Session)
+		}
+		seq = ev.Seq
+		if ev.Kind == protocol.EvProgress {
+			progress++
+		}
+	}
+	if progress == 0 {
+		t.Error("no progress events")
+	}
+	run, err := experiment.NewSynth(cpu.New(), *job.Synth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (experiment.Driver{}).Drive(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(numbers(t, reportJSON(run)))
+	got, _ := json.Marshal(numbers(t, lastReport(t, evs, 0)))
+	if !bytes.Equal(got, want) {
+		t.Errorf("the engine's report differs from the driver's:\n got %.400s\nwant %.400s", got, want)
+	}
+}
+
+// TestStopResume stops a session in its first epoch and resumes it: the
+// result is the uninterrupted run's, and a second start while it trains
+// is refused.
+func TestStopResume(t *testing.T) {
+	h := newTestHost("")
+	e := started(t, h)
+	job := toyJob()
+	job.Synth.Epochs = 20
+	from := len(h.events)
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
+	h.wait(t, from, protocol.EvProgress)
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 2, Start: &protocol.Start{Jobs: []protocol.Job{job}}}, nil)
+	e.Handle(protocol.Command{Kind: protocol.CmdStop, Session: 1}, nil)
+	evs, ev := h.wait(t, from, protocol.EvStopped, protocol.EvDone)
+	if ev.Kind != protocol.EvStopped {
+		t.Fatalf("got %s, want stopped", ev.Kind)
+	}
+	refused := false
+	for _, ev := range evs {
+		refused = refused || ev.Kind == protocol.EvRefused && ev.Session == 2 && strings.Contains(ev.Error, "busy")
+	}
+	if !refused {
+		t.Error("a start while training was not refused")
+	}
+	from = len(h.events)
+	e.Handle(protocol.Command{Kind: protocol.CmdResume, Session: 1}, nil)
+	evs, ev = h.wait(t, from, protocol.EvDone, protocol.EvFailed, protocol.EvRefused)
+	if ev.Kind != protocol.EvDone {
+		t.Fatalf("after resume: %s %s", ev.Kind, ev.Error)
+	}
+	got, _ := json.Marshal(numbers(t, lastReport(t, evs, 0)))
+
+	h2 := newTestHost("")
+	e2 := started(t, h2)
+	from = len(h2.events)
+	e2.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
+	evs, _ = h2.wait(t, from, protocol.EvDone)
+	want, _ := json.Marshal(numbers(t, lastReport(t, evs, 0)))
+	if !bytes.Equal(got, want) {
+		t.Errorf("stopped and resumed differs from uninterrupted:\n got %.400s\nwant %.400s", got, want)
+	}
+}
+
+// TestRefusals checks the commands the engine cannot take.
+func TestRefusals(t *testing.T) {
+	h := newTestHost("")
+	e := started(t, h)
+	for _, c := range []protocol.Command{
+		{Kind: "train-faster"},
+		{Kind: protocol.CmdResume, Session: 3},
+		{Kind: protocol.CmdStart, Session: 4, Start: &protocol.Start{}},
+		{Kind: protocol.CmdContinue, Session: 5, Start: &protocol.Start{Jobs: []protocol.Job{toyJob()}}},
+	} {
+		from := len(h.events)
+		e.Handle(c, nil)
+		_, ev := h.wait(t, from, protocol.EvRefused)
+		if ev.Error == "" {
+			t.Errorf("%s: refused without a reason", c.Kind)
+		}
+	}
+}
+
+// TestSideBySideOverview trains two toy runs side by side and checks that
+// the overview figures come with the run events.
+func TestSideBySideOverview(t *testing.T) {
+	h := newTestHost("")
+	e := started(t, h)
+	a, b := toyJob(), toyJob()
+	b.Synth.Loss, b.Label = "nll", "NLL"
+	from := len(h.events)
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{a, b}, Backend: experiment.BackendCPU, Overview: protocol.OverviewRuns}}, nil)
+	evs, _ := h.wait(t, from, protocol.EvDone)
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		for name, svg := range ev.Overview {
+			if !strings.HasPrefix(svg, "<svg") {
+				t.Errorf("%s is not SVG", name)
+			}
+			seen[name] = true
+		}
+	}
+	for _, name := range []string{"run1-embedding.svg", "run2-embedding.svg", "compare-logdet.svg", "compare-accuracy.svg"} {
+		if !seen[name] {
+			t.Errorf("no overview figure %s", name)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/model"
+	"github.com/deeplda/deeplda/safetensors"
+)
+
+// warmUp takes tiny toy runs through every step a real one takes:
+// training, evaluation, the figures, the report and the checkpoint; on
+// the CPU with both encoders, and on be too when it is another backend. A
+// browser compiles WebAssembly functions when they are first called (and
+// WebGPU its pipelines when first used); doing it before the first run
+// keeps those stalls out of it. An error means that be failed.
+func warmUp(cpu, be kernels.Backend) error {
+	for _, enc := range []model.EncoderKind{model.EncoderMLP, model.EncoderNone} {
+		if err := warmUpRun(cpu, enc); err != nil {
+			return fmt.Errorf("warming up the CPU backend: %w", err)
+		}
+	}
+	if be != cpu {
+		return warmUpRun(be, model.EncoderMLP)
+	}
+	return nil
+}
+
+// warmUpRun takes one tiny run with the given encoder through a run's
+// steps on be. A panic comes back as an error.
+func warmUpRun(be kernels.Backend, encoder model.EncoderKind) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	c := experiment.DefaultSynth()
+	c.Encoder, c.Train, c.Test, c.Epochs, c.Batch = encoder.String(), 64, 32, 1, 32
+	run, err := experiment.NewSynth(be, c)
+	if err != nil {
+		return err
+	}
+	defer run.Model.Release()
+	if err := run.Epoch(context.Background(), nil); err != nil {
+		return err
+	}
+	if err := run.Finish(); err != nil {
+		return err
+	}
+	run.Figures()
+	consistencyFigure(run.Base())
+	reportJSON(run)
+	st, err := run.Model.State()
+	if err != nil {
+		return err
+	}
+	if _, err := safetensors.Encode(st); err != nil {
+		return err
+	}
+	return be.Sync()
+}
