@@ -40,9 +40,9 @@ build_site() {
 	mkdir -p "$out/site"
 	touch "$out/$site_marker"
 	cp index.html "$out/"
-	cp site/style.css site/app.js site/wasm_exec.js site/app.wasm site/app-threads.wasm "$out/site/"
+	cp site/style.css site/app.js site/load.js site/engine.js site/wasm_exec.js site/app.wasm site/app-threads.wasm "$out/site/"
 	local version
-	version=$(cat index.html site/style.css site/app.js site/wasm_exec.js site/app.wasm site/app-threads.wasm site/sw.js | sha256sum | cut -c1-16)
+	version=$(cat index.html site/style.css site/app.js site/load.js site/engine.js site/wasm_exec.js site/app.wasm site/app-threads.wasm site/sw.js | sha256sum | cut -c1-16)
 	sed "s/BUILD_VERSION/$version/" site/sw.js >"$out/sw.js"
 	touch "$out/.nojekyll"
 	copy_data "$out/site/data" "$no_data"

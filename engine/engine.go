@@ -5,9 +5,9 @@
 // it its backends, the site's files, a way to let commands in between
 // steps, and the events' way out.
 //
-// Commands run one at a time: a command that takes time (hello, start,
-// resume, open, continue, files, load) runs in its own goroutine, and
-// while it does, every other command but stop is refused with EvRefused.
+// Commands run one at a time, in the order they came, in a goroutine of
+// the engine's; stop does not wait its turn: it stops the command that
+// runs (a session's training after its step).
 package engine
 
 import (
@@ -57,8 +57,8 @@ type Engine struct {
 
 	mu     sync.Mutex
 	seq    int
-	busy   bool
 	cancel context.CancelFunc // stops the command that runs, nil when none
+	queue  chan func()        // the commands waiting their turn
 
 	sess *session
 	// debugPanic and debugLose are the view's debug= choices (Hello).
@@ -67,10 +67,15 @@ type Engine struct {
 
 // New returns an engine in host; it starts with CmdHello.
 func New(host Host) *Engine {
-	e := &Engine{host: host}
+	e := &Engine{host: host, queue: make(chan func(), 64)}
 	e.backends.open = host.OpenWebGPU
 	e.data.e, e.data.loaded = e, map[string]experiment.ImageData{}
 	e.models.e = e
+	go func() {
+		for job := range e.queue {
+			job()
+		}
+	}()
 	return e
 }
 
@@ -84,7 +89,8 @@ func (e *Engine) emit(ev protocol.Event) {
 }
 
 // Handle takes a command, with the files that came with it (CmdFiles,
-// CmdOpen of a file). It never blocks on the command's work.
+// CmdOpen of a file). It never blocks on the command's work: the command
+// waits its turn (stop excepted).
 func (e *Engine) Handle(c protocol.Command, files []File) {
 	if c.Kind == protocol.CmdStop {
 		e.mu.Lock()
@@ -99,25 +105,27 @@ func (e *Engine) Handle(c protocol.Command, files []File) {
 		e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: fmt.Sprintf("unknown command %q", c.Kind)})
 		return
 	}
-	e.mu.Lock()
-	if e.busy {
-		e.mu.Unlock()
-		e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: fmt.Sprintf("%s: the engine is busy", c.Kind)})
-		return
+	select {
+	case e.queue <- func() { e.run(c, job) }:
+	default:
+		e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: fmt.Sprintf("%s: too many commands wait", c.Kind)})
 	}
+}
+
+// run runs one command's work, which stop can cancel.
+func (e *Engine) run(c protocol.Command, job func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
-	e.busy, e.cancel = true, cancel
+	e.mu.Lock()
+	e.cancel = cancel
 	e.mu.Unlock()
-	go func() {
-		defer func() {
-			e.mu.Lock()
-			e.busy, e.cancel = false, nil
-			e.mu.Unlock()
-			cancel()
-		}()
-		defer e.recover(c)
-		job(ctx)
+	defer func() {
+		e.mu.Lock()
+		e.cancel = nil
+		e.mu.Unlock()
+		cancel()
 	}()
+	defer e.recover(c)
+	job(ctx)
 }
 
 // job returns the work of command c, or nil for an unknown command.
@@ -173,6 +181,9 @@ func (e *Engine) hello(h protocol.Hello) {
 	}
 	e.data.probe()
 	e.models.probe()
+	if h.Preload != "" {
+		e.data.preload(h.Preload)
+	}
 	e.emit(protocol.Event{Kind: protocol.EvReady, Backend: backendOf(be, why), Memory: e.host.Memory()})
 }
 

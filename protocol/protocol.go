@@ -65,6 +65,9 @@ type Hello struct {
 	// panic once, "lose-device" destroys the WebGPU device halfway
 	// through the next run that has a save point.
 	Debug string `json:"debug,omitempty"`
+	// Preload is a hosted data set to load (with the one its runs score
+	// as out-of-distribution) before the engine says it is ready.
+	Preload string `json:"preload,omitempty"`
 }
 
 // Overview kinds: what a session draws across its runs.

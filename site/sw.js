@@ -18,6 +18,8 @@ const SHELL = [
   'index.html',
   'site/style.css',
   'site/app.js',
+  'site/load.js',
+  'site/engine.js',
   'site/wasm_exec.js',
   'site/app.wasm',
 ];

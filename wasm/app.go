@@ -13,31 +13,31 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels/cpu/gemm"
+	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
 // app is the page: the demo tabs, the form, the buttons, the progress bar
 // and the results.
 type app struct {
-	demo     config.Demo
-	form     *form
-	view     *view
-	backends backends
-	data     *dataSource // the images demo's data
-	models   *models     // the images demo's trained models
-	sess     *session
-	bench    *pageBench // bench=1: the benchmark instead of training
-	yield    yielder
-	ready    bool // warmed up and the backend probed
-	// debugPanic makes the next run panic once (debug=panic in the URL),
-	// to test that a panic becomes the error state.
-	debugPanic bool
-	// debugLose destroys the WebGPU device once, mid-run (debug=lose-device
-	// in the URL; site/app.js keeps the devices), to test a lost device.
-	debugLose bool
+	demo   config.Demo
+	form   *form
+	view   *view
+	engine *link       // the engine's worker
+	data   *dataSource // the images demo's data
+	models *models     // the images demo's trained models
+	sess   *session
+	lastID int        // the last session's id
+	bench  *pageBench // bench=1: the benchmark instead of training
+	yield  yielder
+	ready  bool // the engine has warmed up and probed its backend
+	// start is what the page does once the engine is ready (autostart,
+	// model=).
+	onReady func()
 
-	lastRefresh, lastProgress time.Time
+	lastProgress time.Time
 
 	tabs                         map[config.Demo]dom.HTMLElement
 	trainBtn, stopBtn, resumeBtn dom.HTMLElement
@@ -91,8 +91,8 @@ func newApp() *app {
 		}
 	})
 	a.on(a.dlCkpt, "click", func(dom.Event) {
-		if jr := a.shownRun(); jr != nil && jr.ckpt != nil {
-			download(a.fileName("checkpoint.safetensors", true), "application/octet-stream", jr.ckpt)
+		if jr := a.shownRun(); jr != nil && jr.ckpt.Truthy() {
+			downloadBuffer(a.fileName("checkpoint.safetensors", true), "application/octet-stream", jr.ckpt)
 		}
 	})
 	return a
@@ -116,54 +116,66 @@ func (a *app) guard() {
 	}
 }
 
-// start applies the URL's configuration, probes the backend and, with
-// autostart=1 and valid settings, starts training.
+// start applies the URL's configuration, starts the engine and, once it
+// is ready, with autostart=1 and valid settings, starts training.
 func (a *app) start() {
 	q := locationQuery()
 	s, raw, errs := config.FromQuery(q)
+	hello := &protocol.Hello{Backend: s.Backend, Debug: q.Get("debug")}
 	if v := q.Get("threads"); v != "" {
 		// Beside the settings table, as model=: it sets the CPU backend's
 		// threads for the page's lifetime, not a run's setting.
 		if n, err := strconv.Atoi(v); err == nil && n >= 1 {
+			hello.Threads = n
 			gemm.SetThreads(n)
 		} else {
 			a.showError(fmt.Sprintf("threads must be a whole number of at least 1, got %q: the CPU backend keeps its default", v))
 		}
 	}
-	a.debugPanic = q.Get("debug") == "panic"
-	a.debugLose = q.Get("debug") == "lose-device"
 	a.setDemo(s.Demo)
 	a.form.setRaw(raw)
 	a.form.showErrors(s.Demo, errs)
 	a.form.lock(false)
 	setState("idle")
 	a.setProgressText("")
-	go func() {
-		defer a.guard()
-		be, why := a.backends.get(s.Backend)
-		if err := warmUp(&a.yield, a.backends.cpu, be); err != nil && be != a.backends.cpu {
-			why, be = a.backends.broken("while preparing", err), a.backends.cpu
-		}
-		a.showBackend(be, why)
-		if q.Get("bench") == "1" {
+	if q.Get("bench") == "1" {
+		go func() {
+			defer a.guard()
+			be, why := pageBackend(s.Backend)
+			a.showBackend(&protocol.Backend{Info: be.Info(), Kind: experiment.BackendOf(be), Why: why})
 			a.prepareBench(q, be, s.Autostart)
-			return
-		}
-		a.data.probe()
-		a.models.probe()
-		if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
-			a.data.preload(s.Image.Data)
-		}
-		a.data.describe()
-		a.ready = true
-		a.setIdle(false)
-		doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
+		}()
+		return
+	}
+	if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
+		hello.Preload = s.Image.Data
+	}
+	a.onReady = func() {
 		if s.Model != "" && s.Demo == config.Images {
 			a.models.openHosted(s.Model)
 		} else if s.Autostart && len(errs) == 0 {
 			a.startSession()
 		}
+	}
+	a.engine = startEngine(a)
+	a.engine.send(protocol.Command{Kind: protocol.CmdHello, Hello: hello}, nil)
+	go func() {
+		defer a.guard()
+		a.warmUpDrawing()
 	}()
+}
+
+// engineReady shows the engine's backend and readies the page.
+func (a *app) engineReady(ev protocol.Event) {
+	a.showBackend(ev.Backend)
+	a.ready = true
+	a.setIdle(false)
+	a.data.describe()
+	doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
+	if f := a.onReady; f != nil {
+		a.onReady = nil
+		f()
+	}
 }
 
 // setDemo shows demo d: its tab, title, introduction and controls.
@@ -271,7 +283,7 @@ func (a *app) startSession() {
 	if len(errs) > 0 {
 		return
 	}
-	sess, err := newSession(s)
+	sess, err := a.newSession(s)
 	if err != nil {
 		a.form.showErrors(a.demo, config.Errors{"": err.Error()})
 		return
@@ -279,13 +291,10 @@ func (a *app) startSession() {
 	a.hideError()
 	clearMoveMarks()
 	a.models.forget()
-	if a.sess != nil {
-		a.sess.release()
-	}
 	a.sess = sess
 	a.view.reset(sess)
 	a.setTraining()
-	go a.train(sess)
+	a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: sess.id, Start: sess.start()}, nil)
 }
 
 // stop asks the training goroutine to stop after the current step.
@@ -296,10 +305,10 @@ func (a *app) stop() {
 		a.bench.cancel()
 		return
 	}
-	if a.sess != nil && a.sess.cancel != nil && state() == "training" {
+	if a.sess != nil && state() == "training" {
 		enable(a.stopBtn, false)
 		a.setProgressText("Stopping after the current step…")
-		a.sess.cancel()
+		a.engine.send(protocol.Command{Kind: protocol.CmdStop, Session: a.sess.id}, nil)
 	}
 }
 
@@ -308,9 +317,9 @@ func (a *app) resume() {
 	if a.sess == nil || state() != "idle" {
 		return
 	}
-	a.sess.runs[a.sess.cur].status = statusTraining
+	a.sess.runs[a.sess.cur].status = "training"
 	a.setTraining()
-	go a.train(a.sess)
+	a.engine.send(protocol.Command{Kind: protocol.CmdResume, Session: a.sess.id}, nil)
 }
 
 // setTraining switches the controls to the training state.
@@ -344,7 +353,7 @@ func (a *app) setIdle(resumable bool) {
 }
 
 // shownRun returns the run whose figures are shown, or nil.
-func (a *app) shownRun() *jobRun {
+func (a *app) shownRun() *runView {
 	if a.sess == nil {
 		return nil
 	}
@@ -355,7 +364,7 @@ func (a *app) shownRun() *jobRun {
 // name for a single run, prefixed by the run's label when there are several.
 func (a *app) fileName(name string, perRun bool) string {
 	if perRun && a.sess != nil && len(a.sess.runs) > 1 {
-		return slug(a.shownRun().job.Label) + "-" + name
+		return slug(a.shownRun().label) + "-" + name
 	}
 	return name
 }
@@ -364,5 +373,5 @@ func (a *app) fileName(name string, perRun bool) string {
 func (a *app) updateDownloads() {
 	jr := a.shownRun()
 	enable(a.dlReport, jr != nil && jr.report != nil)
-	enable(a.dlCkpt, jr != nil && jr.ckpt != nil)
+	enable(a.dlCkpt, jr != nil && jr.ckpt.Truthy())
 }

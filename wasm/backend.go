@@ -5,56 +5,22 @@ package main
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"syscall/js"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
+	"github.com/deeplda/deeplda/protocol"
 )
 
-// backends opens the compute backends once and remembers why WebGPU is not
-// used when it is not. Opening WebGPU blocks on the browser's promises, so
-// get must run in a goroutine, never directly in an event handler.
-type backends struct {
-	cpu   kernels.Backend
-	gpu   kernels.Backend // nil until probed, or when unusable
-	probe sync.Once       // a second caller waits for the first probe
-	why   string          // why WebGPU is not used (empty while it is)
-}
-
-// get returns the backend for a choice (cpu, webgpu or auto) and, when
-// WebGPU was wanted but cannot be used, a notice saying why the CPU runs
-// instead.
-func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) {
-	if b.cpu == nil {
-		b.cpu = cpu.New()
-	}
-	if choice == experiment.BackendCPU {
-		return b.cpu, ""
-	}
-	b.probe.Do(func() { b.gpu, b.why = openWebGPU() })
-	if b.gpu == nil {
-		return b.cpu, b.why
-	}
-	return b.gpu, ""
-}
-
-// broken records that WebGPU failed (when says when: "while preparing",
-// "during training"); later runs use the CPU. It returns the notice.
-func (b *backends) broken(when string, err error) string {
-	if b.gpu != nil {
-		b.gpu.Close()
-	}
-	b.gpu = nil
-	b.why = fmt.Sprintf("WebGPU failed %s (%v), so training runs on the CPU backend (Go compiled to WebAssembly).", when, err)
-	return b.why
-}
+// cpuNote ends every notice that says why the CPU backend runs.
+const cpuNote = "so training runs on the CPU backend (Go compiled to WebAssembly)."
 
 // openWebGPU opens the WebGPU backend, or returns the reason it cannot.
+// Opening blocks on the browser's promises, so it must run in a goroutine,
+// never directly in an event handler.
 func openWebGPU() (be kernels.Backend, why string) {
-	const cpuNote = "so training runs on the CPU backend (Go compiled to WebAssembly)."
 	if gpu := js.Global().Get("navigator").Get("gpu"); !gpu.Truthy() {
 		return nil, "This browser offers no WebGPU (navigator.gpu is missing), " + cpuNote
 	}
@@ -73,11 +39,37 @@ func openWebGPU() (be kernels.Backend, why string) {
 	return b, ""
 }
 
-// backendBadge names a backend for the page's badge.
-func backendBadge(be kernels.Backend) string {
-	info := be.Info()
-	if experiment.BackendOf(be) == experiment.BackendWebGPU {
-		return "WebGPU · " + info.Adapter
+// pageBackend returns the backend for a choice in the page itself (the
+// benchmark's), with why WebGPU is not used when it was wanted.
+func pageBackend(choice experiment.BackendKind) (kernels.Backend, string) {
+	if choice != experiment.BackendCPU {
+		if be, why := openWebGPU(); be != nil {
+			return be, ""
+		} else {
+			return cpu.New(), why
+		}
 	}
-	return "CPU · " + info.Adapter
+	return cpu.New(), ""
+}
+
+// backendBadge names a backend for the page's badge.
+func backendBadge(b *protocol.Backend) string {
+	if b.Kind == experiment.BackendWebGPU {
+		return "WebGPU · " + b.Info.Adapter
+	}
+	return "CPU · " + b.Info.Adapter
+}
+
+// loseDevices destroys the WebGPU devices that site/engine.js (or
+// site/app.js) kept (debug=lose-device): the backend's next operations
+// fail as on a lost device.
+func loseDevices() {
+	devs := js.Global().Get("__deepldaDevices")
+	if !devs.Truthy() {
+		return
+	}
+	consoleWarn("deeplda: debug=lose-device: destroying the WebGPU device")
+	for i := range devs.Length() {
+		devs.Index(i).Call("destroy")
+	}
 }

@@ -4,13 +4,13 @@ package main
 
 import (
 	"fmt"
-	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
 )
 
-// doc is the page's document.
-var doc = dom.GetWindow().Document()
+// doc is the page's document (set by main in the page; the engine's
+// worker has none).
+var doc dom.Document
 
 // byID returns the element with the given id; it panics if the page lacks
 // it (index.html and this package must agree).
@@ -69,14 +69,4 @@ func setState(state string) {
 // state returns the current automation state.
 func state() string {
 	return doc.(dom.HTMLDocument).Body().GetAttribute("data-state")
-}
-
-// consoleError writes to the browser console's error stream.
-func consoleError(args ...any) {
-	js.Global().Get("console").Call("error", args...)
-}
-
-// consoleWarn writes to the browser console's warning stream.
-func consoleWarn(args ...any) {
-	js.Global().Get("console").Call("warn", args...)
 }

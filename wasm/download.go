@@ -7,12 +7,18 @@ import (
 	"time"
 )
 
-// download offers data to the user as a file: a Blob behind a temporary
-// object URL, clicked through an invisible link.
+// download offers data to the user as a file.
 func download(name, mime string, data []byte) {
 	arr := js.Global().Get("Uint8Array").New(len(data))
 	js.CopyBytesToJS(arr, data)
-	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": mime})
+	downloadBuffer(name, mime, arr)
+}
+
+// downloadBuffer offers buf (an ArrayBuffer or a view of one) to the user
+// as a file: a Blob behind a temporary object URL, clicked through an
+// invisible link.
+func downloadBuffer(name, mime string, buf js.Value) {
+	blob := js.Global().Get("Blob").New([]any{buf}, map[string]any{"type": mime})
 	urlAPI := js.Global().Get("URL")
 	href := urlAPI.Call("createObjectURL", blob)
 	a := doc.CreateElement("a")

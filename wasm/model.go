@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"syscall/js"
@@ -11,8 +10,7 @@ import (
 	"honnef.co/go/js/dom/v2"
 
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/report"
-	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
@@ -26,18 +24,19 @@ import (
 // it on from its weights and BatchNorm statistics for the form's epochs,
 // with Adam starting afresh and a new history.
 
-// modelsDir is where the site keeps its trained models.
-const modelsDir = "site/models/"
-
 // models is the trained-model panel of the images demo.
 type models struct {
 	a     *app
 	index []experiment.ModelInfo // the site's models; nil: none
-	// The opened model, while it is shown: its session, its checkpoint
-	// and its data set (Continue training starts from them).
+	// The opened model, while it is shown: its session and its data set
+	// (Continue training trains it on).
 	sess *session
-	file *safetensors.File
 	data string
+	// opening is the session of models being opened, with the session and
+	// the state the page had before (restored when opening fails).
+	opening   *session
+	prev      *session
+	prevState string
 	// hosted names the opened model when the site hosts it: model= stays
 	// in the URL while it is shown, so that the address reopens it.
 	hosted string
@@ -84,7 +83,7 @@ func newModels(a *app) *models {
 	a.on(m.pick, "change", func(dom.Event) { m.describe() })
 	a.on(m.openBtn, "click", func(dom.Event) {
 		if name := m.pick.Underlying().Get("value").String(); name != "" {
-			go m.openHosted(name)
+			m.openHosted(name)
 		}
 	})
 	a.on(m.bothBtn, "click", func(dom.Event) {
@@ -92,7 +91,7 @@ func newModels(a *app) *models {
 			// Side by side is what reopens both from the URL.
 			a.form.value("compare").Set("checked", true)
 			a.form.lock(false)
-			go m.openHosted(name)
+			m.openHosted(name)
 		}
 	})
 	a.on(m.cont, "click", func(dom.Event) { m.continueTraining() })
@@ -100,17 +99,9 @@ func newModels(a *app) *models {
 	return m
 }
 
-// probe reads site/models/index.json: the trained models the site hosts.
-func (m *models) probe() {
-	b, err := fetchBytes(modelsDir + experiment.ModelsIndex)
-	if err != nil {
-		return // no models on this site
-	}
-	var idx []experiment.ModelInfo
-	if err := json.Unmarshal(b, &idx); err != nil {
-		m.msg.SetTextContent(modelsDir + experiment.ModelsIndex + ": " + err.Error())
-		return
-	}
+// setIndex lists the trained models the site hosts (the engine read
+// them).
+func (m *models) setIndex(idx []experiment.ModelInfo) {
 	m.index = idx
 	m.fill()
 }
@@ -192,7 +183,6 @@ func (m *models) describe() {
 // Open button). With compare on in the form, it opens the site's model of
 // the other head on the same data set beside it, when there is one.
 func (m *models) openHosted(name string) {
-	defer m.a.guard()
 	if !m.ready() {
 		return
 	}
@@ -211,27 +201,13 @@ func (m *models) openHosted(name string) {
 	}
 	m.pick.Underlying().Set("value", name)
 	m.describe()
-	infos := []*experiment.ModelInfo{info}
+	names := []string{name}
 	if m.a.form.raw()["compare"] == "1" {
 		if other := m.counterpart(info); other != nil {
-			infos = append(infos, other)
+			names = append(names, other.Name)
 		}
 	}
-	var cps []checkpoint
-	for _, info := range infos {
-		m.a.setProgressText(fmt.Sprintf("Downloading the model %s…", info.Name))
-		b, err := fetchBytes(modelsDir + info.Name + "/" + experiment.CheckpointFile)
-		var history []report.Epoch
-		if err == nil {
-			history, err = readHistory(modelsDir + info.Name + "/" + experiment.ModelReportFile)
-		}
-		if err != nil {
-			m.failed(info.Name, err)
-			return
-		}
-		cps = append(cps, checkpoint{label: info.Name, bytes: b, info: info, history: history})
-	}
-	m.open(name, cps...)
+	m.open(info.Data, &protocol.Open{Hosted: names}, nil)
 }
 
 // counterpart returns the site's first model (by name) of the same data set
@@ -247,39 +223,12 @@ func (m *models) counterpart(info *experiment.ModelInfo) *experiment.ModelInfo {
 	return nil
 }
 
-// readHistory downloads a report.json and returns its history.
-func readHistory(url string) ([]report.Epoch, error) {
-	b, err := fetchBytes(url)
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		History []report.Epoch `json:"history"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", url, err)
-	}
-	return r.History, nil
-}
-
-// isCheckpoint reports whether a file's name is a checkpoint's.
-func isCheckpoint(name string) bool {
-	return strings.HasSuffix(strings.ToLower(name), ".safetensors")
-}
-
 // openFile opens the checkpoint the user dropped or chose (a File).
 func (m *models) openFile(f js.Value) {
-	defer m.a.guard()
 	if !m.ready() {
 		return
 	}
-	name := f.Get("name").String()
-	buf, err := await(f.Call("arrayBuffer"))
-	if err != nil {
-		m.failed(name, fmt.Errorf("cannot read the file: %v", err))
-		return
-	}
-	m.open("", checkpoint{label: name, bytes: jsBytes(buf)})
+	m.open("", &protocol.Open{File: f.Get("name").String()}, []js.Value{f})
 }
 
 // ready reports whether a model can be opened now (the app has started and
@@ -292,174 +241,91 @@ func (m *models) ready() bool {
 	return true
 }
 
-// failed shows why the model label did not open; the page stays as it
-// was.
-func (m *models) failed(label string, err error) {
-	m.msg.SetTextContent(label + ": " + err.Error())
-	m.a.setProgressText("")
-}
-
-// checkpoint is a trained model to open: its label, its bytes (which the
-// page then offers for download), the site's information on it (nil for a
-// dropped file) and the history of its report.
-type checkpoint struct {
-	label   string
-	bytes   []byte
-	file    *safetensors.File
-	info    *experiment.ModelInfo
-	history []report.Epoch
-}
-
-// open evaluates the checkpoints cps on the test set of their data set
-// (the hosted model's, or for a dropped one the one its shapes fit,
-// preferring the form's) and shows them: one as a run whose history is
-// its report's; two (an LDA head and a softmax head of one data set) side
-// by side, as compare=1 shows two heads that trained. hosted names the
-// site's model that model= keeps in the URL ("" for a dropped file).
-func (m *models) open(hosted string, cps ...checkpoint) {
+// open asks the engine to open the models of o (with their files) on data
+// (the form's data set when ""), planned as the form plans its runs: one,
+// or both heads side by side.
+func (m *models) open(data string, o *protocol.Open, files []js.Value) {
 	a := m.a
-	for i := range cps {
-		f, err := safetensors.Decode(cps[i].bytes)
-		if err != nil {
-			m.failed(cps[i].label, fmt.Errorf("not a safetensors checkpoint: %w", err))
-			return
-		}
-		cps[i].file = f
-	}
-	first := cps[0]
 	raw := a.form.raw()
-	var err error
-	if first.info != nil {
-		raw["data"] = first.info.Data
-	} else if raw["data"], err = experiment.CheckpointData(first.file, raw["data"]); err != nil {
-		m.failed(first.label, err)
-		return
+	if data != "" {
+		raw["data"] = data
 	}
 	raw["compare"] = "0"
-	if len(cps) == 2 {
+	if len(o.Hosted) == 2 {
 		raw["compare"] = "1"
 	}
 	s, errs := config.Parse(config.Images, raw)
 	if len(errs) > 0 {
-		m.failed(first.label, fmt.Errorf("fix the settings marked in red first: %w", errs.Err()))
+		m.failed(fmt.Sprintf("fix the settings marked in red first: %v", errs.Err()))
 		return
 	}
-	if s.Image, err = experiment.OpenedConfig(s.Image, first.file); err != nil {
-		m.failed(first.label, err)
-		return
-	}
-	sess, err := newSession(s)
+	sess, err := a.newSession(s)
 	if err != nil {
-		m.failed(first.label, err)
+		m.failed(err.Error())
 		return
 	}
-	byRun := cps
-	if len(cps) == 2 {
-		// A comparison's runs are in experiment.CompareHeads' order; each
-		// takes the checkpoint of its head.
-		if s.Image.Head != sess.runs[0].job.Image.Head {
-			byRun = []checkpoint{cps[1], cps[0]}
-		}
-		for i, cp := range byRun {
-			jr := sess.runs[i]
-			c, err := experiment.OpenedConfig(*jr.job.Image, cp.file)
-			if err == nil && c.Head != jr.job.Image.Head {
-				err = fmt.Errorf("side by side needs an LDA head and a softmax head; %s and %s both have a %s head", cps[0].label, cps[1].label, c.Head)
-			}
-			if err != nil {
-				m.failed(cp.label, err)
-				return
-			}
-			jr.job.Image, jr.job.Label = &c, config.ImageLabel(c)
-		}
-		// The form shows the LDA head's settings (covariance, lambda), as
-		// for two heads that train side by side.
-		s.Image = *sess.runs[0].job.Image
-	}
-	was := state()
+	m.opening, m.prev, m.prevState = sess, a.sess, state()
+	a.sess = sess
 	a.setTraining()
 	enable(a.stopBtn, false)
-	be, why := a.backends.get(s.Backend)
-	sess.be = be
-	a.showBackend(be, why)
-	if label, err := m.evaluate(sess, byRun); err != nil {
-		sess.release()
-		m.failed(label, err)
-		show(a.progressBox, false)
-		a.setIdle(false)
-		setState(was)
-		return
-	}
-	m.hosted = hosted
-	m.sess, m.file, m.data = nil, nil, ""
-	if len(cps) == 1 {
-		// Continue training trains one opened model on.
-		m.sess, m.file, m.data = sess, first.file, s.Image.Data
-	}
-	a.form.setRaw(s.Raw())
-	a.edited()
-	a.setIdle(false)
-	show(m.cont, len(cps) == 1)
-	label := first.label
-	for _, cp := range cps[1:] {
-		label += "," + cp.label
-	}
-	doc.(dom.HTMLDocument).Body().SetAttribute("data-model", label)
-	setState("done")
+	a.engine.send(protocol.Command{Kind: protocol.CmdOpen, Session: sess.id, Open: o, Start: sess.start()}, files)
 }
 
-// evaluate builds each run of sess from its checkpoint (cps, in the runs'
-// order), evaluates it on the test set (and scores the hosted
-// out-of-distribution set, when there is one) with the progress bar, and
-// shows sess. On failure it returns the label of the checkpoint that
-// failed, with the error.
-func (m *models) evaluate(sess *session, cps []checkpoint) (string, error) {
+// failed shows why a model did not open; the page goes back to what it
+// showed.
+func (m *models) failed(msg string) {
+	m.msg.SetTextContent(msg)
 	a := m.a
-	var done []string
-	for i, cp := range cps {
-		jr := sess.runs[i]
-		if err := a.newRun(sess, jr); err != nil {
-			return cp.label, err
-		}
-		img := jr.image()
-		if err := img.Load(cp.file); err != nil {
-			return cp.label, err
-		}
-		img.Report.Kind, img.Report.Status, img.Report.History = experiment.CmdEval, "opened "+cp.label, cp.history
-		n := img.TestSet.Len()
-		a.setProgress(0)
-		a.setProgressText(fmt.Sprintf("Evaluating %s on %d %s test images on %s…", cp.label, n, img.Config.Data, experiment.BackendOf(sess.be)))
-		err := img.EvaluateTest(func(p experiment.Phase) {
-			a.setProgress(float64(p.Done) / float64(p.Total))
-			a.setProgressText(fmt.Sprintf("%s: %s, %d / %d images", cp.label, p.Name, p.Done, p.Total))
-			a.yield.maybe()
-		})
-		if err != nil {
-			return cp.label, err
-		}
-		jr.status, jr.opened = "opened: "+cp.label, true
-		figs := jr.t.Figures()
-		if len(cp.history) == 0 {
-			for _, name := range []string{"curves.svg", "accuracy.svg", "logdet.svg"} {
-				delete(figs, name)
-			}
-		}
-		jr.figs, jr.report, jr.ckpt = figs, reportJSON(jr.t), cp.bytes
-		done = append(done, fmt.Sprintf("%s (%s head): test accuracy %.2f%%, ECE %.2f%% on %d test images of %s%s",
-			cp.label, img.Model.Spec.Head, 100*float64(img.Report.Test.Accuracy), 100*float64(img.Report.Test.ECE), n, img.Config.Data, trainedBN(cp.info)))
+	if m.opening == nil {
+		return
 	}
-	if a.sess != nil {
-		a.sess.release()
+	a.sess = m.prev
+	m.opening, m.prev = nil, nil
+	a.setProgressText("")
+	show(a.progressBox, false)
+	a.setIdle(false)
+	setState(m.prevState)
+}
+
+// opened shows the opened models of session s.
+func (m *models) opened(s *session, op *protocol.Opened) {
+	a := m.a
+	if m.opening != s {
+		return
 	}
-	a.sess = sess
-	a.view.reset(sess)
-	a.view.update(sess)
-	if len(cps) == 1 {
-		a.setProgressText("Opened " + done[0] + ". Continue training trains it on (Adam starts afresh).")
+	m.opening, m.prev = nil, nil
+	var lines []string
+	for i, c := range op.Configs {
+		c := c
+		s.jobs[i].Image, s.jobs[i].Label = &c, config.ImageLabel(c)
+		s.runs[i].label = s.jobs[i].Label
+		om := op.Models[i]
+		lines = append(lines, fmt.Sprintf("%s (%s head): test accuracy %.2f%%, ECE %.2f%% on %d test images of %s%s",
+			om.Label, om.Head, 100*om.Accuracy, 100*om.ECE, om.Images, om.Data, trainedBN(om.Info)))
+	}
+	// The form shows the (first, LDA) model's settings; the held-out
+	// images stay the form's.
+	c := op.Configs[0]
+	c.Val = s.settings.Image.Val
+	s.settings.Image = c
+	s.settings.Compare = len(op.Configs) == 2
+	m.hosted = op.Hosted
+	m.sess, m.data = nil, ""
+	if op.Continuable {
+		m.sess, m.data = s, c.Data
+	}
+	a.form.setRaw(s.settings.Raw())
+	a.edited()
+	a.view.update(s)
+	if len(lines) == 1 {
+		a.setProgressText("Opened " + lines[0] + ". Continue training trains it on (Adam starts afresh).")
 	} else {
-		a.setProgressText("Opened side by side: " + strings.Join(done, "; ") + ".")
+		a.setProgressText("Opened side by side: " + strings.Join(lines, "; ") + ".")
 	}
-	return "", nil
+	a.setIdle(false)
+	show(m.cont, op.Continuable)
+	doc.(dom.HTMLDocument).Body().SetAttribute("data-model", op.Label)
+	setState("done")
 }
 
 // continueTraining trains the opened model on from its checkpoint with
@@ -477,43 +343,23 @@ func (m *models) continueTraining() {
 		a.form.showErrors(config.Images, errs)
 		return
 	}
-	c, err := experiment.OpenedConfig(s.Image, m.file)
+	s.Compare = false
+	sess, err := a.newSession(s)
 	if err != nil {
 		m.msg.SetTextContent(err.Error())
 		return
 	}
-	s.Image = c
-	sess, err := newSession(s)
-	if err != nil {
-		m.msg.SetTextContent(err.Error())
-		return
-	}
-	f := m.file
 	m.forget()
-	a.sess.release()
 	a.sess = sess
 	a.view.reset(sess)
 	a.setTraining()
-	go func() {
-		defer a.guard()
-		sess.be, _ = a.backends.get(s.Backend)
-		jr := sess.runs[0]
-		err := a.newRun(sess, jr)
-		if err == nil {
-			err = jr.image().Load(f)
-		}
-		if err != nil {
-			a.failed(sess, err)
-			return
-		}
-		a.train(sess)
-	}()
+	a.engine.send(protocol.Command{Kind: protocol.CmdContinue, Session: sess.id, Start: sess.start()}, nil)
 }
 
 // forget hides Continue training: the opened model is no longer shown, or
 // trains on.
 func (m *models) forget() {
-	m.sess, m.file, m.hosted = nil, nil, ""
+	m.sess, m.hosted = nil, ""
 	show(m.cont, false)
 	doc.(dom.HTMLDocument).Body().RemoveAttribute("data-model")
 }

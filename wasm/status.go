@@ -7,15 +7,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/train"
+	"github.com/deeplda/deeplda/protocol"
 )
 
 // This file shows the page's status: the progress bar, the backend badge
 // and the notice bar.
 
 // progress shows a training progress report (at most ten times a second).
-func (a *app) progress(s *session, p train.Progress) {
+func (a *app) progress(s *session, pp *protocol.Progress) {
+	p := pp.Progress
 	last := p.Epoch == p.Epochs && p.Step == p.Steps
 	if time.Since(a.lastProgress) < 100*time.Millisecond && !last {
 		return
@@ -26,12 +26,12 @@ func (a *app) progress(s *session, p train.Progress) {
 	a.setProgress(f)
 	var b strings.Builder
 	if len(s.runs) > 1 {
-		fmt.Fprintf(&b, "Run %d of %d (%s) · ", s.cur+1, len(s.runs), s.runs[s.cur].job.Label)
+		fmt.Fprintf(&b, "Run %d of %d (%s) · ", s.cur+1, len(s.runs), s.runs[s.cur].label)
 	}
 	fmt.Fprintf(&b, "epoch %d / %d · step %d / %d · %s examples/s · loss %.4g · accuracy %.2f%%",
 		p.Epoch, p.Epochs, p.Step, p.Steps, thousands(p.ExamplesPerSecond), p.Loss, 100*p.Accuracy)
-	if el := s.elapsed(); f > 0.005 {
-		left := time.Duration(float64(el) * (1 - f) / f)
+	if f > 0.005 {
+		left := time.Duration(pp.Seconds * float64(time.Second) * (1 - f) / f)
 		fmt.Fprintf(&b, " · %s left", roundDuration(left))
 	}
 	a.setProgressText(b.String())
@@ -49,12 +49,12 @@ func (a *app) setProgressText(s string) { a.barText.SetTextContent(s) }
 
 // showBackend names the backend in the header and shows why WebGPU is not
 // used, if it is not.
-func (a *app) showBackend(be kernels.Backend, why string) {
+func (a *app) showBackend(be *protocol.Backend) {
 	a.badge.SetTextContent(backendBadge(be))
 	a.badge.SetAttribute("title", backendBadge(be))
-	a.badge.SetAttribute("data-backend", be.Info().Name)
-	if why != "" {
-		a.notice.SetTextContent(why)
+	a.badge.SetAttribute("data-backend", be.Info.Name)
+	if be.Why != "" {
+		a.notice.SetTextContent(be.Why)
 		a.notice.Class().Remove("error")
 		show(a.notice, true)
 	} else if !a.notice.Class().Contains("error") {

@@ -41,11 +41,11 @@ var imageFigures = []struct{ name, caption string }{
 }
 
 // headLabel names a head kind in the page's text ("LDA head").
-func headLabel(h model.HeadKind) string {
-	if h == model.HeadLDA {
+func headLabel(h string) string {
+	if h == model.HeadLDA.String() {
 		return "LDA head"
 	}
-	return h.String() + " head"
+	return h + " head"
 }
 
 // view draws a session's results: the overview (runs side by side or the
@@ -92,7 +92,7 @@ func layout(s *session) (overview, detail []slot) {
 		}
 	case multi:
 		for i, jr := range s.runs {
-			overview = append(overview, slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.job.Label + ": test embeddings and the head's Gaussians."})
+			overview = append(overview, slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.label + ": test embeddings and the head's Gaussians."})
 		}
 		overview = append(overview,
 			slot{"compare-logdet.svg", "log det Σ of every run."},
@@ -155,28 +155,9 @@ func (v *view) update(s *session) {
 	jr := s.runs[s.shown()]
 	v.rep.SetTextContent(string(jr.report))
 	v.a.updateDownloads()
-	v.a.yield.maybe()
-	figs := map[string][]byte{}
-	if len(s.runs) > 1 {
-		var more map[string][]byte
-		switch s.settings.Demo {
-		case config.Sweep:
-			more = sweepFigures(s.runs)
-		case config.Images:
-			more = imageComparison(s).Figures()
-		default:
-			more = compareFigures(s.runs)
-			for i, r := range s.runs {
-				figs[fmt.Sprintf("run%d-embedding.svg", i+1)] = r.figs["embedding.svg"]
-			}
-		}
-		for k, svg := range more {
-			figs[k] = svg
-		}
-	}
 	overview, detail := layout(s)
 	for _, sl := range overview {
-		v.fill(sl.name, figs[sl.name])
+		v.fill(sl.name, s.overview[sl.name])
 	}
 	for _, sl := range detail {
 		v.fill(sl.name, jr.figs[sl.name])
@@ -234,7 +215,7 @@ func (v *view) drawSummary(s *session) {
 		if i == s.shown() {
 			tr.Class().Add("shown")
 		}
-		pick := el("button", "link", jr.job.Label)
+		pick := el("button", "link", jr.label)
 		pick.SetAttribute("type", "button")
 		pick.SetAttribute("title", "show this run's figures and report")
 		idx := i
@@ -255,8 +236,8 @@ func (v *view) drawSummary(s *session) {
 	}
 	table.AppendChild(body)
 	v.summary.AppendChild(table)
-	if jr := s.runs[s.shown()]; jr.run != nil {
-		v.drawExtras(jr.run.Report, jr.image())
+	if jr := s.runs[s.shown()]; jr.rep != nil {
+		v.drawExtras(jr.rep)
 	}
 	if s.settings.Demo == config.Images && len(s.runs) > 1 {
 		v.drawGap(s)
@@ -267,11 +248,11 @@ func (v *view) drawSummary(s *session) {
 // summary (#compare-gap), once both have finished (or both were opened).
 func (v *view) drawGap(s *session) {
 	for _, jr := range s.runs {
-		if jr.status != statusDone && !jr.opened {
+		if jr.status != "done" && !jr.opened || jr.rep == nil {
 			return
 		}
 	}
-	c := imageComparison(s)
+	c := experiment.NewComparison(*s.jobs[0].Image, *s.jobs[1].Image, &s.runs[0].rep.Report, &s.runs[1].rep.Report)
 	p := el("p", "gap", fmt.Sprintf("Gap (LDA − softmax) on the test set: accuracy %+.2f points, ECE (10 bins) %+.2f points (%s: %.2f%%, ECE %.2f%%; %s: %.2f%%, ECE %.2f%%).",
 		100*float64(c.Gap.Accuracy), 100*float64(c.Gap.ECE),
 		c.LDA.Label(), 100*float64(c.LDA.Test.Accuracy), 100*float64(c.LDA.Test.ECE),
@@ -290,35 +271,31 @@ func (v *view) drawGap(s *session) {
 // otherwise.
 func oodComparison(s *session) string {
 	var parts []string
-	for _, jr := range s.runs {
-		img := jr.image()
-		if img == nil || img.Extras.OOD == nil {
+	for i, jr := range s.runs {
+		if jr.rep == nil || jr.rep.OOD == nil {
 			return ""
 		}
-		head := headLabel(img.Model.Spec.Head)
+		head := headLabel(s.jobs[i].Image.Head)
 		for _, sc := range experiment.OODScores() {
-			if d, ok := img.Extras.OOD.Detection(sc.Name); ok {
+			if d, ok := jr.rep.OOD.Detection(sc.Name); ok {
 				parts = append(parts, fmt.Sprintf("%s's %s %.2f%%", head, sc.Label, 100*d.AUROC))
 			}
 		}
 	}
-	o := s.runs[0].image().Extras.OOD
+	o := s.runs[0].rep.OOD
 	return fmt.Sprintf("Out-of-distribution detection against %s (AUROC, %d test images against %d): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, ", "))
 }
 
 // drawExtras adds the shown run's test evaluations to the summary (#extras):
 // accuracy, the calibration metrics of experiment.Scores and NLL of its
-// test split, or for an image run (img not nil) that recomputed its
-// BatchNorm statistics of both evaluations, and after temperature scaling;
-// then, for an image run that scored another data set, each
-// out-of-distribution score's figures (#ood).
-func (v *view) drawExtras(rep *report.Report, img *experiment.ImageRun) {
+// test split, or for an image run that recomputed its BatchNorm
+// statistics of both evaluations, and after temperature scaling; then, for
+// an image run that scored another data set, each out-of-distribution
+// score's figures (#ood).
+func (v *view) drawExtras(full *fullReport) {
+	rep, x := &full.Report, full.ImageExtras
 	if rep.Test.Examples == 0 {
 		return
-	}
-	var x experiment.ImageExtras
-	if img != nil {
-		x = img.Extras
 	}
 	calibration := experiment.CalibrationScores()
 	table := el("table", "summary extras", "")
@@ -373,12 +350,12 @@ func (v *view) drawExtras(rep *report.Report, img *experiment.ImageRun) {
 }
 
 // summaryCells formats a run's report for the summary table.
-func summaryCells(jr *jobRun) []string {
+func summaryCells(jr *runView) []string {
 	dash := "–"
-	if jr.run == nil {
+	if jr.rep == nil {
 		return []string{jr.status, dash, dash, dash, dash, dash, dash, dash, dash}
 	}
-	r := jr.run.Report
+	r := &jr.rep.Report
 	pct := func(f report.Float, ok bool) string {
 		if !ok || math.IsNaN(float64(f)) {
 			return dash

@@ -1,0 +1,71 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"syscall/js"
+)
+
+// fetchURL downloads a file.
+func fetchURL(url string) ([]byte, error) {
+	resp, err := await(js.Global().Call("fetch", url))
+	if err != nil {
+		return nil, err
+	}
+	if !resp.Get("ok").Bool() {
+		return nil, fmt.Errorf("HTTP %d %s", resp.Get("status").Int(), resp.Get("statusText").String())
+	}
+	buf, err := await(resp.Call("arrayBuffer"))
+	if err != nil {
+		return nil, err
+	}
+	return jsBytes(buf), nil
+}
+
+// jsBytes copies an ArrayBuffer into Go memory.
+func jsBytes(buf js.Value) []byte {
+	arr := js.Global().Get("Uint8Array").New(buf)
+	b := make([]byte, arr.Get("length").Int())
+	js.CopyBytesToGo(b, arr)
+	return b
+}
+
+// await blocks the calling goroutine (never an event handler) until a
+// promise settles.
+func await(p js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	ch := make(chan result, 1)
+	var ok, fail js.Func
+	ok = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		ch <- result{v: args[0]}
+		return nil
+	})
+	fail = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		msg := "failed"
+		if len(args) > 0 {
+			msg = args[0].Call("toString").String()
+		}
+		ch <- result{err: errors.New(msg)}
+		return nil
+	})
+	p.Call("then", ok, fail)
+	r := <-ch
+	ok.Release()
+	fail.Release()
+	return r.v, r.err
+}
+
+// consoleError logs to the browser's console.
+func consoleError(args ...any) {
+	js.Global().Get("console").Call("error", args...)
+}
+
+// consoleWarn logs a warning to the browser's console.
+func consoleWarn(args ...any) {
+	js.Global().Get("console").Call("warn", args...)
+}

@@ -1,0 +1,96 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"syscall/js"
+
+	"github.com/deeplda/deeplda/engine"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// This file is the program's other role: the engine (package engine) in
+// the Web Worker that site/engine.js starts, talking to the page's view in
+// the run protocol's JSON.
+
+// workerHost is the engine's Host in the Web Worker.
+type workerHost struct {
+	init  js.Value // self.deepldaInit: the page's address, the memory, listen
+	yield yielder
+}
+
+// runEngine serves the page's commands forever.
+func runEngine() {
+	h := &workerHost{init: js.Global().Get("deepldaInit")}
+	e := engine.New(h)
+	onMessage := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		m := args[0]
+		c, err := protocol.DecodeCommand([]byte(m.Get("json").String()))
+		if err != nil {
+			h.Emit(protocol.Event{Kind: protocol.EvRefused, Error: err.Error()})
+			return nil
+		}
+		var files []engine.File
+		list := m.Get("files")
+		for i := range list.Length() {
+			f := list.Index(i)
+			files = append(files, engine.File{Name: f.Get("name").String(), Read: func() ([]byte, error) {
+				buf, err := await(f.Call("arrayBuffer"))
+				if err != nil {
+					return nil, err
+				}
+				return jsBytes(buf), nil
+			}})
+		}
+		e.Handle(c, files)
+		return nil
+	})
+	h.init.Call("listen", onMessage)
+	select {}
+}
+
+// OpenWebGPU opens WebGPU in the worker (navigator.gpu).
+func (h *workerHost) OpenWebGPU() (kernels.Backend, string) { return openWebGPU() }
+
+// Fetch downloads a file of the site by its path from the page's address.
+func (h *workerHost) Fetch(path string) ([]byte, error) {
+	url := js.Global().Get("URL").New(path, h.init.Get("base")).Call("toString").String()
+	b, err := fetchURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("downloading %s: %v", path, err)
+	}
+	return b, nil
+}
+
+// Yield returns to the worker's event loop, which delivers the page's
+// commands (stop).
+func (h *workerHost) Yield() { h.yield.maybe() }
+
+// Emit posts an event to the page; a checkpoint goes beside the JSON, as a
+// transferred ArrayBuffer.
+func (h *workerHost) Emit(ev protocol.Event) {
+	ckpt := ev.Checkpoint
+	ev.Checkpoint = nil
+	b, err := protocol.Encode(ev)
+	if err != nil {
+		b, _ = protocol.Encode(protocol.Event{Kind: protocol.EvFailed, Seq: ev.Seq, Session: ev.Session, Error: err.Error()})
+	}
+	msg := map[string]any{"json": string(b)}
+	if ckpt == nil {
+		js.Global().Call("postMessage", msg)
+		return
+	}
+	arr := js.Global().Get("Uint8Array").New(len(ckpt))
+	js.CopyBytesToJS(arr, ckpt)
+	msg["checkpoint"] = arr.Get("buffer")
+	js.Global().Call("postMessage", msg, []any{arr.Get("buffer")})
+}
+
+// LoseDevice destroys the WebGPU devices that site/engine.js kept
+// (debug=lose-device).
+func (h *workerHost) LoseDevice() { loseDevices() }
+
+// Memory says which memory the engine runs on.
+func (h *workerHost) Memory() string { return h.init.Get("memory").String() }
