@@ -119,16 +119,26 @@ func findChromium() string {
 // gap between two 10 ms interval ticks while the page is training: how long
 // the main thread was busy at a stretch.
 const heartbeatJS = `(() => {
-  const hb = { max: 0, ticks: 0, last: 0, wasTraining: false, long: [] };
+  const hb = { max: 0, ticks: 0, last: 0, wasTraining: false, long: [], tasks: [], from: 0, to: 0 };
   window.__heartbeat = hb;
   setInterval(() => {
     const now = performance.now();
     const training = !!document.body && document.body.dataset.state === 'training';
     if (hb.wasTraining && hb.last) { hb.max = Math.max(hb.max, now - hb.last); hb.ticks++; if (now - hb.last > 150) hb.long.push(Math.round(now - hb.last) + ' ms ending at ' + Math.round(now) + ' ms'); }
+    if (training) { if (!hb.from) hb.from = now; hb.to = now; }
     hb.last = now;
     hb.wasTraining = training;
   }, 10);
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) hb.tasks.push([e.startTime, e.duration]);
+    }).observe({ type: 'longtask', buffered: true });
+  } catch (e) { hb.noObserver = String(e); }
 })();`
+
+// maxTask is the longest task the page's main thread may run while the
+// engine trains (the Long Tasks API reports tasks over 50 ms).
+const maxTask = 50 * time.Millisecond
 
 // browser is one headless Chromium with one tab, recording the tab's
 // console messages and requests.
@@ -370,6 +380,37 @@ func (b *browser) checkResponsive() {
 	if gap := time.Duration(h.Max * float64(time.Millisecond)); gap > maxGap {
 		b.t.Errorf("the page froze for %v while training (limit %v)", gap.Round(time.Millisecond), maxGap)
 		b.logConsole()
+	}
+}
+
+// checkNoLongTasks checks, with the Long Tasks observer of the heartbeat,
+// that the page's main thread ran no task longer than maxTask from the
+// first to the last moment the page said it was training.
+func (b *browser) checkNoLongTasks() {
+	b.t.Helper()
+	type tasks struct {
+		Tasks      [][2]float64 `json:"tasks"`
+		From, To   float64
+		NoObserver string `json:"noObserver"`
+	}
+	h := eval[tasks](b, `window.__heartbeat`)
+	if h.NoObserver != "" {
+		b.t.Fatalf("no Long Tasks observer in this browser: %s", h.NoObserver)
+	}
+	if h.From == 0 {
+		b.t.Fatal("the heartbeat never saw the page training")
+	}
+	var longest float64
+	var during []string
+	for _, task := range h.Tasks {
+		if task[0] >= h.From && task[0] <= h.To {
+			longest = max(longest, task[1])
+			during = append(during, fmt.Sprintf("%.0f ms at %.0f ms", task[1], task[0]))
+		}
+	}
+	b.t.Logf("long tasks of the main thread while training (%.0f-%.0f ms): %d %v; %d in the whole page", h.From, h.To, len(during), during, len(h.Tasks))
+	if d := time.Duration(longest * float64(time.Millisecond)); d > maxTask {
+		b.t.Errorf("the main thread ran a task of %v while training (limit %v)", d.Round(time.Millisecond), maxTask)
 	}
 }
 

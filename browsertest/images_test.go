@@ -76,6 +76,7 @@ func TestImagesFashionMNIST(t *testing.T) {
 		t.Errorf("the URL does not hold the settings: %s", q)
 	}
 	b.checkResponsive()
+	b.checkNoLongTasks()
 	b.screenshot("images-fashion-mnist.png")
 	b.checkClean()
 }
@@ -85,7 +86,7 @@ func TestImagesFashionMNIST(t *testing.T) {
 const wasmMemoryLimit = 1 << 30
 
 // TestImagesMemory trains the image demo briefly on the CPU backend (64
-// images, batch 64) and logs the page's WebAssembly memory, its
+// images, batch 64) and logs the engine's WebAssembly memory (in its worker; data-engine-memory), its
 // high-water mark (a WebAssembly memory never shrinks), for
 // BENCHMARKS.md; it fails above wasmMemoryLimit. The page holds the whole
 // data set it loaded (Fashion-MNIST's 70,000 images, as bytes) whatever
@@ -97,7 +98,7 @@ func TestImagesMemory(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&autostart=1")
 	b.waitFinished("done", 8*time.Minute)
-	n := eval[float64](b, `globalThis.wasm.instance.exports.mem.buffer.byteLength`)
+	n := eval[float64](b, `Number(document.body.dataset.engineMemory)`)
 	t.Logf("WebAssembly memory after training on 64 images at batch 64: %.0f MiB", n/(1<<20))
 	if n > wasmMemoryLimit {
 		t.Errorf("WebAssembly memory %.0f MiB, more than %d MiB", n/(1<<20), wasmMemoryLimit>>20)
@@ -108,7 +109,7 @@ func TestImagesMemory(t *testing.T) {
 // TestImagesMemoryFullSet starts the image demo on all of Fashion-MNIST's
 // training images (55,000 after the held-out ones) at the page's batch of
 // 64 on the CPU backend, waits for its second training step and checks
-// the page's WebAssembly memory against wasmMemoryLimit: the whole
+// the engine's WebAssembly memory against wasmMemoryLimit: the whole
 // training set must fit in a tab. (At the paper's batch of 256 the
 // activations of one batch alone take most of a GiB; BENCHMARKS.md has
 // the figure.)
@@ -117,7 +118,7 @@ func TestImagesMemoryFullSet(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=0&limit-test=64&epochs=1&batch=64&autostart=1")
 	b.waitFor(`/step [2-9]\d* \//.test(document.getElementById('progress-text').textContent)`, 8*time.Minute)
-	n := eval[float64](b, `globalThis.wasm.instance.exports.mem.buffer.byteLength`)
+	n := eval[float64](b, `Number(document.body.dataset.engineMemory)`)
 	t.Logf("WebAssembly memory while training on the full training set at batch 64: %.0f MiB", n/(1<<20))
 	if n > wasmMemoryLimit {
 		t.Errorf("WebAssembly memory %.0f MiB, more than %d MiB", n/(1<<20), wasmMemoryLimit>>20)

@@ -257,3 +257,29 @@ func TestSideBySideOverview(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepOverview trains a small lambda sweep and checks its figures.
+func TestSweepOverview(t *testing.T) {
+	h := newTestHost("")
+	e := started(t, h)
+	var jobs []protocol.Job
+	for _, l := range []float64{0.01, 1} {
+		j := toyJob()
+		j.Synth.Cov, j.Synth.Lambda = "spherical", l
+		jobs = append(jobs, j)
+	}
+	from := len(h.events)
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: jobs, Backend: experiment.BackendCPU, Overview: protocol.OverviewSweep}}, nil)
+	evs, _ := h.wait(t, from, protocol.EvDone)
+	last := map[string]string{}
+	for _, ev := range evs {
+		for name, svg := range ev.Overview {
+			last[name] = svg
+		}
+	}
+	for _, name := range []string{"sweep_accuracy.svg", "sweep_ece.svg", "sweep_sigma.svg"} {
+		if !strings.Contains(last[name], "toy data") {
+			t.Errorf("%s: missing or untitled", name)
+		}
+	}
+}

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/metrics"
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/plot"
@@ -124,33 +124,21 @@ func (s *session) comparison() *experiment.Comparison {
 	return experiment.NewComparison(*s.runs[0].job.Image, *s.runs[1].job.Image, reps[0], reps[1])
 }
 
-// sweepFigures draws the finished runs of a lambda sweep against lambda:
-// test accuracy and ECE, and the learned sigma of the spherical head.
+// sweepFigures draws the finished runs of a lambda sweep of toy runs
+// against lambda (experiment.SweepFigures): test accuracy and ECE, and the
+// learned sigma of the spherical head.
 func sweepFigures(runs []*jobRun) map[string][]byte {
-	var lambdas, acc, ece, sigma []float64
+	res := experiment.NewSweepResult(experiment.SweepConfig{Seeds: 1}, kernels.Info{})
 	for _, jr := range runs {
-		if jr.status != statusDone {
+		if jr.status != statusDone || jr.run == nil {
 			continue
 		}
 		rep := jr.run.Report
-		lambdas = append(lambdas, jr.job.Synth.Lambda)
-		acc = append(acc, 100*float64(rep.Test.Accuracy)) // percent, as the native figures
-		ece = append(ece, 100*float64(rep.Test.ECE))
-		s := math.NaN()
-		if rep.Head.Sigma != nil {
-			s = float64(*rep.Head.Sigma)
-		}
-		sigma = append(sigma, s)
+		res.AddPoint(experiment.SweepPoint{Lambda: jr.job.Synth.Lambda, Seed: jr.job.Synth.Seed,
+			Accuracy: rep.Test.Accuracy, ECE: rep.Test.ECE, NLL: rep.Test.NLL, Sigma: rep.Head.Sigma})
 	}
-	if len(lambdas) == 0 {
+	if len(res.Points) == 0 {
 		return nil
 	}
-	return map[string][]byte{
-		"sweep_accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy against λ", XLabel: "λ", YLabel: "test accuracy (%)", LogX: true, ZeroY: true},
-			[]plot.Series{{Name: "test accuracy", X: lambdas, Y: acc, Markers: true}}, false),
-		"sweep_ece.svg": plot.Lines(plot.Figure{Title: "Test ECE (10 bins) against λ", XLabel: "λ", YLabel: "ECE (%)", LogX: true, ZeroY: true},
-			[]plot.Series{{Name: "test ECE", X: lambdas, Y: ece, Markers: true}}, false),
-		"sweep_sigma.svg": plot.Lines(plot.Figure{Title: "Learned σ against λ (spherical head)", XLabel: "λ", YLabel: "σ", LogX: true},
-			[]plot.Series{{Name: "σ", X: lambdas, Y: sigma, Markers: true}}, true),
-	}
+	return experiment.SweepFigures(res.Summary, "toy data", "")
 }

@@ -24,7 +24,6 @@ func (r *Run) Figures() map[string][]byte {
 	rep := r.Report
 	if len(r.TestOut.Z) > 0 {
 		figs["embedding.svg"] = r.embeddingFigure()
-		r.yield()
 	}
 	var loss, trainAcc, testAcc, logdet, ece []float64
 	var epochs []float64
@@ -40,7 +39,6 @@ func (r *Run) Figures() map[string][]byte {
 	}
 	figs["curves.svg"] = plot.Lines(plot.Figure{Title: "Training loss", XLabel: "epoch", YLabel: "loss", IntegerX: true},
 		[]plot.Series{{Name: "train loss", X: epochs, Y: loss}}, false)
-	r.yield()
 	trainName, testName := "train accuracy", "test accuracy"
 	if len(r.Model.BatchNorms()) > 0 {
 		trainName, testName = "train accuracy (training mode, over the epoch)", "test accuracy (running BatchNorm statistics)"
@@ -49,14 +47,12 @@ func (r *Run) Figures() map[string][]byte {
 		{YLabel: "accuracy (%)", ZeroY: true, Weight: 3, Series: []plot.Series{{Name: trainName, X: epochs, Y: trainAcc}, {Name: testName, X: epochs, Y: testAcc}}},
 		{YLabel: "test ECE (%)", ZeroY: true, Weight: 2, Series: []plot.Series{{Name: "test ECE (10 bins)", X: epochs, Y: ece, Dashed: true}}},
 	})
-	r.yield()
 	if len(logdet) == len(epochs) && len(logdet) > 0 {
 		figs["logdet.svg"] = plot.Lines(plot.Figure{Title: "log det Σ of the head", XLabel: "epoch", YLabel: "log det Σ", IntegerX: true},
 			[]plot.Series{{Name: "log det Σ", X: epochs, Y: logdet}}, false)
 	}
 	bins := plotBins(rep.Test.Reliability)
 	figs["reliability.svg"] = plot.Reliability(plot.Figure{Title: "Reliability (test)"}, bins, float64(rep.Test.ECE))
-	r.yield()
 	figs["confidence.svg"] = plot.ConfidenceHistogram(plot.Figure{Title: "Confidence (test)"}, bins, float64(rep.Test.Accuracy), float64(rep.Test.MeanConfidence))
 	return figs
 }
@@ -113,10 +109,9 @@ func (r *Run) decisionRegions(pts plot.Points) *plot.Region {
 		x0, x1 = min(x0, pts.X[i]), max(x1, pts.X[i])
 		y0, y1 = min(y0, pts.Y[i]), max(y1, pts.Y[i])
 	}
-	classify := func(x, y []float64) []int { defer r.yield(); return r.classify(x, y) }
-	reg := &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Classify: classify}
+	reg := &plot.Region{X0: x0, X1: x1, Y0: y0, Y1: y1, NX: nx, NY: ny, Classify: r.classify}
 	if r.Model.Spec.Head == model.HeadLDA && !r.HideDensity {
-		reg.Density = func(x, y []float64) []float64 { defer r.yield(); return r.logDensity(x, y) }
+		reg.Density = r.logDensity
 	}
 	return reg
 }

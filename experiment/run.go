@@ -31,11 +31,6 @@ type Run struct {
 	// OnPhase, which may be nil, is told how the evaluations progress
 	// (Driver.Phase sets it).
 	OnPhase func(Phase)
-	// Yield, which may be nil, is called between the figures that Figures
-	// draws and between the grids of the embedding figure, so that a host
-	// whose one thread is also the browser's can hand it back (the page
-	// sets it).
-	Yield func()
 	// testAt is 1 + the model's step at which TestOut was evaluated, 0
 	// when TestOut does not describe the model as it is.
 	testAt int
@@ -47,13 +42,6 @@ type Run struct {
 	// epochRow, when set, adds to each epoch's history row before it is
 	// recorded (an image run's figures with recalibrated BatchNorm).
 	epochRow func(*report.Epoch) error
-}
-
-// yield calls Yield, if set.
-func (r *Run) yield() {
-	if r.Yield != nil {
-		r.Yield()
-	}
 }
 
 // newRun builds the model and trainer.

@@ -196,23 +196,31 @@ func (s *SweepResult) summarize() {
 }
 
 // Figures returns sweep_accuracy.svg, sweep_ece.svg and (spherical head)
-// sweep_sigma.svg: the test accuracy, the test ECE and the learned sigma
-// against lambda on a logarithmic axis, the mean over seeds with a band
-// and error bars of ±2 standard deviations.
+// sweep_sigma.svg of the sweep (see SweepFigures).
 func (s *SweepResult) Figures() map[string][]byte {
+	return SweepFigures(s.Summary, s.Config.Base.Data, fmt.Sprintf("mean ± 2 std over %d seeds", s.Config.Seeds))
+}
+
+// SweepFigures draws rows against lambda on a logarithmic axis:
+// sweep_accuracy.svg, sweep_ece.svg and, where the rows have one,
+// sweep_sigma.svg (the learned sigma of a spherical head); each the mean
+// over seeds with a band and error bars of ±2 standard deviations.
+// subject names what was trained (in the titles), caption goes under
+// each figure.
+func SweepFigures(rows []SweepRow, subject, caption string) map[string][]byte {
 	figs := map[string][]byte{}
-	if len(s.Summary) == 0 {
+	if len(rows) == 0 {
 		return figs
 	}
-	n := len(s.Summary)
+	n := len(rows)
 	x := make([]float64, n)
-	for i, r := range s.Summary {
+	for i, r := range rows {
 		x[i] = r.Lambda
 	}
 	series := func(name string, get func(SweepRow) *Stat, scale float64) ([]plot.Series, bool) {
 		y, lo, hi := make([]float64, n), make([]float64, n), make([]float64, n)
 		found := false
-		for i, r := range s.Summary {
+		for i, r := range rows {
 			st := get(r)
 			if st == nil {
 				y[i], lo[i], hi[i] = math.NaN(), math.NaN(), math.NaN()
@@ -224,16 +232,14 @@ func (s *SweepResult) Figures() map[string][]byte {
 		}
 		return []plot.Series{{Name: name, X: x, Y: y, Markers: true, Band: &plot.Band{Lo: lo, Hi: hi}}}, found
 	}
-	seeds := fmt.Sprintf("mean ± 2 std over %d seeds", s.Config.Seeds)
-	data := s.Config.Base.Data
 	if sr, ok := series("test accuracy (%)", func(r SweepRow) *Stat { return &r.Accuracy }, 100); ok {
-		figs["sweep_accuracy.svg"] = plot.Lines(plot.Figure{Title: "Test accuracy against λ (" + data + ")", XLabel: "λ", YLabel: "test accuracy (%)", LogX: true, ZeroY: true, Caption: seeds}, sr, false)
+		figs["sweep_accuracy.svg"] = plot.Lines(plot.Figure{Title: "Test accuracy against λ (" + subject + ")", XLabel: "λ", YLabel: "test accuracy (%)", LogX: true, ZeroY: true, Caption: caption}, sr, false)
 	}
 	if sr, ok := series("test ECE (%)", func(r SweepRow) *Stat { return &r.ECE }, 100); ok {
-		figs["sweep_ece.svg"] = plot.Lines(plot.Figure{Title: "Test ECE (10 bins) against λ (" + data + ")", XLabel: "λ", YLabel: "ECE (%)", LogX: true, ZeroY: true, Caption: seeds}, sr, false)
+		figs["sweep_ece.svg"] = plot.Lines(plot.Figure{Title: "Test ECE (10 bins) against λ (" + subject + ")", XLabel: "λ", YLabel: "ECE (%)", LogX: true, ZeroY: true, Caption: caption}, sr, false)
 	}
 	if sr, ok := series("learned σ", func(r SweepRow) *Stat { return r.Sigma }, 1); ok {
-		figs["sweep_sigma.svg"] = plot.Lines(plot.Figure{Title: "Learned σ of the spherical head against λ (" + data + ")", XLabel: "λ", YLabel: "σ", LogX: true, Caption: seeds}, sr, false)
+		figs["sweep_sigma.svg"] = plot.Lines(plot.Figure{Title: "Learned σ of the spherical head against λ (" + subject + ")", XLabel: "λ", YLabel: "σ", LogX: true, Caption: caption}, sr, false)
 	}
 	return figs
 }

@@ -173,6 +173,9 @@ type Event struct {
 	// EvRun when it changed. The Web Worker's transport carries it beside
 	// the JSON, as a transferred ArrayBuffer.
 	Checkpoint []byte `json:"checkpoint,omitempty"`
+	// MemoryBytes is the engine's memory where its host knows it (the
+	// worker's WebAssembly memory), with progress and the session's end.
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
 }
 
 // Figures are SVG figures by file name.

@@ -189,6 +189,11 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 		return EpochStats{}, errors.New("training is already complete")
 	}
 	m := t.Model
+	if err := ctx.Err(); err != nil {
+		// Before the epoch's permutation is drawn: a run cancelled
+		// between epochs goes on from the same generator state.
+		return EpochStats{}, err
+	}
 	if t.pos == 0 {
 		if len(t.perm) != t.Data.Len() {
 			t.perm = make([]int, t.Data.Len())

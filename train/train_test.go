@@ -88,6 +88,44 @@ func TestResumeIsExact(t *testing.T) {
 	}
 }
 
+// TestCancelledBetweenEpochsIsExact cancels training at the end of each
+// epoch (the last progress report of the epoch) and calls RunEpoch again
+// with the cancelled context before resuming: the next epoch's data order
+// must not be drawn twice, so the parameters equal an uninterrupted run's.
+func TestCancelledBetweenEpochsIsExact(t *testing.T) {
+	data := toy(1000)
+	straight := newTrainer(t, data, 3)
+	for !straight.Done() {
+		if _, err := straight.RunEpoch(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resumed := newTrainer(t, data, 3)
+	for !resumed.Done() {
+		ctx, cancel := context.WithCancel(context.Background())
+		if _, err := resumed.RunEpoch(ctx, func(p train.Progress) {
+			if p.Step == p.Steps {
+				cancel()
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := resumed.RunEpoch(ctx, nil); !errors.Is(err, context.Canceled) && !resumed.Done() {
+			t.Fatalf("a cancelled epoch: %v, want context.Canceled", err)
+		}
+		cancel()
+	}
+	for i, p := range straight.Model.Params {
+		a, _ := straight.Model.Backend.Read(p.Value)
+		b, _ := resumed.Model.Backend.Read(resumed.Model.Params[i].Value)
+		for j := range a {
+			if a[j] != b[j] {
+				t.Fatalf("%s[%d]: %v after cancelling between epochs, %v without", p.Name, j, b[j], a[j])
+			}
+		}
+	}
+}
+
 func TestNonFiniteLossStops(t *testing.T) {
 	data := toy(1000)
 	data.X[2*700] = float32(math.Inf(1)) // example 700

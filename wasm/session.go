@@ -107,6 +107,10 @@ func jobSynth(j config.Job) *experiment.SynthConfig {
 // onEvent takes one event of the engine (with the checkpoint that came
 // beside it, or null).
 func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
+	if ev.MemoryBytes > 0 {
+		// For the tests: the engine's WebAssembly memory.
+		doc.(dom.HTMLDocument).Body().SetAttribute("data-engine-memory", strconv.FormatInt(ev.MemoryBytes, 10))
+	}
 	switch ev.Kind {
 	case protocol.EvReady:
 		a.engineReady(ev)

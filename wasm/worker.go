@@ -73,6 +73,10 @@ func (h *workerHost) Yield() { h.yield.maybe() }
 func (h *workerHost) Emit(ev protocol.Event) {
 	ckpt := ev.Checkpoint
 	ev.Checkpoint = nil
+	switch ev.Kind {
+	case protocol.EvProgress, protocol.EvDone, protocol.EvStopped:
+		ev.MemoryBytes = int64(js.Global().Get("wasm").Get("instance").Get("exports").Get("mem").Get("buffer").Get("byteLength").Int())
+	}
 	b, err := protocol.Encode(ev)
 	if err != nil {
 		b, _ = protocol.Encode(protocol.Event{Kind: protocol.EvFailed, Seq: ev.Seq, Session: ev.Session, Error: err.Error()})
