@@ -366,7 +366,7 @@ func (e *Engine) sendRun(s *session, i int) {
 	ev := protocol.Event{Kind: protocol.EvRun, Session: s.id, Run: i, RunState: st}
 	ev.Overview = changed(s.overviewFigures(), s.overview)
 	if jr.newCkpt {
-		ev.Checkpoint, jr.newCkpt = jr.ckpt, false
+		ev.Checkpoint, st.Checkpoint, jr.newCkpt = jr.ckpt, true, false
 	}
 	e.emit(ev)
 }

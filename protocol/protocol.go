@@ -211,6 +211,9 @@ type RunState struct {
 	Figures Figures `json:"figures,omitempty"`
 	// Label is the run's label (it may change when a model is opened).
 	Label string `json:"label,omitempty"`
+	// Checkpoint: the run's checkpoint comes with this event
+	// (Event.Checkpoint).
+	Checkpoint bool `json:"checkpoint,omitempty"`
 }
 
 // Moved says where a run moved from WebGPU to the CPU.

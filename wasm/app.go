@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"syscall/js"
-	"time"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
+	"github.com/deeplda/deeplda/wasm/page"
 )
 
 // app is the page: the demo tabs, the form, the buttons, the progress bar
@@ -28,16 +28,17 @@ type app struct {
 	engine *link       // the engine's worker
 	data   *dataSource // the images demo's data
 	models *models     // the images demo's trained models
-	sess   *session
-	lastID int        // the last session's id
-	bench  *pageBench // bench=1: the benchmark instead of training
-	yield  yielder
-	ready  bool // the engine has warmed up and probed its backend
+	sess   *page.Session
+	lastID int // the last session's id
+	// checkpoints are the runs' last good checkpoints, ArrayBuffers the
+	// engine sent.
+	checkpoints map[*page.Run]js.Value
+	bench       *pageBench // bench=1: the benchmark instead of training
+	yield       yielder
+	ready       bool // the engine has warmed up and probed its backend
 	// start is what the page does once the engine is ready (autostart,
 	// model=).
 	onReady func()
-
-	lastProgress time.Time
 
 	tabs                         map[config.Demo]dom.HTMLElement
 	trainBtn, stopBtn, resumeBtn dom.HTMLElement
@@ -53,7 +54,7 @@ func newApp() *app {
 		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"),
 		notice: byID("notice"), badge: byID("backend"),
 		progressBox: byID("progress"), bar: byID("bar"), barText: byID("progress-text"),
-		tabs: map[config.Demo]dom.HTMLElement{},
+		tabs: map[config.Demo]dom.HTMLElement{}, checkpoints: map[*page.Run]js.Value{},
 	}
 	a.form = newForm(func() {
 		defer a.guard()
@@ -86,13 +87,13 @@ func newApp() *app {
 	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
 	a.on(a.resumeBtn, "click", func(dom.Event) { a.resume() })
 	a.on(a.dlReport, "click", func(dom.Event) {
-		if jr := a.shownRun(); jr != nil && jr.report != nil {
-			download(a.fileName("report.json", true), "application/json", jr.report)
+		if jr := a.shownRun(); jr != nil && jr.Report != nil {
+			download(a.fileName("report.json", true), "application/json", jr.Report)
 		}
 	})
 	a.on(a.dlCkpt, "click", func(dom.Event) {
-		if jr := a.shownRun(); jr != nil && jr.ckpt.Truthy() {
-			downloadBuffer(a.fileName("checkpoint.safetensors", true), "application/octet-stream", jr.ckpt)
+		if jr := a.shownRun(); jr != nil && a.checkpoints[jr].Truthy() {
+			downloadBuffer(a.fileName("checkpoint.safetensors", true), "application/octet-stream", a.checkpoints[jr])
 		}
 	})
 	return a
@@ -212,7 +213,7 @@ func (a *app) switchDemo(d config.Demo) {
 	if state() == "training" {
 		return
 	}
-	a.sess = nil
+	a.show(nil)
 	a.models.forget()
 	a.view.reset(nil)
 	a.setDemo(d)
@@ -291,10 +292,10 @@ func (a *app) startSession() {
 	a.hideError()
 	clearMoveMarks()
 	a.models.forget()
-	a.sess = sess
+	a.show(sess)
 	a.view.reset(sess)
 	a.setTraining()
-	a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: sess.id, Start: sess.start()}, nil)
+	a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: sess.ID, Start: sess.Start()}, nil)
 }
 
 // stop asks the training goroutine to stop after the current step.
@@ -308,7 +309,7 @@ func (a *app) stop() {
 	if a.sess != nil && state() == "training" {
 		enable(a.stopBtn, false)
 		a.setProgressText("Stopping after the current step…")
-		a.engine.send(protocol.Command{Kind: protocol.CmdStop, Session: a.sess.id}, nil)
+		a.engine.send(protocol.Command{Kind: protocol.CmdStop, Session: a.sess.ID}, nil)
 	}
 }
 
@@ -317,9 +318,9 @@ func (a *app) resume() {
 	if a.sess == nil || state() != "idle" {
 		return
 	}
-	a.sess.runs[a.sess.cur].status = "training"
+	a.sess.Runs[a.sess.Cur].Status = "training"
 	a.setTraining()
-	a.engine.send(protocol.Command{Kind: protocol.CmdResume, Session: a.sess.id}, nil)
+	a.engine.send(protocol.Command{Kind: protocol.CmdResume, Session: a.sess.ID}, nil)
 }
 
 // setTraining switches the controls to the training state.
@@ -353,18 +354,25 @@ func (a *app) setIdle(resumable bool) {
 }
 
 // shownRun returns the run whose figures are shown, or nil.
-func (a *app) shownRun() *runView {
+func (a *app) shownRun() *page.Run {
 	if a.sess == nil {
 		return nil
 	}
-	return a.sess.runs[a.sess.shown()]
+	return a.sess.Runs[a.sess.Shown()]
+}
+
+// show makes s the page's session (nil: none), forgetting the checkpoints
+// of the one before.
+func (a *app) show(s *page.Session) {
+	a.sess = s
+	clear(a.checkpoints)
 }
 
 // fileName returns the download name of a file of the shown run: the plain
 // name for a single run, prefixed by the run's label when there are several.
 func (a *app) fileName(name string, perRun bool) string {
-	if perRun && a.sess != nil && len(a.sess.runs) > 1 {
-		return slug(a.shownRun().label) + "-" + name
+	if perRun && a.sess != nil && len(a.sess.Runs) > 1 {
+		return page.Slug(a.shownRun().Label) + "-" + name
 	}
 	return name
 }
@@ -372,6 +380,6 @@ func (a *app) fileName(name string, perRun bool) string {
 // updateDownloads enables the download buttons that have something to give.
 func (a *app) updateDownloads() {
 	jr := a.shownRun()
-	enable(a.dlReport, jr != nil && jr.report != nil)
-	enable(a.dlCkpt, jr != nil && jr.ckpt.Truthy())
+	enable(a.dlReport, jr != nil && jr.Report != nil)
+	enable(a.dlCkpt, jr != nil && a.checkpoints[jr].Truthy())
 }

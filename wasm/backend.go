@@ -11,7 +11,6 @@ import (
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
-	"github.com/deeplda/deeplda/protocol"
 )
 
 // cpuNote ends every notice that says why the CPU backend runs.
@@ -50,14 +49,6 @@ func pageBackend(choice experiment.BackendKind) (kernels.Backend, string) {
 		}
 	}
 	return cpu.New(), ""
-}
-
-// backendBadge names a backend for the page's badge.
-func backendBadge(b *protocol.Backend) string {
-	if b.Kind == experiment.BackendWebGPU {
-		return "WebGPU · " + b.Info.Adapter
-	}
-	return "CPU · " + b.Info.Adapter
 }
 
 // loseDevices destroys the WebGPU devices that site/engine.js (or

@@ -3,15 +3,13 @@
 package main
 
 import (
-	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
 
 	"github.com/deeplda/deeplda/protocol"
+	"github.com/deeplda/deeplda/wasm/page"
 )
 
 // This file gives the images demo its data: the data sets this site hosts
@@ -70,35 +68,10 @@ func (d *dataSource) update(st *protocol.DataState) {
 // describe updates the panel's line on where the chosen data set comes
 // from.
 func (d *dataSource) describe() {
-	st := &d.st
-	name := d.a.form.raw()["data"]
-	names := slices.Sorted(maps.Keys(st.Hosted))
-	loaded := slices.Contains(st.Loaded, name)
-	var s string
-	switch {
-	case st.Busy:
-		s = "Reading the files…"
-	case st.Loading != "":
-		s = fmt.Sprintf("Downloading %s from this site (%s)…", st.Loading, st.Hosted[st.Loading])
-	case !st.Probed && st.Picked == "":
-		s = "Looking for the data sets this site hosts…"
-	case st.Picked != "" && st.Picked == name:
-		s = "Using your files: " + st.From + "."
-	case st.Hosted[name] != "" && loaded:
-		s = fmt.Sprintf("Using %s as hosted by this site (loaded).", name)
-	case st.Hosted[name] != "":
-		s = fmt.Sprintf("This site hosts %s: Train downloads it (%s) once.", name, st.Hosted[name])
-	case len(names) > 0:
-		s = fmt.Sprintf("This site hosts only %s, not %s: choose its files below, or drop them here.", strings.Join(names, " and "), name)
-	default:
-		s = "This site hosts no image data: choose the data set's files below, or drop them here (nothing leaves this page)."
-	}
-	if st.Picked != "" && st.Picked != name {
-		s += fmt.Sprintf(" (Your files hold %s.)", st.Picked)
-	}
-	d.status.SetTextContent(s)
-	if st.Probed {
-		d.box.SetAttribute("data-hosted", fmt.Sprint(len(names) > 0))
+	text, hosted := page.DataText(&d.st, d.a.form.raw()["data"])
+	d.status.SetTextContent(text)
+	if hosted != "" {
+		d.box.SetAttribute("data-hosted", hosted)
 	}
 }
 

@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
@@ -12,6 +11,7 @@ import (
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
+	"github.com/deeplda/deeplda/wasm/page"
 )
 
 // This file opens trained models in the images demo: the ones this site
@@ -30,12 +30,12 @@ type models struct {
 	index []experiment.ModelInfo // the site's models; nil: none
 	// The opened model, while it is shown: its session and its data set
 	// (Continue training trains it on).
-	sess *session
+	sess *page.Session
 	data string
 	// opening is the session of models being opened, with the session and
 	// the state the page had before (restored when opening fails).
-	opening   *session
-	prev      *session
+	opening   *page.Session
+	prev      *page.Session
 	prevState string
 	// hosted names the opened model when the site hosts it: model= stays
 	// in the URL while it is shown, so that the address reopens it.
@@ -114,7 +114,7 @@ func (m *models) fill() {
 		m.pick.Underlying().Get("options").Index(0).Set("value", "")
 	}
 	for _, info := range m.index {
-		opt := el("option", "", fmt.Sprintf("%s: %s", info.Name, summary(&info)))
+		opt := el("option", "", fmt.Sprintf("%s: %s", info.Name, page.ModelSummary(&info)))
 		opt.SetAttribute("value", info.Name)
 		m.pick.AppendChild(opt)
 	}
@@ -123,60 +123,12 @@ func (m *models) fill() {
 	m.describe()
 }
 
-// summary says what a hosted model is, in one line.
-func summary(info *experiment.ModelInfo) string {
-	head := info.Head + " head"
-	if info.Cov != "" {
-		head += " (" + info.Cov + ")"
-	}
-	loss := info.Loss
-	if info.Lambda != 0 {
-		loss += fmt.Sprintf(", λ = %g", info.Lambda)
-	}
-	epochs := "epochs"
-	if info.Epochs == 1 {
-		epochs = "epoch"
-	}
-	return fmt.Sprintf("%s, %s, %s, %d %s; test accuracy %.2f%%, ECE %.2f%%%s",
-		info.Data, head, loss, info.Epochs, epochs, 100*info.TestAccuracy, 100*info.TestECE, trainedBN(info))
-}
-
-// trainedBN says, for a checkpoint with recalibrated BatchNorm statistics,
-// what its report gives with the statistics as trained.
-func trainedBN(info *experiment.ModelInfo) string {
-	if info == nil || info.Trained == nil {
-		return ""
-	}
-	return fmt.Sprintf(" (BatchNorm recalibrated; with the statistics as trained %.2f%%, ECE %.2f%%)", 100*info.Trained.Accuracy, 100*info.Trained.ECE)
-}
-
-// find returns the site's model name, or nil.
-func (m *models) find(name string) *experiment.ModelInfo {
-	for i := range m.index {
-		if m.index[i].Name == name {
-			return &m.index[i]
-		}
-	}
-	return nil
-}
-
 // describe says how the chosen model was trained and what opening it
 // downloads.
 func (m *models) describe() {
-	s := "Drop a checkpoint (.safetensors, written by deeplda train or by PyTorch with the reference names) here to open it."
-	if info := m.find(m.pick.Underlying().Get("value").String()); info != nil {
-		open := fmt.Sprintf("Open downloads its checkpoint (%.1f MB) and evaluates it on the test images. Trained with: %s. ",
-			float64(info.CheckpointBytes)/1e6, info.Command)
-		other := m.counterpart(info)
-		if other != nil {
-			open += fmt.Sprintf("Open both heads (or Open with Side by side checked) also opens %s (%s head) beside it. ", other.Name, other.Head)
-		}
-		enable(m.bothBtn, other != nil)
-		s = open + s
-	} else {
-		enable(m.bothBtn, false)
-	}
-	m.about.SetTextContent(s)
+	info := page.FindModel(m.index, m.pick.Underlying().Get("value").String())
+	enable(m.bothBtn, info != nil && page.Counterpart(m.index, info) != nil)
+	m.about.SetTextContent(page.ModelAbout(m.index, info))
 }
 
 // openHosted opens the site's model name (model=name in the URL, or the
@@ -186,41 +138,20 @@ func (m *models) openHosted(name string) {
 	if !m.ready() {
 		return
 	}
-	info := m.find(name)
+	info := page.FindModel(m.index, name)
 	if info == nil {
-		var names []string
-		for _, i := range m.index {
-			names = append(names, i.Name)
-		}
-		have := "none"
-		if len(names) > 0 {
-			have = strings.Join(names, ", ")
-		}
-		m.msg.SetTextContent(fmt.Sprintf("model=%s: this site hosts no trained model of that name (it hosts: %s)", name, have))
+		m.msg.SetTextContent(page.UnknownModel(m.index, name))
 		return
 	}
 	m.pick.Underlying().Set("value", name)
 	m.describe()
 	names := []string{name}
 	if m.a.form.raw()["compare"] == "1" {
-		if other := m.counterpart(info); other != nil {
+		if other := page.Counterpart(m.index, info); other != nil {
 			names = append(names, other.Name)
 		}
 	}
 	m.open(info.Data, &protocol.Open{Hosted: names}, nil)
-}
-
-// counterpart returns the site's first model (by name) of the same data set
-// as info with the other kind of head (LDA for softmax, softmax for LDA),
-// or nil.
-func (m *models) counterpart(info *experiment.ModelInfo) *experiment.ModelInfo {
-	for i := range m.index {
-		o := &m.index[i]
-		if o.Data == info.Data && (o.Head == experiment.CompareHeads[0]) != (info.Head == experiment.CompareHeads[0]) {
-			return o
-		}
-	}
-	return nil
 }
 
 // openFile opens the checkpoint the user dropped or chose (a File).
@@ -268,7 +199,7 @@ func (m *models) open(data string, o *protocol.Open, files []js.Value) {
 	a.sess = sess
 	a.setTraining()
 	enable(a.stopBtn, false)
-	a.engine.send(protocol.Command{Kind: protocol.CmdOpen, Session: sess.id, Open: o, Start: sess.start()}, files)
+	a.engine.send(protocol.Command{Kind: protocol.CmdOpen, Session: sess.ID, Open: o, Start: sess.Start()}, files)
 }
 
 // failed shows why a model did not open; the page goes back to what it
@@ -288,43 +219,26 @@ func (m *models) failed(msg string) {
 }
 
 // opened shows the opened models of session s.
-func (m *models) opened(s *session, op *protocol.Opened) {
+func (m *models) opened(s *page.Session, op *protocol.Opened) {
 	a := m.a
 	if m.opening != s {
 		return
 	}
 	m.opening, m.prev = nil, nil
-	var lines []string
-	for i, c := range op.Configs {
-		c := c
-		s.jobs[i].Image, s.jobs[i].Label = &c, config.ImageLabel(c)
-		s.runs[i].label = s.jobs[i].Label
-		om := op.Models[i]
-		lines = append(lines, fmt.Sprintf("%s (%s head): test accuracy %.2f%%, ECE %.2f%% on %d test images of %s%s",
-			om.Label, om.Head, 100*om.Accuracy, 100*om.ECE, om.Images, om.Data, trainedBN(om.Info)))
-	}
-	// The form shows the (first, LDA) model's settings; the held-out
-	// images stay the form's.
-	c := op.Configs[0]
-	c.Val = s.settings.Image.Val
-	s.settings.Image = c
-	s.settings.Compare = len(op.Configs) == 2
+	a.show(s)
+	line := s.Opened(op)
 	m.hosted = op.Hosted
 	m.sess, m.data = nil, ""
 	if op.Continuable {
-		m.sess, m.data = s, c.Data
+		m.sess, m.data = s, s.Settings.Image.Data
 	}
-	a.form.setRaw(s.settings.Raw())
+	a.form.setRaw(s.Settings.Raw())
 	a.edited()
 	a.view.update(s)
-	if len(lines) == 1 {
-		a.setProgressText("Opened " + lines[0] + ". Continue training trains it on (Adam starts afresh).")
-	} else {
-		a.setProgressText("Opened side by side: " + strings.Join(lines, "; ") + ".")
-	}
+	a.setProgressText(line)
 	a.setIdle(false)
 	show(m.cont, op.Continuable)
-	doc.(dom.HTMLDocument).Body().SetAttribute("data-model", op.Label)
+	body().SetAttribute("data-model", op.Label)
 	setState("done")
 }
 
@@ -350,10 +264,10 @@ func (m *models) continueTraining() {
 		return
 	}
 	m.forget()
-	a.sess = sess
+	a.show(sess)
 	a.view.reset(sess)
 	a.setTraining()
-	a.engine.send(protocol.Command{Kind: protocol.CmdContinue, Session: sess.id, Start: sess.start()}, nil)
+	a.engine.send(protocol.Command{Kind: protocol.CmdContinue, Session: sess.ID, Start: sess.Start()}, nil)
 }
 
 // forget hides Continue training: the opened model is no longer shown, or

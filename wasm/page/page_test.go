@@ -1,0 +1,262 @@
+package page
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deeplda/deeplda/engine"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/protocol"
+	"github.com/deeplda/deeplda/wasm/config"
+)
+
+// recorder is an engine host without WebGPU or a site that records the
+// events, as the page's worker would post them.
+type recorder struct {
+	mu     sync.Mutex
+	events []protocol.Event
+}
+
+func (r *recorder) OpenWebGPU() (kernels.Backend, string) { return nil, "no WebGPU here" }
+func (r *recorder) Fetch(string) ([]byte, error)          { return nil, errors.New("no site") }
+func (r *recorder) Yield()                                {}
+func (r *recorder) LoseDevice()                           {}
+func (r *recorder) Memory() string                        { return "" }
+
+func (r *recorder) Emit(ev protocol.Event) {
+	b, err := protocol.Encode(ev)
+	if err != nil {
+		panic(err)
+	}
+	back, err := protocol.DecodeEvent(b)
+	if err != nil {
+		panic(err)
+	}
+	r.mu.Lock()
+	r.events = append(r.events, back)
+	r.mu.Unlock()
+}
+
+// record trains the session the page plans for query (the URL's
+// parameters) on the native engine and returns the session and the
+// engine's events up to the session's end.
+func record(t *testing.T, query string) (*Session, []protocol.Event) {
+	t.Helper()
+	q := config.Query{}
+	for _, kv := range strings.Split(query, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		q[k] = append(q[k], v)
+	}
+	s, _, errs := config.FromQuery(q)
+	if len(errs) > 0 {
+		t.Fatalf("%s: %v", query, errs.Err())
+	}
+	sess, err := NewSession(1, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{}
+	e := engine.New(r)
+	e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: s.Backend}}, nil)
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: sess.ID, Start: sess.Start()}, nil)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		r.mu.Lock()
+		evs := append([]protocol.Event(nil), r.events...)
+		r.mu.Unlock()
+		if n := len(evs); n > 0 {
+			switch evs[n-1].Kind {
+			case protocol.EvDone, protocol.EvFailed, protocol.EvStopped, protocol.EvRefused:
+				return sess, evs
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the session did not end in two minutes (%d events)", query, len(evs))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// replay applies the events of session s to it, as the page does, and
+// returns the statuses.
+func replay(s *Session, evs []protocol.Event) []Status {
+	var out []Status
+	for _, ev := range evs {
+		if ev.Session != s.ID {
+			continue
+		}
+		out = append(out, s.Apply(ev))
+	}
+	return out
+}
+
+// final returns the state, the bar's line and the notice the statuses
+// leave.
+func final(sts []Status) (state, text, notice string) {
+	for _, st := range sts {
+		if st.State != "" {
+			state = st.State
+		}
+		if st.Text != nil {
+			text = *st.Text
+		}
+		if st.Backend != nil {
+			notice = st.Backend.Why
+		}
+	}
+	return state, text, notice
+}
+
+// TestDemoSession replays a toy run of the deep demo: progress lines, the
+// done state, every figure of its layout, and a summary without gaps.
+func TestDemoSession(t *testing.T) {
+	s, evs := record(t, "demo=deep&backend=cpu&epochs=3&train=600&test=300")
+	sts := replay(s, evs)
+	state, text, _ := final(sts)
+	if state != "done" || !strings.HasPrefix(text, "Done: 1 run in ") || !strings.Contains(text, "on CPU · ") {
+		t.Errorf("after the session: state %q, line %q", state, text)
+	}
+	progress := 0
+	for _, st := range sts {
+		if st.Text != nil && strings.HasPrefix(*st.Text, "epoch ") {
+			progress++
+		}
+	}
+	if progress == 0 {
+		t.Error("no progress line")
+	}
+	overview, detail := Layout(s)
+	if len(overview) != 0 {
+		t.Errorf("one run shows an overview: %v", overview)
+	}
+	run := s.Runs[s.Shown()]
+	for _, sl := range detail {
+		if !strings.HasPrefix(string(run.Figs[sl.Name]), "<svg") {
+			t.Errorf("no figure %s", sl.Name)
+		}
+	}
+	cells := SummaryCells(run)
+	if cells[0] != "done" || strings.Contains(strings.Join(cells[1:5], ""), "–") {
+		t.Errorf("summary cells %q", cells)
+	}
+	if x := Extras(run.Rep); x == nil || len(x.Rows) != 1 || x.Rows[0][0] != "Test set" {
+		t.Errorf("extras %+v", x)
+	}
+	if !run.Checkpoint {
+		t.Error("no checkpoint came with the run")
+	}
+}
+
+// TestSideBySideSession replays the classical demo's losses side by side:
+// the overview shows every run's embedding and the comparison figures.
+func TestSideBySideSession(t *testing.T) {
+	s, evs := record(t, "demo=classical&backend=cpu&epochs=2&train=600&test=300&compare=1")
+	state, _, _ := final(replay(s, evs))
+	if state != "done" || len(s.Runs) < 2 {
+		t.Fatalf("state %q, %d runs", state, len(s.Runs))
+	}
+	overview, detail := Layout(s)
+	for _, sl := range overview {
+		if !strings.HasPrefix(string(s.Overview[sl.Name]), "<svg") {
+			t.Errorf("overview: no figure %s", sl.Name)
+		}
+	}
+	for _, sl := range detail {
+		if sl.Name == "embedding.svg" {
+			t.Error("side by side, the detail repeats the embedding")
+		}
+	}
+	for i, r := range s.Runs {
+		if r.Status != "done" || r.Rep == nil {
+			t.Errorf("run %d: status %q", i, r.Status)
+		}
+	}
+}
+
+// TestSweepSession replays a small lambda sweep: its three figures.
+func TestSweepSession(t *testing.T) {
+	s, evs := record(t, "demo=sweep&backend=cpu&epochs=2&train=600&test=300&lambdas=0.01,1")
+	replay(s, evs)
+	overview, _ := Layout(s)
+	if len(overview) != 3 {
+		t.Fatalf("sweep overview %v", overview)
+	}
+	for _, sl := range overview {
+		if !strings.HasPrefix(string(s.Overview[sl.Name]), "<svg") {
+			t.Errorf("no figure %s", sl.Name)
+		}
+	}
+}
+
+// readStream reads a recorded event stream (JSON lines).
+func readStream(t *testing.T, path string) []protocol.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var evs []protocol.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		ev, err := protocol.DecodeEvent(sc.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// TestDeviceLostStream replays a WebGPU run whose device was lost with
+// backend=webgpu: the notice, the body's marks and the stopped line say
+// where the CPU takes over. The stream (testdata/device-lost.jsonl) is
+// written by hand in the engine's format, as a native engine has no
+// WebGPU device to lose; the browser tests lose a real one.
+func TestDeviceLostStream(t *testing.T) {
+	s, err := NewSession(3, config.Defaults(config.Deep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts := replay(s, readStream(t, "testdata/device-lost.jsonl"))
+	state, text, notice := final(sts)
+	marks := map[string]string{}
+	resumable := false
+	for _, st := range sts {
+		for k, v := range st.Marks {
+			marks[k] = v
+		}
+		resumable = resumable || st.State == "idle" && st.Resumable
+	}
+	if state != "idle" || !resumable {
+		t.Errorf("state %q, resumable %v; want idle with Resume", state, resumable)
+	}
+	if want := "Stopped: WebGPU failed. Resume continues on the CPU after step 12 of epoch 2 (the 1 epochs trained on WebGPU stay in the history)."; text != want {
+		t.Errorf("line %q, want %q", text, want)
+	}
+	if !strings.HasPrefix(notice, "The WebGPU device was lost at step 15 of epoch 2 (") || !strings.Contains(notice, "Resume continues it on the CPU backend") {
+		t.Errorf("notice %q", notice)
+	}
+	if marks["data-lost-step"] != "35" || marks["data-resume-step"] != "32" || marks["data-kept-epochs"] != "1" {
+		t.Errorf("marks %v", marks)
+	}
+}
+
+// TestNoDataStream replays an image session whose data could not load: no
+// results, the message for the data panel, idle.
+func TestNoDataStream(t *testing.T) {
+	s, err := NewSession(4, config.Defaults(config.Images))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Apply(protocol.Event{Kind: protocol.EvNoData, Session: 4, Error: "no fashion-mnist data: this site does not host it"})
+	if !st.Gone || st.State != "idle" || st.DataError == "" || st.Text == nil || !strings.HasPrefix(*st.Text, "Not started: ") {
+		t.Errorf("status %+v", st)
+	}
+}
