@@ -347,3 +347,29 @@ func TestImagesStopResume(t *testing.T) {
 	b.checkResponsive()
 	b.checkClean()
 }
+
+// TestImagesWebGPU trains the paper's ConvNet for one epoch on 64
+// Fashion-MNIST images on WebGPU (SwiftShader in headless Chromium), with
+// the engine in its worker, and checks the report and that the page's
+// main thread ran no long task while it trained. Without a WebGPU device
+// it fails in CI and is skipped loudly elsewhere.
+func TestImagesWebGPU(t *testing.T) {
+	site := fashionSite(t)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?demo=images&data=fashion-mnist&backend=webgpu&limit-train=64&limit-test=64&epochs=1&batch=64&autostart=1")
+	if eval[string](b, `document.getElementById('backend').dataset.backend || ''`) != "webgpu" {
+		noWebGPU(t, b.text("#notice"))
+	}
+	b.waitFinished("done", 8*time.Minute)
+	var r imageReport
+	if err := json.Unmarshal([]byte(b.text("#report")), &r); err != nil {
+		t.Fatalf("#report: %v", err)
+	}
+	t.Logf("backend %s (%s): test accuracy %.4f, ECE %.4f; %s", r.Backend.Name, r.Backend.Adapter, r.Test.Accuracy, r.Test.ECE, b.text("#progress-text"))
+	if r.Backend.Name != "webgpu" || r.Status != "done" || r.Test.Examples != 64 || len(r.History) != 1 {
+		t.Errorf("report: backend %q, status %q, %d test images, %d epochs", r.Backend.Name, r.Status, r.Test.Examples, len(r.History))
+	}
+	b.checkResponsive()
+	b.checkNoLongTasks()
+	b.checkClean()
+}

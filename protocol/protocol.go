@@ -170,8 +170,9 @@ type Event struct {
 	Error    string                 `json:"error,omitempty"`
 	Text     string                 `json:"text,omitempty"`
 	// Checkpoint is the run's last good checkpoint (safetensors) with
-	// EvRun when it changed. The Web Worker's transport carries it beside
-	// the JSON, as a transferred ArrayBuffer.
+	// EvRun when it changed. The Web Worker's transport carries it, and
+	// the figures of RunState and Overview, beside the JSON (a transferred
+	// ArrayBuffer, JavaScript strings).
 	Checkpoint []byte `json:"checkpoint,omitempty"`
 	// MemoryBytes is the engine's memory where its host knows it (the
 	// worker's WebAssembly memory), with progress and the session's end.

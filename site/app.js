@@ -35,9 +35,10 @@
 
   // deepldaEngine starts the engine's worker on the module the page runs
   // and returns its link: send(json, files) posts a command with its files
-  // (File objects); onEvent(json, checkpoint) gets each event, with the
-  // checkpoint's ArrayBuffer when one came, and onFatal(message) a failure
-  // of the worker itself.
+  // (File objects); onEvent(json, checkpoint, figures) gets each event,
+  // with the checkpoint's ArrayBuffer when one came (else null) and its
+  // figures (SVG strings by key), and onFatal(message) a failure of the
+  // worker itself.
   globalThis.deepldaEngine = function (onEvent, onFatal) {
     const worker = new Worker('site/engine.js');
     worker.onmessage = function (e) {
@@ -46,7 +47,7 @@
         onFatal(m.fatal);
         return;
       }
-      onEvent(m.json, m.checkpoint || null);
+      onEvent(m.json, m.checkpoint || null, m.figures || {});
     };
     worker.onerror = function (e) {
       onFatal('The engine failed: ' + (e.message || e) + '. Reload the page to start again.');

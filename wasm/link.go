@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"syscall/js"
 
 	"github.com/deeplda/deeplda/protocol"
@@ -34,6 +35,7 @@ func startEngine(a *app) *link {
 		if err != nil {
 			ev = protocol.Event{Kind: protocol.EvRefused, Error: err.Error()}
 		}
+		addFigures(&ev, args[2])
 		l.events <- received{ev, args[1]}
 		return nil
 	})
@@ -48,6 +50,38 @@ func startEngine(a *app) *link {
 		}
 	}()
 	return l
+}
+
+// The keys of the figures that the worker posts beside an event's JSON:
+// the run's figures and the overview's, by file name.
+const (
+	runFigure      = "run/"
+	overviewFigure = "overview/"
+)
+
+// addFigures puts the figures that came beside ev's JSON (an object of
+// strings by key, or undefined) back into ev.
+func addFigures(ev *protocol.Event, figs js.Value) {
+	if figs.Type() != js.TypeObject {
+		return
+	}
+	keys := js.Global().Get("Object").Call("keys", figs)
+	for i := range keys.Length() {
+		k := keys.Index(i).String()
+		svg := figs.Get(k).String()
+		switch {
+		case strings.HasPrefix(k, runFigure) && ev.RunState != nil:
+			if ev.RunState.Figures == nil {
+				ev.RunState.Figures = protocol.Figures{}
+			}
+			ev.RunState.Figures[strings.TrimPrefix(k, runFigure)] = svg
+		case strings.HasPrefix(k, overviewFigure):
+			if ev.Overview == nil {
+				ev.Overview = protocol.Figures{}
+			}
+			ev.Overview[strings.TrimPrefix(k, overviewFigure)] = svg
+		}
+	}
 }
 
 // handle takes one event; a panic becomes the error state.

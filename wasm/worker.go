@@ -68,11 +68,24 @@ func (h *workerHost) Fetch(path string) ([]byte, error) {
 // commands (stop).
 func (h *workerHost) Yield() { h.yield.maybe() }
 
-// Emit posts an event to the page; a checkpoint goes beside the JSON, as a
+// Emit posts an event to the page. The figures and the checkpoint go
+// beside the JSON (see link.go): the figures as JavaScript strings, which
+// the page's thread then need not parse as JSON, the checkpoint as a
 // transferred ArrayBuffer.
 func (h *workerHost) Emit(ev protocol.Event) {
 	ckpt := ev.Checkpoint
 	ev.Checkpoint = nil
+	figs := map[string]any{}
+	if ev.RunState != nil {
+		for name, svg := range ev.RunState.Figures {
+			figs[runFigure+name] = svg
+		}
+		ev.RunState.Figures = nil
+	}
+	for name, svg := range ev.Overview {
+		figs[overviewFigure+name] = svg
+	}
+	ev.Overview = nil
 	switch ev.Kind {
 	case protocol.EvProgress, protocol.EvDone, protocol.EvStopped:
 		ev.MemoryBytes = int64(js.Global().Get("wasm").Get("instance").Get("exports").Get("mem").Get("buffer").Get("byteLength").Int())
@@ -81,7 +94,7 @@ func (h *workerHost) Emit(ev protocol.Event) {
 	if err != nil {
 		b, _ = protocol.Encode(protocol.Event{Kind: protocol.EvFailed, Seq: ev.Seq, Session: ev.Session, Error: err.Error()})
 	}
-	msg := map[string]any{"json": string(b)}
+	msg := map[string]any{"json": string(b), "figures": figs}
 	if ckpt == nil {
 		js.Global().Call("postMessage", msg)
 		return
