@@ -411,6 +411,7 @@ func (b *browser) checkNoLongTasks() {
 	b.t.Logf("long tasks of the main thread while training (%.0f-%.0f ms): %d %v; %d in the whole page", h.From, h.To, len(during), during, len(h.Tasks))
 	if d := time.Duration(longest * float64(time.Millisecond)); d > maxTask {
 		b.t.Errorf("the main thread ran a task of %v while training (limit %v)", d.Round(time.Millisecond), maxTask)
+		b.logConsole()
 	}
 }
 

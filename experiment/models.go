@@ -246,20 +246,19 @@ func (r *ImageRun) Load(f *safetensors.File) error {
 }
 
 // EvaluateTest evaluates the model on the test set in batches of the
-// evaluation batch and fills the report's test split and head (what the
-// page shows of an opened checkpoint); with an out-of-distribution set
+// evaluation batch (Evaluate, as the eval command does) and fills the
+// report's test split and head (what the page shows of an opened
+// checkpoint); with an out-of-distribution set
 // (OOD), it also scores that set against the test set in Extras.OOD.
 // onPhase, which may be nil, is told each evaluation's progress.
 func (r *ImageRun) EvaluateTest(onPhase func(Phase)) error {
-	out, err := evaluateSet(r.Model, r.TestSet, r.evalBatch, PhaseTest, onPhase)
+	res, err := Evaluate(r.Model, r.TestSet, r.evalBatch, r.Config, onPhase)
 	if err != nil {
 		return err
 	}
-	r.TestOut = out
-	r.Report.Test = evaluateSplit(out, r.TestSet.Y)
-	r.Report.Head, _, _ = headReport(r.Model)
+	r.TestOut, r.Report.Test, r.Report.Head = res.Out, res.Report.Test, res.Report.Head
 	if r.OOD != nil {
-		if r.Extras.OOD, err = DetectOOD(r.Model, out, r.Config.Data, r.OOD, r.evalBatch, onPhase); err != nil {
+		if r.Extras.OOD, err = DetectOOD(r.Model, res.Out, r.Config.Data, r.OOD, r.evalBatch, onPhase); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
@@ -225,7 +226,11 @@ func (m *models) opened(s *page.Session, op *protocol.Opened) {
 		return
 	}
 	m.opening, m.prev = nil, nil
-	a.show(s)
+	for r := range a.checkpoints {
+		if !slices.Contains(s.Runs, r) {
+			delete(a.checkpoints, r) // the checkpoints of the session shown before
+		}
+	}
 	line := s.Opened(op)
 	m.hosted = op.Hosted
 	m.sess, m.data = nil, ""

@@ -87,6 +87,7 @@ func (a *app) render(st page.Status) {
 		a.view.reset(nil)
 	}
 	if st.Redraw && a.sess != nil {
+		a.yield.now() // reading the event and drawing it are two tasks of the page
 		a.view.update(a.sess)
 	}
 	if st.Error != "" {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -30,8 +31,10 @@ type card struct {
 }
 
 func newView(a *app) *view {
-	return &view{a: a, overview: byID("overview"), summary: byID("summary"), figures: byID("figures"),
+	v := &view{a: a, overview: byID("overview"), summary: byID("summary"), figures: byID("figures"),
 		rep: byID("report"), results: byID("results"), cards: map[string]*card{}}
+	a.on(v.summary, "click", v.pickRun)
+	return v
 }
 
 // reset clears the results and lays out the (empty, hidden) figure cards
@@ -75,6 +78,7 @@ func (v *view) update(s *page.Session) {
 	show(v.results, true)
 	show(byID("hint"), false)
 	v.drawSummary(s)
+	v.a.yield.now()
 	jr := s.Runs[s.Shown()]
 	v.rep.SetTextContent(string(jr.Report))
 	v.a.updateDownloads()
@@ -120,98 +124,27 @@ func (v *view) fill(name string, svg []byte) {
 	v.a.yield.frame()
 }
 
-// drawSummary rebuilds the table of runs; a click on a run shows its
-// figures.
+// drawSummary rebuilds the summary box (page.SummaryHTML); a click on a
+// run's label shows its figures (see pickRun).
 func (v *view) drawSummary(s *page.Session) {
-	removeChildren(v.summary)
-	table := el("table", "summary", "")
-	v.fillTable(table, page.SummaryHeader, nil)
-	body := table.QuerySelector("tbody").(dom.HTMLElement)
-	for i, jr := range s.Runs {
-		tr := el("tr", "", "")
-		if i == s.Shown() {
-			tr.Class().Add("shown")
-		}
-		pick := el("button", "link", jr.Label)
-		pick.SetAttribute("type", "button")
-		pick.SetAttribute("title", "show this run's figures and report")
-		idx := i
-		v.a.on(pick, "click", func(dom.Event) {
-			s.Picked = idx
-			go func() {
-				defer v.a.guard()
-				v.update(s)
-			}()
-		})
-		td := el("td", "", "")
-		td.AppendChild(pick)
-		tr.AppendChild(td)
-		for _, cell := range page.SummaryCells(jr) {
-			tr.AppendChild(el("td", "", cell))
-		}
-		body.AppendChild(tr)
-	}
-	v.summary.AppendChild(table)
-	if jr := s.Runs[s.Shown()]; jr.Rep != nil {
-		v.drawExtras(jr.Rep)
-	}
-	v.drawGap(s)
+	v.summary.SetInnerHTML(page.SummaryHTML(s))
 }
 
-// drawGap adds the gap between the heads of an images comparison to the
-// summary (#compare-gap), once both have finished (or both were opened),
-// and how well each head's scores tell the other data set's images apart
-// (#compare-ood).
-func (v *view) drawGap(s *page.Session) {
-	gap := page.Gap(s)
-	if gap == "" {
+// pickRun shows the figures of the run whose label was clicked in the
+// summary (a button with data-run).
+func (v *view) pickRun(ev dom.Event) {
+	s := v.a.sess
+	t := ev.Target().Underlying().Call("closest", "button[data-run]")
+	if s == nil || !t.Truthy() {
 		return
 	}
-	p := el("p", "gap", gap)
-	p.SetID("compare-gap")
-	v.summary.AppendChild(p)
-	if o := page.OODComparison(s); o != "" {
-		p := el("p", "gap", o)
-		p.SetID("compare-ood")
-		v.summary.AppendChild(p)
-	}
-}
-
-// drawExtras adds the shown run's test evaluations to the summary
-// (#extras, page.Extras) and, for an image run that scored another data
-// set, each out-of-distribution score's figures (#ood).
-func (v *view) drawExtras(full *page.Report) {
-	t := page.Extras(full)
-	if t == nil {
+	i, err := strconv.Atoi(t.Get("dataset").Get("run").String())
+	if err != nil || i < 0 || i >= len(s.Runs) {
 		return
 	}
-	table := el("table", "summary extras", "")
-	table.SetID("extras")
-	v.fillTable(table, t.Header, t.Rows)
-	v.summary.AppendChild(table)
-	if o := page.OOD(full); o != "" {
-		p := el("p", "extras", o)
-		p.SetID("ood")
-		v.summary.AppendChild(p)
-	}
-}
-
-// fillTable adds a header and rows of text to table.
-func (v *view) fillTable(table dom.HTMLElement, header []string, rows [][]string) {
-	head := el("tr", "", "")
-	for _, h := range header {
-		head.AppendChild(el("th", "", h))
-	}
-	thead := el("thead", "", "")
-	thead.AppendChild(head)
-	table.AppendChild(thead)
-	body := el("tbody", "", "")
-	for _, r := range rows {
-		tr := el("tr", "", "")
-		for _, cell := range r {
-			tr.AppendChild(el("td", "", cell))
-		}
-		body.AppendChild(tr)
-	}
-	table.AppendChild(body)
+	s.Picked = i
+	go func() {
+		defer v.a.guard()
+		v.update(s)
+	}()
 }

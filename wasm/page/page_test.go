@@ -150,6 +150,16 @@ func TestDemoSession(t *testing.T) {
 	if !run.Checkpoint {
 		t.Error("no checkpoint came with the run")
 	}
+	html := SummaryHTML(s)
+	for _, want := range []string{`<tr class="shown"><td><button type="button" class="link" data-run="0"`, `id="extras"`, "<td>done</td>", "Test set"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the summary has no %q:\n%s", want, html)
+		}
+	}
+	s.Runs[0].Label = `<b>&`
+	if html := SummaryHTML(s); !strings.Contains(html, ">&lt;b&gt;&amp;</button>") {
+		t.Errorf("the summary does not escape a run's label:\n%.300s", html)
+	}
 }
 
 // TestSideBySideSession replays the classical demo's losses side by side:

@@ -1,0 +1,81 @@
+package page
+
+import (
+	"html"
+	"strconv"
+	"strings"
+)
+
+// SummaryHTML returns the summary box of session s as HTML: the table of
+// runs (each run's label a button with data-run, its index, that shows its
+// figures; the shown run's row has class shown), the shown run's test
+// evaluations (#extras) and out-of-distribution scores (#ood), and for two
+// heads side by side their gap (#compare-gap, #compare-ood). The page sets
+// it in one go: building it element by element from WebAssembly took tens
+// of milliseconds of the page's thread.
+func SummaryHTML(s *Session) string {
+	var b strings.Builder
+	rows := make([][]string, len(s.Runs))
+	for i, jr := range s.Runs {
+		rows[i] = SummaryCells(jr)
+	}
+	writeTable(&b, "summary", "", SummaryHeader, rows, func(i int) (class, first string) {
+		if i == s.Shown() {
+			class = "shown"
+		}
+		first = `<button type="button" class="link" data-run="` + strconv.Itoa(i) + `" title="show this run's figures and report">` + html.EscapeString(s.Runs[i].Label) + `</button>`
+		return class, first
+	})
+	if jr := s.Runs[s.Shown()]; jr.Rep != nil {
+		if t := Extras(jr.Rep); t != nil {
+			writeTable(&b, "summary extras", "extras", t.Header, t.Rows, nil)
+		}
+		writeP(&b, "extras", "ood", OOD(jr.Rep))
+	}
+	if gap := Gap(s); gap != "" {
+		writeP(&b, "gap", "compare-gap", gap)
+		writeP(&b, "gap", "compare-ood", OODComparison(s))
+	}
+	return b.String()
+}
+
+// writeTable writes a table of text; lead, when not nil, gives each row's
+// class and the HTML of a cell before the row's cells.
+func writeTable(b *strings.Builder, class, id string, header []string, rows [][]string, lead func(int) (class, first string)) {
+	b.WriteString(`<table class="` + class + `"`)
+	if id != "" {
+		b.WriteString(` id="` + id + `"`)
+	}
+	b.WriteString("><thead><tr>")
+	for _, h := range header {
+		b.WriteString("<th>" + html.EscapeString(h) + "</th>")
+	}
+	b.WriteString("</tr></thead><tbody>")
+	for i, r := range rows {
+		b.WriteString("<tr")
+		first := ""
+		if lead != nil {
+			var c string
+			c, first = lead(i)
+			if c != "" {
+				b.WriteString(` class="` + c + `"`)
+			}
+		}
+		b.WriteString(">")
+		if lead != nil {
+			b.WriteString("<td>" + first + "</td>")
+		}
+		for _, cell := range r {
+			b.WriteString("<td>" + html.EscapeString(cell) + "</td>")
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</tbody></table>")
+}
+
+// writeP writes a paragraph of text, nothing when text is "".
+func writeP(b *strings.Builder, class, id, text string) {
+	if text != "" {
+		b.WriteString(`<p class="` + class + `" id="` + id + `">` + html.EscapeString(text) + "</p>")
+	}
+}
