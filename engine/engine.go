@@ -58,6 +58,7 @@ type Engine struct {
 	mu     sync.Mutex
 	seq    int
 	cancel context.CancelFunc // stops the command that runs, nil when none
+	ctx    context.Context    // the running command's, which stop cancels
 	queue  chan func()        // the commands waiting their turn
 
 	sess *session
@@ -118,6 +119,7 @@ func (e *Engine) run(c protocol.Command, job func(context.Context)) {
 	e.mu.Lock()
 	e.cancel = cancel
 	e.mu.Unlock()
+	e.ctx = ctx
 	defer func() {
 		e.mu.Lock()
 		e.cancel = nil

@@ -423,7 +423,7 @@ func (e *Engine) stopped(s *session) {
 func (e *Engine) failed(s *session, err error) {
 	if s.be != nil && experiment.BackendOf(s.be) == experiment.BackendWebGPU {
 		if e.moveToCPU(s, err) {
-			e.train(context.Background(), s)
+			e.train(e.ctx, s)
 		}
 		return
 	}

@@ -34,8 +34,11 @@ type app struct {
 	// engine sent.
 	checkpoints map[*page.Run]js.Value
 	bench       *pageBench // bench=1: the benchmark instead of training
-	yield       yielder
-	ready       bool // the engine has warmed up and probed its backend
+	// redraw is the session whose results the events being handled
+	// changed (nil: none).
+	redraw *page.Session
+	yield  yielder
+	ready  bool // the engine has warmed up and probed its backend
 	// start is what the page does once the engine is ready (autostart,
 	// model=).
 	onReady func()

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -43,8 +42,7 @@ type pageBench struct {
 func parseBench(q config.Query) (experiment.SuiteConfig, error) {
 	steps := 2
 	if v := q.Get("steps"); v != "" {
-		i := slices.IndexFunc(experiment.Settings, func(s experiment.Setting) bool { return s.Name == "steps" })
-		if err := experiment.Settings[i].Parse(v, &steps); err != nil {
+		if err := config.ParseValue("steps", v, &steps); err != nil {
 			return experiment.SuiteConfig{}, err
 		}
 	}

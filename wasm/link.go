@@ -46,10 +46,45 @@ func startEngine(a *app) *link {
 	l.js = js.Global().Call("deepldaEngine", onEvent, onFatal)
 	go func() {
 		for r := range l.events {
-			a.handle(r)
+			a.handleBatch(append([]received{r}, l.pending()...))
 		}
 	}()
 	return l
+}
+
+// pending returns the events that are waiting, without blocking.
+func (l *link) pending() []received {
+	var out []received
+	for {
+		select {
+		case r := <-l.events:
+			out = append(out, r)
+		default:
+			return out
+		}
+	}
+}
+
+// handleBatch takes the events that came while the page drew the last
+// ones: a progress or phase event that a later one of its kind replaces
+// is skipped, and the results are redrawn once, after all of them, so
+// that the page never falls behind the engine.
+func (a *app) handleBatch(batch []received) {
+	a.redraw = nil
+	latest := map[string]int{}
+	for i, r := range batch {
+		latest[r.ev.Kind] = i
+	}
+	for i, r := range batch {
+		if (r.ev.Kind == protocol.EvProgress || r.ev.Kind == protocol.EvPhase) && latest[r.ev.Kind] != i {
+			continue
+		}
+		a.handle(r)
+	}
+	if s := a.redraw; s != nil && s == a.sess {
+		a.yield.now() // reading the events and drawing them are two tasks of the page
+		a.view.update(s)
+	}
 }
 
 // The keys of the figures that the worker posts beside an event's JSON:

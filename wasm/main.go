@@ -57,6 +57,9 @@ func main() {
 		return
 	}
 	doc = dom.GetWindow().Document()
+	// The view's heap is small and mostly figures: collecting it less
+	// often keeps the collector's pauses off the page's frames.
+	debug.SetGCPercent(400)
 	defer func() {
 		if r := recover(); r != nil {
 			consoleError(fmt.Sprintf("deeplda: panic while starting: %v\n%s", r, debug.Stack()))

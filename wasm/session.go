@@ -87,8 +87,14 @@ func (a *app) render(st page.Status) {
 		a.view.reset(nil)
 	}
 	if st.Redraw && a.sess != nil {
-		a.yield.now() // reading the event and drawing it are two tasks of the page
-		a.view.update(a.sess)
+		a.redraw = a.sess // drawn after the batch of events (handleBatch)
+	}
+	if st.State != "" && a.redraw != nil {
+		// The results are drawn before the state says the session ended.
+		s := a.redraw
+		a.redraw = nil
+		a.yield.now()
+		a.view.update(s)
 	}
 	if st.Error != "" {
 		a.showError(st.Error)

@@ -25,7 +25,7 @@ type view struct {
 // card is one figure on the page with its download button.
 type card struct {
 	root, body dom.HTMLElement
-	svg        []byte
+	svg        string
 	file       string // download name
 	perRun     bool   // a figure of the shown run (named after it when there are several)
 }
@@ -77,11 +77,12 @@ func (v *view) update(s *page.Session) {
 	}
 	show(v.results, true)
 	show(byID("hint"), false)
-	v.drawSummary(s)
-	v.a.yield.now()
+	// The summary's row of the shown run and #report change together.
 	jr := s.Runs[s.Shown()]
 	v.rep.SetTextContent(string(jr.Report))
+	v.drawSummary(s)
 	v.a.updateDownloads()
+	v.a.yield.now()
 	overview, detail := page.Layout(s)
 	for _, sl := range overview {
 		v.fill(sl.Name, s.Overview[sl.Name])
@@ -106,20 +107,20 @@ func (v *view) newCard(parent dom.HTMLElement, sl page.Slot, perRun bool) {
 	show(c.root, false)
 	parent.AppendChild(c.root)
 	v.cards[sl.Name] = c
-	v.a.on(btn, "click", func(dom.Event) { download(v.a.fileName(c.file, c.perRun), "image/svg+xml", c.svg) })
+	v.a.on(btn, "click", func(dom.Event) { download(v.a.fileName(c.file, c.perRun), "image/svg+xml", []byte(c.svg)) })
 }
 
 // fill shows svg in the named card; nothing changes when svg is nil or
 // unchanged. After a change it waits for the browser to draw a frame.
-func (v *view) fill(name string, svg []byte) {
+func (v *view) fill(name, svg string) {
 	c := v.cards[name]
-	if c == nil || svg == nil || string(svg) == string(c.svg) {
+	if c == nil || svg == "" || svg == c.svg {
 		return
 	}
 	c.svg = svg
 	// Hand the browser a frame with nothing but this figure to draw.
 	v.a.yield.now()
-	c.body.SetInnerHTML(string(svg))
+	c.body.SetInnerHTML(svg)
 	show(c.root, true)
 	v.a.yield.frame()
 }

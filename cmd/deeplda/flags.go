@@ -11,18 +11,19 @@ import (
 )
 
 // flags registers on fs the flags of the command cmd: one per setting of
-// experiment.Settings that lists cmd, bound to its variable in vs (the
-// first that has it), with that variable's value as the default.
+// experiment.Settings whose flagDocs list cmd, bound to its variable in vs
+// (the first that has it), with that variable's value as the default.
 func flags(fs *flag.FlagSet, cmd string, vs ...experiment.Values) {
 	for _, s := range experiment.Settings {
-		if !slices.Contains(s.Commands, cmd) {
+		doc, ok := flagDocs[s.Name]
+		if !ok || !slices.Contains(doc.Commands, cmd) {
 			continue
 		}
 		i := slices.IndexFunc(vs, func(v experiment.Values) bool { return v[s.Name] != nil })
 		if i < 0 {
 			panic(fmt.Sprintf("deeplda %s: no variable for the setting %s", cmd, s.Name))
 		}
-		help := s.HelpFor(cmd)
+		help := doc.help(cmd)
 		switch p := vs[i][s.Name].(type) {
 		case *string:
 			if s.Kind == experiment.KindChoice {

@@ -11,11 +11,22 @@ import (
 	"github.com/deeplda/deeplda/experiment"
 )
 
-// TestFlagsFollowTheTable walks experiment.Settings: each command's flags,
-// as its -h lists them, are exactly the settings that name the command,
-// and a choice's default is one of its choices (or "", the automatic
-// choice of train's -loss).
+// TestFlagsFollowTheTable walks experiment.Settings and flagDocs: every
+// doc is of a setting and has help for each of its commands, each
+// command's flags, as its -h lists them, are exactly the settings whose
+// docs name the command, and a choice's default is one of its choices (or
+// "", the automatic choice of train's -loss).
 func TestFlagsFollowTheTable(t *testing.T) {
+	for name, d := range flagDocs {
+		if !slices.ContainsFunc(experiment.Settings, func(s experiment.Setting) bool { return s.Name == name }) {
+			t.Errorf("flagDocs: %s is no setting", name)
+		}
+		for _, cmd := range d.Commands {
+			if d.help(cmd) == "" || !slices.Contains(allCmds, cmd) {
+				t.Errorf("flagDocs: %s in %q has help %q", name, cmd, d.help(cmd))
+			}
+		}
+	}
 	flagLine := regexp.MustCompile(`(?m)^  -(\S+)`)
 	for _, cmd := range []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval, experiment.CmdBench} {
 		code, _, stderr := runCmd(t, cmd, "-h")
@@ -26,9 +37,9 @@ func TestFlagsFollowTheTable(t *testing.T) {
 		for _, m := range flagLine.FindAllStringSubmatch(stderr, -1) {
 			got = append(got, m[1])
 		}
-		for _, s := range experiment.Settings {
-			if slices.Contains(s.Commands, cmd) {
-				want = append(want, s.Name)
+		for name, d := range flagDocs {
+			if slices.Contains(d.Commands, cmd) {
+				want = append(want, name)
 			}
 		}
 		sort.Strings(want)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"net/url"
 	"os"
 	"os/exec"
@@ -215,14 +216,23 @@ func TestRawQuery(t *testing.T) {
 	}
 }
 
-// TestFieldsFollowTheTable walks experiment.Settings: the page has a field
-// for every setting that a demo shows, and each field's text reaches the
-// settings of its demos and reads back.
+// TestFieldsFollowTheTable walks experiment.Settings and the page's docs:
+// every doc is of a setting, the page has a field for every setting that a
+// demo shows, in the table's order, with a label and a hint, and each
+// field's text reaches the settings of its demos and reads back.
 func TestFieldsFollowTheTable(t *testing.T) {
 	var want, got []string
 	for _, s := range experiment.Settings {
-		if s.Demos != nil {
+		if d, ok := docs[s.Name]; ok && d.Demos != nil {
 			want = append(want, s.Name)
+		}
+	}
+	for name, d := range docs {
+		if !slices.ContainsFunc(experiment.Settings, func(s experiment.Setting) bool { return s.Name == name }) {
+			t.Errorf("docs: %s is no setting", name)
+		}
+		if d.Demos != nil && (d.Label == "" || d.Help == "") {
+			t.Errorf("docs: %s has label %q, hint %q", name, d.Label, d.Help)
 		}
 	}
 	for _, f := range Fields {
@@ -301,3 +311,54 @@ func TestQueryMethods(t *testing.T) {
 		t.Errorf("after Set: %v", q["a"])
 	}
 }
+
+// TestParseFormat reads every kind of setting from text and writes it
+// back.
+func TestParseFormat(t *testing.T) {
+	c := experiment.DefaultSynth()
+	sw := experiment.SweepConfig{Base: experiment.DefaultImages()}
+	var b experiment.BackendKind
+	var on bool
+	for _, tc := range []struct {
+		name string
+		v    any
+		text string
+		back string
+	}{
+		{"loss", &c.Loss, " CE ", "ce"},
+		{"epochs", &c.Epochs, "7", "7"},
+		{"seed", &c.Seed, "12", "12"},
+		{"lambda", &c.Lambda, "1e-3", "0.001"},
+		{"compare", &on, "yes", "1"},
+		{"backend", &b, "WebGPU", "webgpu"},
+		{"lambdas", (*experiment.Floats)(&sw.Lambdas), "0.1, 1;10", "0.1,1,10"},
+	} {
+		if err := ParseValue(tc.name, tc.text, tc.v); err != nil {
+			t.Errorf("%s %q: %v", tc.name, tc.text, err)
+		} else if got := format(tc.v); got != tc.back {
+			t.Errorf("%s %q reads back as %q, want %q", tc.name, tc.text, got, tc.back)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		v    any
+		text string
+		want string
+	}{
+		{"epochs", &c.Epochs, "2.5", `epochs must be a whole number, got "2.5"`},
+		{"train", &c.Train, "5000000", "train must be at most 1000000 in the browser, got 5000000"},
+		{"seed", &c.Seed, "-1", `seed must be a whole number >= 0, got "-1"`},
+		{"lambda", &c.Lambda, "abc", `lambda must be a number, got "abc"`},
+		{"compare", &on, "maybe", `compare must be 1 or 0, got "maybe"`},
+		{"backend", &b, "tpu", `backend must be auto, webgpu or cpu, got "tpu"`},
+		{"lambdas", (*experiment.Floats)(&sw.Lambdas), "0.1,abc", `lambdas must be numbers: "abc" is not a number`},
+		{"lambdas", (*experiment.Floats)(&sw.Lambdas), " ", "lambdas must list 1 to 12 numbers, got 0"},
+	} {
+		err := ParseValue(tc.name, tc.text, tc.v)
+		var se *experiment.SettingError
+		if !errors.As(err, &se) || se.Name != tc.name || !strings.HasPrefix(se.Msg, tc.want) {
+			t.Errorf("%s %q: %v, want %q", tc.name, tc.text, err, tc.want)
+		}
+	}
+}
+

@@ -1,8 +1,9 @@
 // Package config is the browser trainer's configuration: the demos and
 // their presets, the form's fields and the URL query (the native command's
 // flag names plus demo, compare, lambdas and autostart), both made from
-// the settings table experiment.Settings and validated by the native
-// command's rules (experiment.SynthConfig.Validate, ImageConfig.Validate),
+// the settings table experiment.Settings with the page's own words for it
+// (docs: labels, hints, the demos that show each, the page's bounds), and
+// validated by the native command's rules (experiment.SynthConfig.Validate, ImageConfig.Validate),
 // and the training runs a configuration plans.
 //
 // It has no build tags: the DOM layer in package main (wasm/) uses it in the
@@ -19,10 +20,10 @@ type Demo string
 
 // The demos, in the order of the page's tabs.
 const (
-	Classical Demo = experiment.DemoClassical // 1: classical LDA on the toy data (identity encoder)
-	Deep      Demo = experiment.DemoDeep      // 2: Deep LDA on the toy data (the default)
-	Images    Demo = experiment.DemoImages    // 3: image training (the paper's ConvNet)
-	Sweep     Demo = experiment.DemoSweep     // 4: the lambda sweep
+	Classical Demo = "classical" // 1: classical LDA on the toy data (identity encoder)
+	Deep      Demo = "deep"      // 2: Deep LDA on the toy data (the default)
+	Images    Demo = "images"    // 3: image training (the paper's ConvNet)
+	Sweep     Demo = "sweep"     // 4: the lambda sweep
 )
 
 // DemoInfo describes a demo for its tab and its introduction.

@@ -1,7 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
 )
@@ -17,27 +20,97 @@ const (
 	Checkbox
 )
 
+// Doc is how the page shows a setting of experiment.Settings.
+type Doc struct {
+	Label string // the field's label
+	// Demos are the demos that show the field; nil: a URL parameter
+	// only. A field hidden in a demo keeps its value and is still read
+	// from the URL.
+	Demos []Demo
+	// Advanced fields sit in the collapsed "more settings" group.
+	Advanced bool
+	Help     string // the control's hint
+	// PageMax is the largest value the page accepts, below the setting's
+	// Max (a tab has far less memory than a native process): for a
+	// KindInt, the value; for KindFloats, the number of values. 0: Max.
+	PageMax int
+}
+
+// The demo lists of the fields.
+var (
+	allDemos  = []Demo{Classical, Deep, Images, Sweep}
+	toyDemos  = []Demo{Classical, Deep, Sweep}
+	imageOnly = []Demo{Images}
+	lossDemos = []Demo{Classical, Deep, Images}
+)
+
+// docs are the settings the page reads, by name: the form's fields and
+// the benchmark's URL parameters.
+var docs = map[string]Doc{
+	"data": {Label: "Data set", Demos: imageOnly,
+		Help: "the image data set: hosted by this site, or from files you choose below"},
+	"head": {Label: "Head", Demos: imageOnly,
+		Help: "lda: the Gaussian (LDA) head; softmax: a linear softmax head (trains with ce)"},
+	"loss": {Label: "Loss", Demos: lossDemos,
+		Help: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y"},
+	"compare": {Label: "Side by side", Demos: lossDemos,
+		Help: "train every loss of this demo (images: the LDA head with DNLL and the softmax head with CE) with the same settings and show them side by side"},
+	"lambda": {Label: "λ (DNLL)", Demos: lossDemos,
+		Help: "weight of the DNLL density penalty, a number >= 0"},
+	"lambdas": {Label: "λ values", Demos: []Demo{Sweep}, PageMax: 12,
+		Help: "comma-separated list of λ values (numbers > 0)"},
+	"cov": {Label: "Covariance", Demos: allDemos,
+		Help: "parameterisation of the shared covariance Σ"},
+	"epochs": {Label: "Epochs", Demos: allDemos,
+		Help: "passes over the training set (at least 1)"},
+	"batch": {Label: "Batch", Demos: allDemos,
+		Help: "examples per Adam step (at least 1; the training-set size means full batch)"},
+	"limit-train": {Label: "Training images", Demos: imageOnly, PageMax: 1000000,
+		Help: "train on the first N training images (0: all; on the CPU the page trains some 20-30 images a second with WebAssembly SIMD, a few without)"},
+	"limit-test": {Label: "Test images", Demos: imageOnly, PageMax: 1000000,
+		Help: "evaluate on the first N test images (0: all)"},
+	"seed": {Label: "Seed", Demos: allDemos,
+		Help: "seed of the initialisation and the shuffling (a whole number >= 0)"},
+	"backend": {Label: "Backend", Demos: allDemos,
+		Help: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
+	"density": {Label: "Log density shading", Demos: []Demo{Classical, Deep},
+		Help: "shade the embedding plane by the head's log density log p(z) = logsumexp_c δ_c(z), the term DNLL penalises"},
+	"lr": {Label: "Learning rate", Demos: allDemos, Advanced: true,
+		Help: "Adam's learning rate (> 0)"},
+	"encoder": {Label: "Encoder", Demos: toyDemos, Advanced: true,
+		Help: "mlp: Deep LDA; none: classical LDA on the inputs"},
+	"train": {Label: "Training points", Demos: toyDemos, Advanced: true, PageMax: 1000000,
+		Help: "size of the training set (at least 2)"},
+	"test": {Label: "Test points", Demos: toyDemos, Advanced: true, PageMax: 1000000,
+		Help: "size of the test set (at least 1)"},
+	"data-seed": {Label: "Data seed", Demos: toyDemos, Advanced: true,
+		Help: "seed of the data (the test set uses data-seed+1)"},
+	"steps": {PageMax: 10_000},
+}
+
 // Field is one setting of experiment.Settings as the page shows it: its
 // name is the query key and the control's name.
 type Field struct {
 	experiment.Setting
+	Doc
 	Control Control
 	// Step is the number input's step attribute ("any" for reals).
 	Step string
 }
 
 // Fields lists the page's settings (those of experiment.Settings that a
-// demo shows) in the order of the form.
+// demo shows) in the order of the form, which is the table's.
 var Fields = pageFields()
 
-// pageFields makes the page's fields from the settings table.
+// pageFields makes the page's fields from the settings table and docs.
 func pageFields() []Field {
 	var out []Field
 	for _, s := range experiment.Settings {
-		if s.Demos == nil {
+		d, ok := docs[s.Name]
+		if !ok || d.Demos == nil {
 			continue
 		}
-		f := Field{Setting: s}
+		f := Field{Setting: s, Doc: d}
 		switch s.Kind {
 		case experiment.KindChoice:
 			f.Control = Select
@@ -57,5 +130,104 @@ func pageFields() []Field {
 
 // Shown reports whether f's control appears in demo d.
 func (f Field) Shown(d Demo) bool {
-	return Info(d).Trainable && slices.Contains(f.Demos, string(d))
+	return Info(d).Trainable && slices.Contains(f.Demos, d)
+}
+
+// ParseValue reads the text of the setting name into the variable v (a
+// pointer as experiment.Values says), as the page's form and URL give it
+// (see Field.Parse).
+func ParseValue(name, text string, v any) error {
+	i := slices.IndexFunc(experiment.Settings, func(s experiment.Setting) bool { return s.Name == name })
+	if i < 0 {
+		panic("config: unknown setting " + name)
+	}
+	return Field{Setting: experiment.Settings[i], Doc: docs[name]}.Parse(text, v)
+}
+
+// Parse reads text into the variable v of field f (a pointer as
+// experiment.Values says): choices are case-insensitive, a Bool is 1/0,
+// true/false, on/off or yes/no. The error names the setting; the value is
+// not checked beyond its type (the configurations' Validate does that)
+// except against PageMax.
+func (f Field) Parse(text string, v any) error {
+	text = strings.TrimSpace(text)
+	bad := func(format string, a ...any) error {
+		return &experiment.SettingError{Name: f.Name, Msg: fmt.Sprintf(format, a...)}
+	}
+	switch p := v.(type) {
+	case *string:
+		if f.Kind == experiment.KindChoice {
+			text = strings.ToLower(text)
+		}
+		*p = text
+	case *experiment.BackendKind:
+		return p.Set(strings.ToLower(text))
+	case *int:
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			return bad("%s must be a whole number, got %q", f.Name, text)
+		}
+		if f.PageMax > 0 && n > f.PageMax {
+			return bad("%s must be at most %d in the browser, got %d", f.Name, f.PageMax, n)
+		}
+		*p = n
+	case *uint64:
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return bad("%s must be a whole number >= 0, got %q", f.Name, text)
+		}
+		*p = n
+	case *float64:
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return bad("%s must be a number, got %q", f.Name, text)
+		}
+		*p = x
+	case *bool:
+		switch strings.ToLower(text) {
+		case "1", "true", "on", "yes":
+			*p = true
+		case "0", "false", "off", "no", "":
+			*p = false
+		default:
+			return bad("%s must be 1 or 0, got %q", f.Name, text)
+		}
+	case *experiment.Floats:
+		var l experiment.Floats
+		if err := l.Set(text); err != nil {
+			return bad("%s must be numbers: %v", f.Name, err)
+		}
+		if len(l) == 0 || f.PageMax > 0 && len(l) > f.PageMax {
+			return bad("%s must list 1 to %d numbers, got %d", f.Name, f.PageMax, len(l))
+		}
+		*p = l
+	default:
+		panic(fmt.Sprintf("config: setting %s bound to a %T", f.Name, v))
+	}
+	return nil
+}
+
+// format returns the text of the variable v (a pointer as
+// experiment.Values says), as Parse reads it.
+func format(v any) string {
+	switch p := v.(type) {
+	case *string:
+		return *p
+	case *experiment.BackendKind:
+		return string(*p)
+	case *int:
+		return strconv.Itoa(*p)
+	case *uint64:
+		return strconv.FormatUint(*p, 10)
+	case *float64:
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	case *bool:
+		if *p {
+			return "1"
+		}
+		return "0"
+	case *experiment.Floats:
+		return p.String()
+	}
+	panic(fmt.Sprintf("config: format of a %T", v))
 }

@@ -54,7 +54,7 @@ func (s Settings) Raw() Raw {
 	v := s.values()
 	r := Raw{}
 	for _, f := range Fields {
-		r[f.Name] = experiment.Format(v[f.Name])
+		r[f.Name] = format(v[f.Name])
 	}
 	return r
 }

@@ -1,10 +1,13 @@
 package page
 
 import (
-	"html"
 	"strconv"
 	"strings"
 )
+
+// escaper writes text as HTML (package html would bring its table of
+// entities into the page's WebAssembly).
+var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
 
 // SummaryHTML returns the summary box of session s as HTML: the table of
 // runs (each run's label a button with data-run, its index, that shows its
@@ -23,7 +26,7 @@ func SummaryHTML(s *Session) string {
 		if i == s.Shown() {
 			class = "shown"
 		}
-		first = `<button type="button" class="link" data-run="` + strconv.Itoa(i) + `" title="show this run's figures and report">` + html.EscapeString(s.Runs[i].Label) + `</button>`
+		first = `<button type="button" class="link" data-run="` + strconv.Itoa(i) + `" title="show this run's figures and report">` + escaper.Replace(s.Runs[i].Label) + `</button>`
 		return class, first
 	})
 	if jr := s.Runs[s.Shown()]; jr.Rep != nil {
@@ -48,7 +51,7 @@ func writeTable(b *strings.Builder, class, id string, header []string, rows [][]
 	}
 	b.WriteString("><thead><tr>")
 	for _, h := range header {
-		b.WriteString("<th>" + html.EscapeString(h) + "</th>")
+		b.WriteString("<th>" + escaper.Replace(h) + "</th>")
 	}
 	b.WriteString("</tr></thead><tbody>")
 	for i, r := range rows {
@@ -66,7 +69,7 @@ func writeTable(b *strings.Builder, class, id string, header []string, rows [][]
 			b.WriteString("<td>" + first + "</td>")
 		}
 		for _, cell := range r {
-			b.WriteString("<td>" + html.EscapeString(cell) + "</td>")
+			b.WriteString("<td>" + escaper.Replace(cell) + "</td>")
 		}
 		b.WriteString("</tr>")
 	}
@@ -76,6 +79,6 @@ func writeTable(b *strings.Builder, class, id string, header []string, rows [][]
 // writeP writes a paragraph of text, nothing when text is "".
 func writeP(b *strings.Builder, class, id, text string) {
 	if text != "" {
-		b.WriteString(`<p class="` + class + `" id="` + id + `">` + html.EscapeString(text) + "</p>")
+		b.WriteString(`<p class="` + class + `" id="` + id + `">` + escaper.Replace(text) + "</p>")
 	}
 }

@@ -136,7 +136,7 @@ func TestDemoSession(t *testing.T) {
 	}
 	run := s.Runs[s.Shown()]
 	for _, sl := range detail {
-		if !strings.HasPrefix(string(run.Figs[sl.Name]), "<svg") {
+		if !strings.HasPrefix(run.Figs[sl.Name], "<svg") {
 			t.Errorf("no figure %s", sl.Name)
 		}
 	}
@@ -172,7 +172,7 @@ func TestSideBySideSession(t *testing.T) {
 	}
 	overview, detail := Layout(s)
 	for _, sl := range overview {
-		if !strings.HasPrefix(string(s.Overview[sl.Name]), "<svg") {
+		if !strings.HasPrefix(s.Overview[sl.Name], "<svg") {
 			t.Errorf("overview: no figure %s", sl.Name)
 		}
 	}
@@ -197,7 +197,7 @@ func TestSweepSession(t *testing.T) {
 		t.Fatalf("sweep overview %v", overview)
 	}
 	for _, sl := range overview {
-		if !strings.HasPrefix(string(s.Overview[sl.Name]), "<svg") {
+		if !strings.HasPrefix(s.Overview[sl.Name], "<svg") {
 			t.Errorf("no figure %s", sl.Name)
 		}
 	}

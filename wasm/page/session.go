@@ -30,7 +30,7 @@ type Session struct {
 	Runs     []*Run
 	Cur      int // the run in progress
 	Picked   int // the run whose figures are shown; -1 follows Cur
-	Overview map[string][]byte
+	Overview map[string]string // the overview's figures (SVG) by file name
 	// Moved is the engine's last move to the CPU in this session, nil
 	// when none.
 	Moved *protocol.Moved
@@ -42,7 +42,7 @@ type Run struct {
 	Status string
 	Report []byte  // report.json
 	Rep    *Report // Report, decoded; nil before the first
-	Figs   map[string][]byte
+	Figs   map[string]string // the run's figures (SVG) by file name
 	Opened bool
 	// Checkpoint: the engine sent the run's checkpoint.
 	Checkpoint bool
@@ -61,9 +61,9 @@ func NewSession(id int, s config.Settings) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss := &Session{ID: id, Settings: s, Jobs: jobs, Picked: -1, Overview: map[string][]byte{}}
+	ss := &Session{ID: id, Settings: s, Jobs: jobs, Picked: -1, Overview: map[string]string{}}
 	for _, j := range jobs {
-		ss.Runs = append(ss.Runs, &Run{Label: j.Label, Status: "waiting", Figs: map[string][]byte{}})
+		ss.Runs = append(ss.Runs, &Run{Label: j.Label, Status: "waiting", Figs: map[string]string{}})
 	}
 	return ss, nil
 }
@@ -205,10 +205,10 @@ func (s *Session) runChanged(ev protocol.Event) {
 		}
 	}
 	for name, svg := range st.Figures {
-		r.Figs[name] = []byte(svg)
+		r.Figs[name] = svg
 	}
 	for name, svg := range ev.Overview {
-		s.Overview[name] = []byte(svg)
+		s.Overview[name] = svg
 	}
 	r.Checkpoint = r.Checkpoint || st.Checkpoint
 }
