@@ -361,4 +361,3 @@ func TestParseFormat(t *testing.T) {
 		}
 	}
 }
-

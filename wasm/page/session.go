@@ -28,8 +28,8 @@ type Session struct {
 	Settings config.Settings
 	Jobs     []config.Job
 	Runs     []*Run
-	Cur      int // the run in progress
-	Picked   int // the run whose figures are shown; -1 follows Cur
+	Cur      int               // the run in progress
+	Picked   int               // the run whose figures are shown; -1 follows Cur
 	Overview map[string]string // the overview's figures (SVG) by file name
 	// Moved is the engine's last move to the CPU in this session, nil
 	// when none.
@@ -40,8 +40,8 @@ type Session struct {
 type Run struct {
 	Label  string
 	Status string
-	Report []byte  // report.json
-	Rep    *Report // Report, decoded; nil before the first
+	Report []byte            // report.json
+	Rep    *Report           // Report, decoded; nil before the first
 	Figs   map[string]string // the run's figures (SVG) by file name
 	Opened bool
 	// Checkpoint: the engine sent the run's checkpoint.
