@@ -4,85 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/deeplda/deeplda/engine/enginetest"
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/protocol"
 )
-
-// testHost is a Host without WebGPU whose site is a folder (none when
-// empty); it records the events.
-type testHost struct {
-	site   string
-	mu     sync.Mutex
-	events []protocol.Event
-	wake   chan struct{}
-}
-
-func newTestHost(site string) *testHost { return &testHost{site: site, wake: make(chan struct{}, 1)} }
-
-func (h *testHost) OpenWebGPU() (kernels.Backend, string) { return nil, "no WebGPU in tests" }
-func (h *testHost) Yield()                                {}
-func (h *testHost) LoseDevice()                           {}
-func (h *testHost) Memory() string                        { return "" }
-
-func (h *testHost) Fetch(path string) ([]byte, error) {
-	if h.site == "" {
-		return nil, errors.New("no site")
-	}
-	return os.ReadFile(filepath.Join(h.site, path))
-}
-
-func (h *testHost) Emit(ev protocol.Event) {
-	// Every event must survive the wire.
-	b, err := protocol.Encode(ev)
-	if err != nil {
-		panic(err)
-	}
-	back, err := protocol.DecodeEvent(b)
-	if err != nil {
-		panic(err)
-	}
-	h.mu.Lock()
-	h.events = append(h.events, back)
-	h.mu.Unlock()
-	select {
-	case h.wake <- struct{}{}:
-	default:
-	}
-}
-
-// wait returns the events up to the first of a kind in kinds, failing the
-// test after a minute.
-func (h *testHost) wait(t *testing.T, from int, kinds ...string) ([]protocol.Event, protocol.Event) {
-	t.Helper()
-	deadline := time.After(time.Minute)
-	for {
-		h.mu.Lock()
-		evs := append([]protocol.Event(nil), h.events...)
-		h.mu.Unlock()
-		for i := from; i < len(evs); i++ {
-			for _, k := range kinds {
-				if evs[i].Kind == k {
-					return evs[from : i+1], evs[i]
-				}
-			}
-		}
-		select {
-		case <-h.wake:
-		case <-deadline:
-			t.Fatalf("no %v event within a minute; got %d events", kinds, len(evs))
-		}
-	}
-}
 
 // toyJob is a small toy run.
 func toyJob() protocol.Job {
@@ -92,11 +21,11 @@ func toyJob() protocol.Job {
 }
 
 // started returns an engine past hello.
-func started(t *testing.T, h *testHost) *Engine {
+func started(t *testing.T, h *enginetest.Recorder) *Engine {
 	t.Helper()
 	e := New(h)
 	e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: experiment.BackendCPU}}, nil)
-	_, ev := h.wait(t, 0, protocol.EvReady)
+	_, ev := h.Wait(t, 0, protocol.EvReady)
 	if ev.Backend == nil || ev.Backend.Kind != experiment.BackendCPU {
 		t.Fatalf("ready: backend %+v, want the CPU", ev.Backend)
 	}
@@ -140,12 +69,12 @@ func numbers(t *testing.T, rep []byte) map[string]any {
 // checks the events' order and that its report has the numbers of the
 // same run driven directly.
 func TestSessionMatchesDriver(t *testing.T) {
-	h := newTestHost("")
+	h := enginetest.New("")
 	e := started(t, h)
-	from := len(h.events)
+	from := h.Len()
 	job := toyJob()
 	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 7, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
-	evs, done := h.wait(t, from, protocol.EvDone, protocol.EvFailed)
+	evs, done := h.Wait(t, from, protocol.EvDone, protocol.EvFailed)
 	if done.Kind != protocol.EvDone {
 		t.Fatalf("session failed: %s", done.Error)
 	}
@@ -182,31 +111,31 @@ func TestSessionMatchesDriver(t *testing.T) {
 // TestStopResume stops a session in its first epoch and resumes it: the
 // result is the uninterrupted run's.
 func TestStopResume(t *testing.T) {
-	h := newTestHost("")
+	h := enginetest.New("")
 	e := started(t, h)
 	job := toyJob()
 	job.Synth.Epochs = 20
-	from := len(h.events)
+	from := h.Len()
 	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
-	h.wait(t, from, protocol.EvProgress)
+	h.Wait(t, from, protocol.EvProgress)
 	e.Handle(protocol.Command{Kind: protocol.CmdStop, Session: 1}, nil)
-	_, ev := h.wait(t, from, protocol.EvStopped, protocol.EvDone)
+	_, ev := h.Wait(t, from, protocol.EvStopped, protocol.EvDone)
 	if ev.Kind != protocol.EvStopped {
 		t.Fatalf("got %s, want stopped", ev.Kind)
 	}
-	from = len(h.events)
+	from = h.Len()
 	e.Handle(protocol.Command{Kind: protocol.CmdResume, Session: 1}, nil)
-	evs, ev := h.wait(t, from, protocol.EvDone, protocol.EvFailed, protocol.EvRefused)
+	evs, ev := h.Wait(t, from, protocol.EvDone, protocol.EvFailed, protocol.EvRefused)
 	if ev.Kind != protocol.EvDone {
 		t.Fatalf("after resume: %s %s", ev.Kind, ev.Error)
 	}
 	got, _ := json.Marshal(numbers(t, lastReport(t, evs, 0)))
 
-	h2 := newTestHost("")
+	h2 := enginetest.New("")
 	e2 := started(t, h2)
-	from = len(h2.events)
+	from = h2.Len()
 	e2.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
-	evs, _ = h2.wait(t, from, protocol.EvDone)
+	evs, _ = h2.Wait(t, from, protocol.EvDone)
 	want, _ := json.Marshal(numbers(t, lastReport(t, evs, 0)))
 	if !bytes.Equal(got, want) {
 		t.Errorf("stopped and resumed differs from uninterrupted:\n got %.400s\nwant %.400s", got, want)
@@ -215,7 +144,7 @@ func TestStopResume(t *testing.T) {
 
 // TestRefusals checks the commands the engine cannot take.
 func TestRefusals(t *testing.T) {
-	h := newTestHost("")
+	h := enginetest.New("")
 	e := started(t, h)
 	for _, c := range []protocol.Command{
 		{Kind: "train-faster"},
@@ -223,9 +152,9 @@ func TestRefusals(t *testing.T) {
 		{Kind: protocol.CmdStart, Session: 4, Start: &protocol.Start{}},
 		{Kind: protocol.CmdContinue, Session: 5, Start: &protocol.Start{Jobs: []protocol.Job{toyJob()}}},
 	} {
-		from := len(h.events)
+		from := h.Len()
 		e.Handle(c, nil)
-		_, ev := h.wait(t, from, protocol.EvRefused)
+		_, ev := h.Wait(t, from, protocol.EvRefused)
 		if ev.Error == "" {
 			t.Errorf("%s: refused without a reason", c.Kind)
 		}
@@ -235,13 +164,13 @@ func TestRefusals(t *testing.T) {
 // TestSideBySideOverview trains two toy runs side by side and checks that
 // the overview figures come with the run events.
 func TestSideBySideOverview(t *testing.T) {
-	h := newTestHost("")
+	h := enginetest.New("")
 	e := started(t, h)
 	a, b := toyJob(), toyJob()
 	b.Synth.Loss, b.Label = "nll", "NLL"
-	from := len(h.events)
+	from := h.Len()
 	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{a, b}, Backend: experiment.BackendCPU, Overview: protocol.OverviewRuns}}, nil)
-	evs, _ := h.wait(t, from, protocol.EvDone)
+	evs, _ := h.Wait(t, from, protocol.EvDone)
 	seen := map[string]bool{}
 	for _, ev := range evs {
 		for name, svg := range ev.Overview {
@@ -260,7 +189,7 @@ func TestSideBySideOverview(t *testing.T) {
 
 // TestSweepOverview trains a small lambda sweep and checks its figures.
 func TestSweepOverview(t *testing.T) {
-	h := newTestHost("")
+	h := enginetest.New("")
 	e := started(t, h)
 	var jobs []protocol.Job
 	for _, l := range []float64{0.01, 1} {
@@ -268,9 +197,9 @@ func TestSweepOverview(t *testing.T) {
 		j.Synth.Cov, j.Synth.Lambda = "spherical", l
 		jobs = append(jobs, j)
 	}
-	from := len(h.events)
+	from := h.Len()
 	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: jobs, Backend: experiment.BackendCPU, Overview: protocol.OverviewSweep}}, nil)
-	evs, _ := h.wait(t, from, protocol.EvDone)
+	evs, _ := h.Wait(t, from, protocol.EvDone)
 	last := map[string]string{}
 	for _, ev := range evs {
 		for name, svg := range ev.Overview {

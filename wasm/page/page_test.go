@@ -2,45 +2,15 @@ package page
 
 import (
 	"bufio"
-	"errors"
 	"os"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/deeplda/deeplda/engine"
-	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/engine/enginetest"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
 )
-
-// recorder is an engine host without WebGPU or a site that records the
-// events, as the page's worker would post them.
-type recorder struct {
-	mu     sync.Mutex
-	events []protocol.Event
-}
-
-func (r *recorder) OpenWebGPU() (kernels.Backend, string) { return nil, "no WebGPU here" }
-func (r *recorder) Fetch(string) ([]byte, error)          { return nil, errors.New("no site") }
-func (r *recorder) Yield()                                {}
-func (r *recorder) LoseDevice()                           {}
-func (r *recorder) Memory() string                        { return "" }
-
-func (r *recorder) Emit(ev protocol.Event) {
-	b, err := protocol.Encode(ev)
-	if err != nil {
-		panic(err)
-	}
-	back, err := protocol.DecodeEvent(b)
-	if err != nil {
-		panic(err)
-	}
-	r.mu.Lock()
-	r.events = append(r.events, back)
-	r.mu.Unlock()
-}
 
 // record trains the session the page plans for query (the URL's
 // parameters) on the native engine and returns the session and the
@@ -60,26 +30,12 @@ func record(t *testing.T, query string) (*Session, []protocol.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &recorder{}
+	r := enginetest.New("")
 	e := engine.New(r)
 	e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: s.Backend}}, nil)
 	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: sess.ID, Start: sess.Start()}, nil)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		r.mu.Lock()
-		evs := append([]protocol.Event(nil), r.events...)
-		r.mu.Unlock()
-		if n := len(evs); n > 0 {
-			switch evs[n-1].Kind {
-			case protocol.EvDone, protocol.EvFailed, protocol.EvStopped, protocol.EvRefused:
-				return sess, evs
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the session did not end in two minutes (%d events)", query, len(evs))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	evs, _ := r.Wait(t, 0, protocol.EvDone, protocol.EvFailed, protocol.EvStopped, protocol.EvRefused)
+	return sess, evs
 }
 
 // replay applies the events of session s to it, as the page does, and
