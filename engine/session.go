@@ -25,7 +25,7 @@ const (
 // figures (each evaluates both splits and rebuilds the SVGs).
 const refreshEvery = time.Second
 
-// progressEvery is the least time between two progress events.
+// progressEvery is the least time between two progress or phase events.
 const progressEvery = 100 * time.Millisecond
 
 // liveFigures are the figures redrawn while a run trains.
@@ -284,6 +284,12 @@ func (e *Engine) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		return nil
 	}
 	phase := func(p experiment.Phase) {
+		// A toy run evaluates both sets after every epoch, in less time
+		// than a progress line stays: phases are lines like the steps'.
+		if time.Since(s.lastProgress) < progressEvery {
+			return
+		}
+		s.lastProgress = time.Now()
 		e.emit(protocol.Event{Kind: protocol.EvPhase, Session: s.id, Run: s.cur, Phase: &p})
 		e.host.Yield()
 	}

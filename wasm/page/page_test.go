@@ -8,7 +8,9 @@ import (
 
 	"github.com/deeplda/deeplda/engine"
 	"github.com/deeplda/deeplda/engine/enginetest"
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
+	"github.com/deeplda/deeplda/train"
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
@@ -224,5 +226,23 @@ func TestNoDataStream(t *testing.T) {
 	st := s.Apply(protocol.Event{Kind: protocol.EvNoData, Session: 4, Error: "no fashion-mnist data: this site does not host it"})
 	if !st.Gone || st.State != "idle" || st.DataError == "" || st.Text == nil || !strings.HasPrefix(*st.Text, "Not started: ") {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// TestPhaseKeepsEpoch checks that an evaluation's line during training
+// still says which epoch it is (a toy epoch is mostly its evaluation), and
+// that an evaluation before any step says only what it evaluates.
+func TestPhaseKeepsEpoch(t *testing.T) {
+	s, err := NewSession(5, config.Defaults(config.Deep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase := protocol.Event{Kind: protocol.EvPhase, Session: 5, Phase: &protocol.Phase{Name: experiment.PhaseTest, Done: 2000, Total: 4000}}
+	if st := s.Apply(phase); st.Text == nil || *st.Text != "Evaluating the test set: 2000 / 4000 images" {
+		t.Errorf("before training: %v", st.Text)
+	}
+	s.Apply(protocol.Event{Kind: protocol.EvProgress, Session: 5, Progress: &protocol.Progress{Progress: train.Progress{Epoch: 3, Epochs: 300, Step: 1, Steps: 1, TotalStep: 3}}})
+	if st := s.Apply(phase); st.Text == nil || *st.Text != "epoch 3 / 300 · Evaluating the test set: 2000 / 4000 images" {
+		t.Errorf("during training: %v", st.Text)
 	}
 }

@@ -34,6 +34,9 @@ type Session struct {
 	// Moved is the engine's last move to the CPU in this session, nil
 	// when none.
 	Moved *protocol.Moved
+	// at says where training is ("epoch 3 / 300", after the run's name
+	// when there are several), "" before the first step.
+	at string
 }
 
 // Run is one run of a session as the page shows it.
@@ -148,6 +151,11 @@ func (s *Session) Apply(ev protocol.Event) Status {
 		p := ev.Phase
 		st.Progress = float64(p.Done) / float64(max(1, p.Total))
 		st.Text = text(PhaseText(p))
+		if s.at != "" && ev.Run == s.Cur {
+			// Most epochs of a small run are their evaluation: the line
+			// still says which epoch it is.
+			st.Text = text(s.at + " · " + *st.Text)
+		}
 	case protocol.EvRun:
 		s.runChanged(ev)
 		st.Redraw = true
@@ -194,6 +202,9 @@ func (s *Session) runChanged(ev protocol.Event) {
 	}
 	r, st := s.Runs[ev.Run], ev.RunState
 	if !st.Opened {
+		if s.Cur != ev.Run {
+			s.at = ""
+		}
 		s.Cur = ev.Run
 	}
 	r.Status, r.Opened = st.Status, st.Opened
@@ -222,8 +233,10 @@ func (s *Session) progress(pp *protocol.Progress) (float64, *string) {
 	if len(s.Runs) > 1 {
 		fmt.Fprintf(&b, "Run %d of %d (%s) · ", s.Cur+1, len(s.Runs), s.Runs[s.Cur].Label)
 	}
-	fmt.Fprintf(&b, "epoch %d / %d · step %d / %d · %s examples/s · loss %.4g · accuracy %.2f%%",
-		p.Epoch, p.Epochs, p.Step, p.Steps, Thousands(p.ExamplesPerSecond), p.Loss, 100*p.Accuracy)
+	fmt.Fprintf(&b, "epoch %d / %d", p.Epoch, p.Epochs)
+	s.at = b.String()
+	fmt.Fprintf(&b, " · step %d / %d · %s examples/s · loss %.4g · accuracy %.2f%%",
+		p.Step, p.Steps, Thousands(p.ExamplesPerSecond), p.Loss, 100*p.Accuracy)
 	if f > 0.005 {
 		left := time.Duration(pp.Seconds * float64(time.Second) * (1 - f) / f)
 		fmt.Fprintf(&b, " · %s left", roundDuration(left))
