@@ -37,9 +37,22 @@ type Host interface {
 	Emit(protocol.Event)
 	// LoseDevice destroys the WebGPU device (the view's debug=lose-device).
 	LoseDevice()
+	// Engine says where the engine runs, for report.json's
+	// backend.engine: "page" (a browser tab) or "native".
+	Engine() string
 	// Memory says which WebAssembly memory the engine runs on ("shared",
 	// "plain"; "" outside a browser).
 	Memory() string
+}
+
+// RunFolders is a Host that keeps each run in a folder of its own, with
+// what the command line writes there (deeplda ui's runs folder): the
+// checkpoint and the resume file after every epoch, report.json and the
+// figures at the end and when the run stops.
+type RunFolders interface {
+	// RunDir makes the folder of run (0-based) of session and returns
+	// its path.
+	RunDir(session, run int, label string) (string, error)
 }
 
 // File is a file that came with a command: its name and a way to read it.

@@ -267,6 +267,7 @@ func (m *models) evaluate(s *session, cps []checkpoint) (string, error) {
 			return cp.label, err
 		}
 		img.Report.Kind, img.Report.Status, img.Report.History = experiment.CmdEval, "opened "+cp.label, cp.history
+		img.Report.Backend.Engine = m.e.host.Engine()
 		e.emit(protocol.Event{Kind: protocol.EvLoading, Session: s.id, Run: i, Text: fmt.Sprintf("Evaluating %s on %d %s test images on %s…",
 			cp.label, img.TestSet.Len(), img.Config.Data, experiment.BackendOf(s.be))})
 		err := img.EvaluateTest(func(p experiment.Phase) {

@@ -60,6 +60,7 @@ type jobRun struct {
 	status  string
 	opened  bool       // evaluated from a trained model, not trained here
 	safe    *savePoint // the last host copy of a WebGPU run (see moveToCPU)
+	dir     string     // the run's folder (RunFolders), "" for none
 }
 
 // image returns the run when it is an image run, else nil.
@@ -200,6 +201,7 @@ func (e *Engine) newRun(s *session, jr *jobRun) error {
 	}
 	run := t.Base()
 	run.HideDensity = !s.start.Density
+	run.Report.Backend.Engine = e.host.Engine()
 	if experiment.BackendOf(s.be) == experiment.BackendCPU {
 		// Reading the statistics back is free on the CPU: report (and so
 		// let commands in) after every step.
@@ -293,7 +295,20 @@ func (e *Engine) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		e.emit(protocol.Event{Kind: protocol.EvPhase, Session: s.id, Run: s.cur, Phase: &p})
 		e.host.Yield()
 	}
-	err := experiment.Driver{Progress: progress, Phase: phase, AfterEpoch: afterEpoch}.Drive(ctx, jr.t)
+	d := experiment.Driver{Progress: progress, Phase: phase, AfterEpoch: afterEpoch}
+	if f, ok := e.host.(RunFolders); ok {
+		if jr.dir == "" {
+			dir, err := f.RunDir(s.id, s.cur, jr.job.Label)
+			if err != nil {
+				return err
+			}
+			jr.dir = dir
+		}
+		// Stopped, such a run goes back to its last whole epoch, which
+		// its folder holds, so that it resumes after a restart too.
+		d.Dir, d.Save, d.Figures = jr.dir, true, true
+	}
+	err := d.Drive(ctx, jr.t)
 	var div *train.DivergedError
 	switch {
 	case errors.As(err, &div):

@@ -58,7 +58,7 @@ func newRun(be kernels.Backend, kind string, config any, spec model.Spec, trainS
 		return nil, err
 	}
 	r := &Run{Model: m, Trainer: tr, TrainSet: trainSet, TestSet: testSet, evalBatch: max(cfg.Batch, 256)}
-	r.Report = &report.Report{Kind: kind, Config: config, Backend: be.Info(), Status: "training"}
+	r.Report = &report.Report{Kind: kind, Config: config, Backend: report.Backend{Info: be.Info()}, Status: "training"}
 	return r, nil
 }
 

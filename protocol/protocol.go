@@ -313,3 +313,37 @@ func DecodeEvent(b []byte) (Event, error) {
 	}
 	return e, nil
 }
+
+// The keys of an event's figures beside its JSON (Split): the run's
+// figures and the overview's, by file name after the prefix.
+const (
+	RunFigure      = "run/"
+	OverviewFigure = "overview/"
+)
+
+// Split takes the figures and the checkpoint out of ev for a transport
+// that carries them beside the JSON (the Web Worker's messages, deeplda
+// ui's event stream): it returns the JSON of the rest, the figures by key
+// (RunFigure or OverviewFigure and the file name) and the checkpoint (nil
+// when none). An event that cannot be encoded becomes EvFailed.
+func Split(ev Event) (js []byte, figures map[string]string, checkpoint []byte) {
+	checkpoint, ev.Checkpoint = ev.Checkpoint, nil
+	figures = map[string]string{}
+	if ev.RunState != nil {
+		st := *ev.RunState
+		for name, svg := range st.Figures {
+			figures[RunFigure+name] = svg
+		}
+		st.Figures = nil
+		ev.RunState = &st
+	}
+	for name, svg := range ev.Overview {
+		figures[OverviewFigure+name] = svg
+	}
+	ev.Overview = nil
+	js, err := Encode(ev)
+	if err != nil {
+		js, _ = Encode(Event{Kind: EvFailed, Seq: ev.Seq, Session: ev.Session, Error: err.Error()})
+	}
+	return js, figures, checkpoint
+}

@@ -178,7 +178,7 @@ type Epoch struct {
 type Report struct {
 	Kind        string       `json:"kind"` // synth, train, ...
 	Config      any          `json:"config"`
-	Backend     kernels.Info `json:"backend"`
+	Backend     Backend      `json:"backend"`
 	Train       Split        `json:"train"`
 	Test        Split        `json:"test"`
 	Head        Head         `json:"head"`
@@ -194,6 +194,15 @@ type Report struct {
 	// WebGPUPerStep is what a training step asked of the WebGPU device, on
 	// average over the epochs after the first (experiment's stepCounts).
 	WebGPUPerStep *kernels.DeviceCounters `json:"webgpu_per_step,omitempty"`
+}
+
+// Backend is the backend a run trained on and the engine that ran it.
+type Backend struct {
+	kernels.Info
+	// Engine is where the run trained when it did not start from the
+	// command line: "page" (the engine in a browser tab) or "native"
+	// (deeplda ui's engine).
+	Engine string `json:"engine,omitempty"`
 }
 
 // BackendMove is a move of a run to another backend in the middle of

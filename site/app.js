@@ -34,12 +34,16 @@
   let loaded = null; // { module, shared }
 
   // deepldaEngine starts the engine's worker on the module the page runs
-  // and returns its link: send(json, files) posts a command with its files
-  // (File objects); onEvent(json, checkpoint, figures) gets each event,
-  // with the checkpoint's ArrayBuffer when one came (else null) and its
-  // figures (SVG strings by key), and onFatal(message) a failure of the
-  // worker itself.
-  globalThis.deepldaEngine = function (onEvent, onFatal) {
+  // (with remote, it links to deeplda ui's native engine instead: see
+  // nativeEngine) and returns its link: send(json, files) posts a command
+  // with its files (File objects); onEvent(json, checkpoint, figures) gets
+  // each event, with the checkpoint's ArrayBuffer when one came (else
+  // null) and its figures (SVG strings by key), and onFatal(message) a
+  // failure of the worker itself.
+  globalThis.deepldaEngine = function (onEvent, onFatal, remote) {
+    if (remote) {
+      return nativeEngine(onEvent, onFatal);
+    }
     const worker = new Worker('site/engine.js');
     worker.onmessage = function (e) {
       const m = e.data;
@@ -59,6 +63,57 @@
       },
     };
   };
+
+  // nativeEngine links to the engine of deeplda ui, which served the page:
+  // its events come as server-sent events (the event's JSON with its
+  // figures and its checkpoint, base64, beside it), commands are POSTed,
+  // with their files as a multipart form.
+  function nativeEngine(onEvent, onFatal) {
+    const events = new EventSource('engine/events');
+    events.onmessage = function (e) {
+      const m = JSON.parse(e.data);
+      let ckpt = null;
+      if (m.checkpoint) {
+        const bin = atob(m.checkpoint);
+        const b = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) b[i] = bin.charCodeAt(i);
+        ckpt = b.buffer;
+      }
+      onEvent(m.json, ckpt, m.figures || {});
+    };
+    let lost = false;
+    events.onerror = function () {
+      // EventSource connects again by itself; say so once.
+      if (!lost && events.readyState !== EventSource.OPEN) {
+        lost = true;
+        console.warn('deeplda ui: the connection to the native engine dropped; reconnecting');
+      }
+    };
+    events.onopen = function () {
+      lost = false;
+    };
+    return {
+      send: function (json, files) {
+        let body = json;
+        let headers = { 'Content-Type': 'application/json' };
+        if (files && files.length) {
+          body = new FormData();
+          body.append('json', json);
+          for (const f of files) body.append('files', f, f.name);
+          headers = {};
+        }
+        fetch('engine/command', { method: 'POST', body: body, headers: headers }).then(function (r) {
+          if (!r.ok) {
+            return r.text().then(function (t) {
+              onFatal('The native engine refused a command: ' + t);
+            });
+          }
+        }, function (e) {
+          onFatal('The native engine cannot be reached (' + e + '): is deeplda ui still running?');
+        });
+      },
+    };
+  }
 
   async function start() {
     if (!('WebAssembly' in window) || typeof Go === 'undefined' || typeof Worker === 'undefined') {

@@ -59,7 +59,13 @@ function isolated(resp) {
 
 self.addEventListener('fetch', function (event) {
   const req = event.request;
-  if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) {
+  const url = new URL(req.url);
+  if (req.method !== 'GET' || url.origin !== self.location.origin) {
+    return;
+  }
+  // deeplda ui's native engine (its event stream) and runs folder pass by.
+  const scope = new URL(self.registration.scope).pathname;
+  if (url.pathname.startsWith(scope + 'engine/') || url.pathname.startsWith(scope + 'runs/')) {
     return;
   }
   event.respondWith(

@@ -25,7 +25,11 @@ type app struct {
 	demo   config.Demo
 	form   *form
 	view   *view
-	engine *link       // the engine's worker
+	engine *link // the engine's worker, or deeplda ui's native engine
+	// native names deeplda ui's native engine when deeplda ui serves the
+	// page ("" otherwise); remote: the page trains with it.
+	native string
+	remote bool
 	data   *dataSource // the images demo's data
 	models *models     // the images demo's trained models
 	sess   *page.Session
@@ -64,6 +68,12 @@ func newApp() *app {
 		a.edited()
 	})
 	a.view = newView(a)
+	a.native = metaContent("deeplda-native")
+	if a.native != "" {
+		opt := el("option", "", "native: "+a.native)
+		opt.SetAttribute("value", config.NativeBackend)
+		a.form.controls["backend"].AppendChild(opt)
+	}
 	a.data = newDataSource(a)
 	a.models = newModels(a)
 	nav := byID("tabs")
@@ -136,6 +146,10 @@ func (a *app) start() {
 			a.showError(fmt.Sprintf("threads must be a whole number of at least 1, got %q: the CPU backend keeps its default", v))
 		}
 	}
+	if s.Native && a.native == "" {
+		errs["backend"] = "backend native is the engine of deeplda ui: this page was not served by deeplda ui"
+	}
+	a.remote = s.Native && a.native != ""
 	a.setDemo(s.Demo)
 	a.form.setRaw(raw)
 	a.form.showErrors(s.Demo, errs)
@@ -244,6 +258,20 @@ func (a *app) edited() {
 		q.Set("model", a.models.hosted)
 	}
 	a.replaceURL(q)
+	if s, errs := config.Parse(a.demo, raw); len(errs) == 0 && s.Native != a.remote && a.native != "" && state() != "training" {
+		// The other engine: the page starts again with it.
+		js.Global().Get("location").Call("reload")
+	}
+}
+
+// metaContent returns the content of the page's meta element called name
+// ("" when there is none).
+func metaContent(name string) string {
+	m := doc.QuerySelector(`meta[name="` + name + `"]`)
+	if m == nil {
+		return ""
+	}
+	return m.GetAttribute("content")
 }
 
 // replaceURL puts q into the address bar without reloading.

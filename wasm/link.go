@@ -12,7 +12,8 @@ import (
 )
 
 // link is the page's end of the run protocol: it posts commands to the
-// engine's worker (started by site/app.js's deepldaEngine) and hands the
+// engine's worker (started by site/app.js's deepldaEngine), or with the
+// app's remote to deeplda ui's native engine over HTTP, and hands the
 // engine's events to the app, one at a time and in order, in a goroutine
 // of their own (drawing an event's figures waits for the browser's
 // frames, which an event handler must not).
@@ -43,7 +44,7 @@ func startEngine(a *app) *link {
 		fatal(args[0].String())
 		return nil
 	})
-	l.js = js.Global().Call("deepldaEngine", onEvent, onFatal)
+	l.js = js.Global().Call("deepldaEngine", onEvent, onFatal, a.remote)
 	go func() {
 		for r := range l.events {
 			a.handleBatch(append([]received{r}, l.pending()...))
@@ -87,13 +88,6 @@ func (a *app) handleBatch(batch []received) {
 	}
 }
 
-// The keys of the figures that the worker posts beside an event's JSON:
-// the run's figures and the overview's, by file name.
-const (
-	runFigure      = "run/"
-	overviewFigure = "overview/"
-)
-
 // addFigures puts the figures that came beside ev's JSON (an object of
 // strings by key, or undefined) back into ev.
 func addFigures(ev *protocol.Event, figs js.Value) {
@@ -105,16 +99,16 @@ func addFigures(ev *protocol.Event, figs js.Value) {
 		k := keys.Index(i).String()
 		svg := figs.Get(k).String()
 		switch {
-		case strings.HasPrefix(k, runFigure) && ev.RunState != nil:
+		case strings.HasPrefix(k, protocol.RunFigure) && ev.RunState != nil:
 			if ev.RunState.Figures == nil {
 				ev.RunState.Figures = protocol.Figures{}
 			}
-			ev.RunState.Figures[strings.TrimPrefix(k, runFigure)] = svg
-		case strings.HasPrefix(k, overviewFigure):
+			ev.RunState.Figures[strings.TrimPrefix(k, protocol.RunFigure)] = svg
+		case strings.HasPrefix(k, protocol.OverviewFigure):
 			if ev.Overview == nil {
 				ev.Overview = protocol.Figures{}
 			}
-			ev.Overview[strings.TrimPrefix(k, overviewFigure)] = svg
+			ev.Overview[strings.TrimPrefix(k, protocol.OverviewFigure)] = svg
 		}
 	}
 }

@@ -73,26 +73,14 @@ func (h *workerHost) Yield() { h.yield.maybe() }
 // the page's thread then need not parse as JSON, the checkpoint as a
 // transferred ArrayBuffer.
 func (h *workerHost) Emit(ev protocol.Event) {
-	ckpt := ev.Checkpoint
-	ev.Checkpoint = nil
-	figs := map[string]any{}
-	if ev.RunState != nil {
-		for name, svg := range ev.RunState.Figures {
-			figs[runFigure+name] = svg
-		}
-		ev.RunState.Figures = nil
-	}
-	for name, svg := range ev.Overview {
-		figs[overviewFigure+name] = svg
-	}
-	ev.Overview = nil
 	switch ev.Kind {
 	case protocol.EvProgress, protocol.EvDone, protocol.EvStopped:
 		ev.MemoryBytes = int64(js.Global().Get("wasm").Get("instance").Get("exports").Get("mem").Get("buffer").Get("byteLength").Int())
 	}
-	b, err := protocol.Encode(ev)
-	if err != nil {
-		b, _ = protocol.Encode(protocol.Event{Kind: protocol.EvFailed, Seq: ev.Seq, Session: ev.Session, Error: err.Error()})
+	b, figures, ckpt := protocol.Split(ev)
+	figs := map[string]any{}
+	for k, svg := range figures {
+		figs[k] = svg
 	}
 	msg := map[string]any{"json": string(b), "figures": figs}
 	if ckpt == nil {
@@ -108,6 +96,9 @@ func (h *workerHost) Emit(ev protocol.Event) {
 // LoseDevice destroys the WebGPU devices that site/engine.js kept
 // (debug=lose-device).
 func (h *workerHost) LoseDevice() { loseDevices() }
+
+// Engine says the engine runs in the page.
+func (h *workerHost) Engine() string { return "page" }
 
 // Memory says which memory the engine runs on.
 func (h *workerHost) Memory() string { return h.init.Get("memory").String() }

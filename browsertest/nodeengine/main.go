@@ -35,6 +35,7 @@ func (h *host) OpenWebGPU() (kernels.Backend, string) { return nil, "no WebGPU u
 func (h *host) Yield()                                {}
 func (h *host) LoseDevice()                           {}
 func (h *host) Memory() string                        { return "plain" }
+func (h *host) Engine() string                        { return "page" }
 func (h *host) Emit(ev protocol.Event)                { h.events <- ev }
 
 func (h *host) Fetch(path string) ([]byte, error) {

@@ -7,6 +7,7 @@
 //	deeplda sweep [flags]   the lambda sweep of the image experiment over seeds
 //	deeplda eval [flags]    evaluate a checkpoint (this project's or PyTorch's) on images
 //	deeplda bench [flags]   speed of a backend on the paper's models and on matmul
+//	deeplda ui [flags]      the page, served here, with a native engine and a runs folder
 //	deeplda version         the version, the commit and the Go version of this build
 //	deeplda help            an overview of the commands
 //
@@ -41,6 +42,7 @@ var commands = []command{
 	{"sweep", "the lambda sweep of the image experiment over seeds", sweepCmd},
 	{"eval", "evaluate a checkpoint (this project's or PyTorch's) on an image test set", evalCmd},
 	{"bench", "time a backend on the paper's models and on a matrix product", benchCmd},
+	{"ui", "serve the page with a native engine: live runs at this machine's speed, kept in a runs folder", uiCmd},
 	{"version", "print the version, the commit and the Go version of this build", versionCmd},
 }
 

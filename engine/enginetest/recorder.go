@@ -39,6 +39,9 @@ func (r *Recorder) LoseDevice() {}
 // Memory says there is no WebAssembly memory.
 func (r *Recorder) Memory() string { return "" }
 
+// Engine says the engine runs natively.
+func (r *Recorder) Engine() string { return "native" }
+
 // Fetch reads a file of the site.
 func (r *Recorder) Fetch(path string) ([]byte, error) {
 	if r.site == "" {

@@ -144,6 +144,10 @@ func ParseValue(name, text string, v any) error {
 	return Field{Setting: experiment.Settings[i], Doc: docs[name]}.Parse(text, v)
 }
 
+// NativeBackend is the backend field's choice of deeplda ui's native
+// engine, beside the backends of the tab's own.
+const NativeBackend = "native"
+
 // Parse reads text into the variable v of field f (a pointer as
 // experiment.Values says): choices are case-insensitive, a Bool is 1/0,
 // true/false, on/off or yes/no. The error names the setting; the value is

@@ -11,10 +11,14 @@ import (
 
 // Settings is a complete configuration of the page.
 type Settings struct {
-	Demo      Demo
-	Synth     experiment.SynthConfig
-	Image     experiment.ImageConfig // the images demo's run
-	Backend   experiment.BackendKind
+	Demo    Demo
+	Synth   experiment.SynthConfig
+	Image   experiment.ImageConfig // the images demo's run
+	Backend experiment.BackendKind
+	// Native: the runs train in deeplda ui's native engine (backend=
+	// native, offered on a page that deeplda ui serves), whose own
+	// -backend then decides; Backend is auto.
+	Native    bool
 	Compare   bool      // train the demo's losses side by side
 	Density   bool      // shade the toy embeddings by the head's log density
 	Lambdas   []float64 // the sweep's lambda values
@@ -55,6 +59,9 @@ func (s Settings) Raw() Raw {
 	r := Raw{}
 	for _, f := range Fields {
 		r[f.Name] = format(v[f.Name])
+	}
+	if s.Native {
+		r["backend"] = NativeBackend
 	}
 	return r
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
 )
@@ -27,6 +28,13 @@ func (s *Settings) values() experiment.Values {
 
 // set reads the text of field f into s.
 func (s *Settings) set(f Field, text string) error {
+	if f.Name == "backend" {
+		s.Native = strings.EqualFold(strings.TrimSpace(text), NativeBackend)
+		if s.Native {
+			s.Backend = experiment.BackendAuto
+			return nil
+		}
+	}
 	return f.Parse(text, s.values()[f.Name])
 }
 

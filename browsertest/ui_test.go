@@ -1,0 +1,168 @@
+package browsertest
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startUI builds deeplda and starts "deeplda ui" on the built site with a
+// temporary runs folder, on the CPU; it returns the URL it printed (with
+// its token) and the runs folder. The process ends with the test.
+func startUI(t *testing.T) (url, runs string) {
+	t.Helper()
+	if siteDir == "" {
+		t.Skip("SKIPPED: no built site (DEEPLDA_SITE)")
+	}
+	bin := filepath.Join(t.TempDir(), "deeplda")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/deeplda")
+	build.Dir = ".."
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building deeplda: %v\n%s", err, b)
+	}
+	runs = filepath.Join(t.TempDir(), "runs")
+	c := exec.Command(bin, "ui", "-no-browser", "-backend", "cpu", "-site", siteDir, "-runs", runs, "-datadir", filepath.Join(siteDir, "site", "data"))
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stderr = os.Stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Process.Signal(os.Interrupt)
+		c.Wait()
+	})
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if u := regexp.MustCompile(`http://\S+`).FindString(lines.Text()); u != "" {
+			go func() {
+				for lines.Scan() {
+				}
+			}()
+			return u, runs
+		}
+	}
+	t.Fatalf("deeplda ui printed no URL (%v)", lines.Err())
+	return "", ""
+}
+
+// TestUINativeToyRun trains a toy run from the page that deeplda ui
+// serves, on its native engine: the report says so, the run's folder holds
+// what deeplda synth writes, and its report.json equals deeplda synth's
+// with the same settings but for the timings and the engine.
+func TestUINativeToyRun(t *testing.T) {
+	url, runs := startUI(t)
+	b := newBrowser(t, options{})
+	b.openURL(url + "&backend=native&epochs=5&train=2000&test=500&autostart=1")
+	b.waitFinished("done", 2*time.Minute)
+	var r struct {
+		Backend struct{ Name, Engine string }
+	}
+	if err := json.Unmarshal([]byte(eval[string](b, `document.getElementById('report').textContent`)), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Backend.Engine != "native" || r.Backend.Name != "cpu" {
+		t.Errorf("the page's report says backend %+v, want the native engine on the CPU", r.Backend)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("runs folder: %v, want one run", dirs)
+	}
+	for _, f := range []string{"report.json", "checkpoint.safetensors", "resume.safetensors", "embedding.svg"} {
+		if _, err := os.Stat(filepath.Join(dirs[0], f)); err != nil {
+			t.Errorf("the run's folder: %v", err)
+		}
+	}
+	synth := filepath.Join(t.TempDir(), "synth")
+	c := exec.Command("go", "run", "./cmd/deeplda", "synth", "-backend", "cpu", "-epochs", "5", "-train", "2000", "-test", "500", "-quiet", "-out", synth)
+	c.Dir = ".."
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("deeplda synth: %v\n%s", err, b)
+	}
+	got, want := comparable(t, filepath.Join(dirs[0], "report.json")), comparable(t, filepath.Join(synth, "report.json"))
+	if got != want {
+		t.Errorf("the native run's report.json differs from deeplda synth's:\n%s\n%s", got, want)
+	}
+
+	// Only the user gets in.
+	token := url[strings.Index(url, "token=")+len("token="):]
+	base := url[:strings.Index(url, "/?")]
+	for _, c := range []struct {
+		name   string
+		method string
+		path   string
+		header map[string]string
+	}{
+		{"no token", "GET", "/", nil},
+		{"a foreign Host", "GET", "/?token=" + token, map[string]string{"Host": "evil.example:80"}},
+		{"a foreign Origin", "POST", "/engine/command?token=" + token, map[string]string{"Origin": "http://evil.example"}},
+	} {
+		req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(`{"kind":"stop"}`))
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+			if k == "Host" {
+				req.Host = v
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a request with %s: status %d, want 403", c.name, resp.StatusCode)
+		}
+	}
+	resp, err := http.Get(base + "/runs/%2e%2e/index.html?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		t.Errorf("a path outside the runs folder was served")
+	}
+	b.checkClean()
+}
+
+// comparable returns report.json at path without what differs between
+// two runs of the same settings: the timings, the provenance and where it
+// ran.
+func comparable(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(v any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"seconds", "version", "commit", "timestamp", "engine", "examples_per_second"} {
+				delete(x, k)
+			}
+			for _, e := range x {
+				strip(e)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
+	strip(m)
+	b, _ := json.MarshalIndent(m, "", " ")
+	return string(b)
+}

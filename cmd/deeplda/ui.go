@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/server"
+)
+
+// uiCmd serves the page with the native engine (package server) until it
+// is stopped.
+func uiCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := server.Config{}
+	backend := string(experiment.BackendAuto)
+	addr, noBrowser := "127.0.0.1:0", false
+	fs := flag.NewFlagSet("ui", flag.ContinueOnError)
+	fs.StringVar(&cfg.Runs, "runs", "runs", "the runs folder: each run started from the page is a folder in it, with what deeplda train and synth write")
+	fs.StringVar(&addr, "addr", addr, "the address to listen on (port 0: any free port); another interface than loopback lets other machines reach the page")
+	fs.Var((*choice)(&backend), "backend", "the native engine's backend: auto (WebGPU on a hardware adapter, else the CPU), webgpu or cpu")
+	fs.StringVar(&cfg.Data, "datadir", "datasets", "the folder of the image data sets, one folder each (datasets/fashion-mnist/...), as deeplda train -fetch writes them")
+	fs.StringVar(&cfg.Site, "site", "out/site", "the built site that the page comes from (./build.sh site DIR in a checkout of deeplda builds it)")
+	fs.BoolVar(&noBrowser, "no-browser", false, "print the URL only; do not open the default browser")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: deeplda ui [flags]
+
+Serves the page on this machine with a native engine beside the in-tab one:
+a run started there with "this machine" as its engine trains natively (every
+core, or the GPU through WebGPU), with the page's live figures and controls,
+and is a folder of -runs with report.json, the figures, the checkpoint and
+the resume file. The page comes from a built site (-site): in a checkout,
+./build.sh site builds it into out/site. The printed URL carries a random
+token that every request needs. Ctrl-C stops a run at its last whole epoch.
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	kind, err := experiment.ParseBackend(backend)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg.Backend = kind
+	be, err := openBackendNote(kind, stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Describe = fmt.Sprintf("this machine: %d cores", runtime.NumCPU())
+	if experiment.BackendOf(be) == experiment.BackendWebGPU {
+		cfg.Describe += ", " + be.Info().Adapter
+		cfg.OpenWebGPU = func() (kernels.Backend, string) { return be, "" }
+	} else {
+		be.Close()
+		cfg.Backend = experiment.BackendCPU
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageError{fmt.Errorf("-addr: %w", err)}
+	}
+	defer ln.Close()
+	if ip, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(ip).IsLoopback() {
+		fmt.Fprintf(stderr, "warning: listening on %s, not on loopback: other machines can reach the page (the token still guards it)\n", ip)
+	}
+	srv, err := server.New(cfg, ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), srv.Token())
+	fmt.Fprintf(stdout, "deeplda ui: %s, runs in %s\n    %s\n", cfg.Describe, cfg.Runs, url)
+	if !noBrowser {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(stderr, "note: could not open a browser (%v): open the URL above\n", err)
+		}
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stderr, "deeplda ui: stopping; a run that trains keeps its last whole epoch")
+	stopErr := srv.Stop(time.Minute)
+	hs.Close() // the pages' event streams end here
+	if stopErr != nil {
+		return stopErr
+	}
+	return ctx.Err()
+}
+
+// openBrowser opens url in the default browser.
+func openBrowser(url string) error {
+	var c *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		c = exec.Command("open", url)
+	case "windows":
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		c = exec.Command("xdg-open", url)
+	}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	go c.Wait()
+	return nil
+}

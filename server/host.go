@@ -1,0 +1,210 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deeplda/deeplda/data/images"
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// host is the engine's Host in deeplda ui: native backends, the site's
+// files and the data folder, the runs folder, and the events' way out to
+// every page that listens.
+type host struct {
+	cfg   Config
+	site  *os.Root
+	runs  *os.Root
+	stamp string // the server's start, which prefixes its runs' folders
+
+	mu      sync.Mutex
+	clients map[chan []byte]bool
+	// base holds the last event of each kind outside sessions (ready,
+	// data, models), session the current session's events (of progress
+	// and phase lines in a row, the last): what a page that connects late
+	// is sent first.
+	base     map[string][]byte
+	session  [][]byte
+	lastLine bool // the last of session is a progress or phase line
+	busy     bool // a session trains: it began and has not ended
+}
+
+// newHost returns the host of cfg.
+func newHost(cfg Config) (*host, error) {
+	site, err := os.OpenRoot(cfg.Site)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := os.OpenRoot(cfg.Runs)
+	if err != nil {
+		return nil, err
+	}
+	return &host{cfg: cfg, site: site, runs: runs, stamp: time.Now().Format("20060102-150405"),
+		clients: map[chan []byte]bool{}, base: map[string][]byte{}}, nil
+}
+
+// OpenWebGPU opens the native WebGPU backend, unless the server keeps to
+// the CPU.
+func (h *host) OpenWebGPU() (kernels.Backend, string) {
+	if h.cfg.Backend == experiment.BackendCPU || h.cfg.OpenWebGPU == nil {
+		return nil, "deeplda ui runs with -backend cpu."
+	}
+	return h.cfg.OpenWebGPU()
+}
+
+// dataIndex is the path of the site's data index (see engine).
+const dataIndex = "site/data/index.json"
+
+// Fetch reads the site's files from the site's folder, except its data
+// sets, which come from the data folder: the index lists those of
+// images.Hosted whose files are all there.
+func (h *host) Fetch(name string) ([]byte, error) {
+	rest, isData := strings.CutPrefix(name, "site/data/")
+	if !isData {
+		return h.site.ReadFile(name)
+	}
+	if h.cfg.Data == "" {
+		return nil, fmt.Errorf("deeplda ui was started without -datadir")
+	}
+	data, err := os.OpenRoot(h.cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	defer data.Close()
+	if name != dataIndex {
+		return data.ReadFile(rest)
+	}
+	idx := map[string][]string{}
+	for _, set := range images.Hosted() {
+		s, _ := images.Lookup(set)
+		files := s.Files()
+		all := true
+		for _, f := range files {
+			if _, err := data.Stat(filepath.Join(set, f)); err != nil {
+				all = false
+			}
+		}
+		if all {
+			idx[set] = files
+		}
+	}
+	return json.Marshal(idx)
+}
+
+// Yield lets other goroutines run; commands come on the server's own.
+func (h *host) Yield() { runtime.Gosched() }
+
+// LoseDevice does nothing: debug=lose-device is the page's.
+func (h *host) LoseDevice() {}
+
+// Engine says the engine runs natively.
+func (h *host) Engine() string { return "native" }
+
+// Memory is "": no WebAssembly memory.
+func (h *host) Memory() string { return "" }
+
+// message is an event as the event stream carries it: the JSON, and
+// beside it the figures and the checkpoint (base64), as the Web Worker
+// posts them.
+type message struct {
+	JSON       string            `json:"json"`
+	Figures    map[string]string `json:"figures,omitempty"`
+	Checkpoint []byte            `json:"checkpoint,omitempty"`
+}
+
+// Emit sends ev to every page that listens and keeps it for those that
+// come later.
+func (h *host) Emit(ev protocol.Event) {
+	js, figs, ckpt := protocol.Split(ev)
+	b, err := json.Marshal(message{JSON: string(js), Figures: figs, Checkpoint: ckpt})
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	line := ev.Kind == protocol.EvProgress || ev.Kind == protocol.EvPhase
+	switch ev.Kind {
+	case protocol.EvSession:
+		h.busy = true
+	case protocol.EvDone, protocol.EvStopped, protocol.EvFailed, protocol.EvNoData:
+		h.busy = false
+	}
+	switch {
+	case ev.Kind == protocol.EvSession:
+		h.session = [][]byte{b}
+	case ev.Session == 0:
+		h.base[ev.Kind] = b
+	case line && h.lastLine:
+		h.session[len(h.session)-1] = b
+	default:
+		h.session = append(h.session, b)
+	}
+	h.lastLine = line && ev.Kind != protocol.EvSession && ev.Session != 0
+	for c := range h.clients {
+		select {
+		case c <- b:
+		default:
+			// A page that reads no more is dropped; its EventSource
+			// connects again and is sent the state anew.
+			delete(h.clients, c)
+			close(c)
+		}
+	}
+}
+
+// training reports whether a session trains.
+func (h *host) training() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.busy
+}
+
+// subscribe returns a new listener's channel and what it is sent first.
+func (h *host) subscribe() (chan []byte, [][]byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := make(chan []byte, 1<<12)
+	h.clients[c] = true
+	var first [][]byte
+	for _, k := range []string{protocol.EvReady, protocol.EvData, protocol.EvModels} {
+		if b := h.base[k]; b != nil {
+			first = append(first, b)
+		}
+	}
+	return c, append(first, h.session...)
+}
+
+// unsubscribe forgets a listener.
+func (h *host) unsubscribe(c chan []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.clients[c] {
+		delete(h.clients, c)
+		close(c)
+	}
+}
+
+// unsafeName matches what a folder's name does not keep of a run's label.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// RunDir makes the folder of a run in the runs folder:
+// <start>-s<session>-r<run>-<label>.
+func (h *host) RunDir(session, run int, label string) (string, error) {
+	name := fmt.Sprintf("%s-s%d-r%d", h.stamp, session, run+1)
+	if l := strings.Trim(unsafeName.ReplaceAllString(label, "-"), "-"); l != "" {
+		name += "-" + l
+	}
+	if err := h.runs.Mkdir(name, 0o755); err != nil && !os.IsExist(err) {
+		return "", fmt.Errorf("the run's folder: %w", err)
+	}
+	return filepath.Join(h.cfg.Runs, name), nil
+}

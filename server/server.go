@@ -1,0 +1,317 @@
+// Package server is deeplda ui's web server: it serves the built site on
+// the loopback address and, to the page it serves, an engine (package
+// engine) that trains natively, on every core or the machine's GPU. The
+// page speaks the run protocol to it as it does to the engine in its Web
+// Worker: commands are POSTed to /engine/command, events come as
+// server-sent events from /engine/events. Each run is a folder of the runs
+// folder with what deeplda train and synth write.
+//
+// Only the user gets in: every request needs the random token that the
+// printed URL carries (a cookie after the first visit); the Host header
+// must name the server itself and the Origin header, when there is one,
+// the server's own page (no DNS rebinding, no other site's page posting
+// commands); files are served from the site and the runs folder only;
+// request bodies are bounded.
+package server
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"html"
+	"io"
+	"io/fs"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/deeplda/deeplda/engine"
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// Config is what a Server serves.
+type Config struct {
+	// Site is the folder of the built site (./build.sh site DIR).
+	Site string
+	// Runs is the runs folder: a folder a run.
+	Runs string
+	// Data is the folder of the image data sets (<name>/<files>, as
+	// deeplda train's -datadir), "" for none.
+	Data string
+	// Backend is what "auto" means to this engine: experiment.BackendCPU
+	// keeps it on the CPU.
+	Backend experiment.BackendKind
+	// OpenWebGPU opens the native WebGPU backend, or says why not.
+	OpenWebGPU func() (kernels.Backend, string)
+	// Describe names the engine on the page ("this machine: 16 cores,
+	// NVIDIA ... (Vulkan)").
+	Describe string
+}
+
+// Limits on what a request may send.
+const (
+	maxCommand = 1 << 20   // a command's JSON
+	maxUpload  = 512 << 20 // a command with files (a checkpoint, data files)
+)
+
+// Server is deeplda ui's server: one engine, its views and the runs
+// folder.
+type Server struct {
+	cfg    Config
+	token  string
+	hosts  map[string]bool // the Host headers it answers to
+	engine *engine.Engine
+	host   *host
+}
+
+// New returns a server for cfg that answers to the address addr (the
+// listener's, "127.0.0.1:8123").
+func New(cfg Config, addr string) (*Server, error) {
+	if _, err := os.Stat(path.Join(cfg.Site, "index.html")); err != nil {
+		return nil, fmt.Errorf("no site in %s (%v): build it with ./build.sh site %s in a checkout of deeplda, or name the built site with -site", cfg.Site, err, cfg.Site)
+	}
+	if err := os.MkdirAll(cfg.Runs, 0o755); err != nil {
+		return nil, fmt.Errorf("the runs folder: %w", err)
+	}
+	b := make([]byte, 24)
+	_, err := rand.Read(b)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, token: hex.EncodeToString(b), hosts: hostsFor(addr)}
+	if s.host, err = newHost(cfg); err != nil {
+		return nil, err
+	}
+	s.engine = engine.New(s.host)
+	return s, nil
+}
+
+// hostsFor returns the Host headers that name a server listening on addr:
+// its own address, and for a loopback one, localhost at its port.
+func hostsFor(addr string) map[string]bool {
+	h := map[string]bool{addr: true}
+	ip, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return h
+	}
+	if p := net.ParseIP(ip); p != nil && p.IsLoopback() {
+		for _, name := range []string{"localhost", "127.0.0.1", "[::1]"} {
+			h[name+":"+port] = true
+		}
+	}
+	return h
+}
+
+// Token is the secret that every request carries.
+func (s *Server) Token() string { return s.token }
+
+// cookie is the name of the token's cookie; cookies do not tell ports
+// apart, so the port is in the name.
+func (s *Server) cookie(r *http.Request) string {
+	_, port, _ := net.SplitHostPort(r.Host)
+	return "deeplda-ui-" + port
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /engine/events", s.events)
+	mux.HandleFunc("POST /engine/command", s.command)
+	mux.Handle("GET /runs/", http.StripPrefix("/runs/", http.FileServerFS(noListing{s.host.runs.FS()})))
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /index.html", s.index)
+	mux.Handle("GET /", http.FileServerFS(noListing{os.DirFS(s.cfg.Site)}))
+	return s.guard(mux)
+}
+
+// guard refuses a request unless its Host is the server's, its Origin
+// (when it has one) the server's page, and it carries the token (the
+// query's token= sets the cookie).
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hosts[r.Host] {
+			http.Error(w, "deeplda ui: this server does not answer to the host "+r.Host, http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !s.ownOrigin(o) {
+			http.Error(w, "deeplda ui: requests from "+o+" are refused", http.StatusForbidden)
+			return
+		}
+		token := ""
+		if c, err := r.Cookie(s.cookie(r)); err == nil {
+			token = c.Value
+		}
+		if q := r.URL.Query().Get("token"); q != "" {
+			if !s.valid(q) {
+				http.Error(w, "deeplda ui: wrong token; open the URL that deeplda ui printed", http.StatusForbidden)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: s.cookie(r), Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			token = q
+		}
+		if !s.valid(token) {
+			http.Error(w, "deeplda ui: this page needs the token of the URL that deeplda ui printed", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// valid reports whether token is the server's.
+func (s *Server) valid(token string) bool {
+	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.token)) == 1
+}
+
+// ownOrigin reports whether origin is a page of this server.
+func (s *Server) ownOrigin(origin string) bool {
+	host, ok := strings.CutPrefix(origin, "http://")
+	return ok && s.hosts[host]
+}
+
+// index serves the site's index.html with the native engine named in a
+// meta element, by which the page knows that it can train natively.
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	b, err := os.ReadFile(path.Join(s.cfg.Site, "index.html"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	meta := fmt.Sprintf(`<meta name="deeplda-native" content="%s">`, html.EscapeString(s.cfg.Describe))
+	b = bytes.Replace(b, []byte("<head>"), []byte("<head>\n"+meta), 1)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
+}
+
+// command hands a command (JSON, or a multipart form with its JSON in
+// "json" and its files) to the engine.
+func (s *Server) command(w http.ResponseWriter, r *http.Request) {
+	var js []byte
+	var files []engine.File
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+		if err := r.ParseMultipartForm(32 << 20); err != nil {
+			http.Error(w, "deeplda ui: reading the command's files: "+err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
+		defer r.MultipartForm.RemoveAll()
+		js = []byte(r.FormValue("json"))
+		for _, fh := range r.MultipartForm.File["files"] {
+			b, err := readPart(fh.Open)
+			if err != nil {
+				http.Error(w, "deeplda ui: reading "+fh.Filename+": "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			files = append(files, engine.File{Name: fh.Filename, Read: func() ([]byte, error) { return b, nil }})
+		}
+	} else {
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCommand))
+		if err != nil {
+			http.Error(w, "deeplda ui: reading the command: "+err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
+		js = b
+	}
+	c, err := decodeCommand(js)
+	if err != nil {
+		http.Error(w, "deeplda ui: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.engine.Handle(c, files)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// readPart reads an uploaded file.
+func readPart(open func() (multipart.File, error)) ([]byte, error) {
+	f, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// noListing is a file system whose folders cannot be opened, so that the
+// file server lists none.
+type noListing struct{ fs.FS }
+
+// Open opens a file that is not a folder.
+func (n noListing) Open(name string) (fs.File, error) {
+	f, err := n.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || st.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return f, nil
+}
+
+// events streams the engine's events to a page (server-sent events): first
+// where the engine stands (see host.subscribe), then each event as it
+// comes.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flush, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "deeplda ui: no streaming on this connection", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	c, first := s.host.subscribe()
+	defer s.host.unsubscribe(c)
+	for _, b := range first {
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	flush.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case b, ok := <-c:
+			if !ok {
+				return
+			}
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			flush.Flush()
+		}
+	}
+}
+
+// decodeCommand reads a command and refuses what a page must not ask of
+// the native engine: its debug choices are the page's own.
+func decodeCommand(b []byte) (protocol.Command, error) {
+	c, err := protocol.DecodeCommand(b)
+	if err != nil {
+		return c, err
+	}
+	if c.Hello != nil {
+		c.Hello.Debug = ""
+		c.Hello.Threads = 0
+	}
+	return c, nil
+}
+
+// Stop stops the session that trains, if one does, and waits (at most
+// wait) until it has written its runs: a run goes back to its last whole
+// epoch, which its folder holds.
+func (s *Server) Stop(wait time.Duration) error {
+	s.engine.Handle(protocol.Command{Kind: protocol.CmdStop}, nil)
+	deadline := time.Now().Add(wait)
+	for s.host.training() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the run did not stop within %v", wait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}

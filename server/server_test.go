@@ -1,0 +1,95 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// newTest returns a server on a site of one index.html and a runs folder
+// holding one run, answering to addr.
+func newTest(t *testing.T, addr string) *Server {
+	t.Helper()
+	site, runs := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte("<html><head><title>x</title></head></html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(runs, "r1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runs, "r1", "report.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Site: site, Runs: runs, Describe: `this machine: 2 cores <&>`}, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestGuard checks who gets in: the token (query, then cookie), the Host
+// and the Origin, and which files are served.
+func TestGuard(t *testing.T) {
+	const addr = "127.0.0.1:8123"
+	s := newTest(t, addr)
+	h := s.Handler()
+	do := func(method, target string, header map[string]string, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, "http://"+addr+target, strings.NewReader(body))
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		if host := header["Host"]; host != "" {
+			req.Host = host
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	tok := "?token=" + s.Token()
+	first := do("GET", "/"+tok, nil, "")
+	if first.Code != http.StatusOK || !strings.Contains(first.Body.String(), `<meta name="deeplda-native" content="this machine: 2 cores &lt;&amp;&gt;">`) {
+		t.Errorf("with the token: %d %q", first.Code, first.Body.String())
+	}
+	cookie := first.Result().Cookies()
+	if len(cookie) != 1 || cookie[0].Value != s.Token() || !cookie[0].HttpOnly {
+		t.Fatalf("cookie %v", cookie)
+	}
+	withCookie := map[string]string{"Cookie": cookie[0].Name + "=" + cookie[0].Value}
+	for _, c := range []struct {
+		name, method, target string
+		header               map[string]string
+		want                 int
+	}{
+		{"no token", "GET", "/", nil, http.StatusForbidden},
+		{"a wrong token", "GET", "/?token=abc", nil, http.StatusForbidden},
+		{"the cookie", "GET", "/", withCookie, http.StatusOK},
+		{"localhost", "GET", "/" + tok, map[string]string{"Host": "localhost:8123"}, http.StatusOK},
+		{"a foreign Host", "GET", "/" + tok, map[string]string{"Host": "evil.example:8123"}, http.StatusForbidden},
+		{"another port", "GET", "/" + tok, map[string]string{"Host": "127.0.0.1:9999"}, http.StatusForbidden},
+		{"its own Origin", "GET", "/" + tok, map[string]string{"Origin": "http://127.0.0.1:8123"}, http.StatusOK},
+		{"a foreign Origin", "POST", "/engine/command" + tok, map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+		{"a run's file", "GET", "/runs/r1/report.json" + tok, nil, http.StatusOK},
+		{"a folder", "GET", "/runs/r1/" + tok, nil, http.StatusNotFound},
+		{"outside the runs", "GET", "/runs/%2e%2e/x" + tok, nil, http.StatusNotFound},
+		{"a bad command", "POST", "/engine/command" + tok, nil, http.StatusBadRequest},
+	} {
+		if w := do(c.method, c.target, c.header, ""); w.Code != c.want && !(c.want == http.StatusNotFound && w.Code/100 == 3) {
+			t.Errorf("%s: status %d, want %d (%s)", c.name, w.Code, c.want, strings.TrimSpace(w.Body.String()))
+		}
+	}
+	big := strings.Repeat(" ", maxCommand+1)
+	if w := do("POST", "/engine/command"+tok, nil, big); w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a command of %d bytes: status %d", len(big), w.Code)
+	}
+}
+
+// TestNoSite checks the message when the site is missing.
+func TestNoSite(t *testing.T) {
+	_, err := New(Config{Site: filepath.Join(t.TempDir(), "none"), Runs: t.TempDir()}, "127.0.0.1:1")
+	if err == nil || !strings.Contains(err.Error(), "./build.sh site") {
+		t.Errorf("error %v", err)
+	}
+}
