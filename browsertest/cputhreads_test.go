@@ -3,6 +3,7 @@ package browsertest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"runtime"
 	"slices"
@@ -55,7 +56,8 @@ func TestThreadsSameBits(t *testing.T) {
 }
 
 // sameNumbers fails the test for each number of the first report (see
-// numbers) that the second does not hold, bit for bit.
+// numbers) that the second does not hold, bit for bit; the WebGPU device
+// counters per step may differ by 5%.
 func sameNumbers(t *testing.T, first, second map[string]float64) {
 	t.Helper()
 	var keys []string
@@ -67,7 +69,20 @@ func sameNumbers(t *testing.T, first, second map[string]float64) {
 		t.Fatalf("%d and %d numbers in the reports", len(first), len(second))
 	}
 	for _, k := range keys {
-		if v, ok := second[k]; !ok || v != first[k] {
+		v, ok := second[k]
+		switch {
+		case !ok:
+			t.Errorf("%s: %v, then none", k, first[k])
+		case strings.HasPrefix(k, "webgpu_per_step.") && math.Abs(v-first[k]) <= 0.05*math.Abs(first[k]):
+			// The uniform ring submits when it wraps, and where it wraps
+			// depends on the dispatches between epochs, which the clock
+			// decides (the page's figures every second, its save
+			// points): a submission, a pass and an upload more or less
+			// over the run.
+			if v != first[k] {
+				t.Logf("%s: %v, then %v", k, first[k], v)
+			}
+		case v != first[k]:
 			t.Errorf("%s: %v, then %v", k, first[k], v)
 		}
 	}
