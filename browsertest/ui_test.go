@@ -3,6 +3,7 @@ package browsertest
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // startUI builds deeplda and starts "deeplda ui" on the built site with a
@@ -165,4 +168,33 @@ func comparable(t *testing.T, path string) string {
 	strip(m)
 	b, _ := json.MarshalIndent(m, "", " ")
 	return string(b)
+}
+
+// TestUIReload reloads the page in the middle of a native run: the page
+// shows the run again (the native engine sends it), does not start
+// another, and the run finishes once.
+func TestUIReload(t *testing.T) {
+	url, runs := startUI(t)
+	b := newBrowser(t, options{})
+	const epochs = 1500
+	b.openURL(url + fmt.Sprintf("&backend=native&epochs=%d&train=20000&autostart=1", epochs))
+	b.waitFor(`(/epoch (\d+)/.exec(document.getElementById('progress-text').textContent) || [0, 0])[1] >= 3`, time.Minute)
+	if q := eval[string](b, `location.search`); strings.Contains(q, "autostart") || !strings.Contains(q, "backend=native") {
+		t.Errorf("the address after the start: %s", q)
+	}
+	if err := chromedp.Do(b.ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(`document.body.dataset.ready === '1'`, time.Minute)
+	b.waitFor(`document.body.dataset.state === 'training' || document.body.dataset.state === 'done'`, 30*time.Second)
+	b.waitFinished("done", 3*time.Minute)
+	r := b.report()
+	if r.Status != "done" || len(r.History) != epochs {
+		t.Errorf("after the reload: status %q, %d epochs", r.Status, len(r.History))
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	if len(dirs) != 1 {
+		t.Errorf("runs folder: %v, want one run", dirs)
+	}
+	b.checkClean()
 }

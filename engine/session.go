@@ -118,7 +118,7 @@ func (e *Engine) begin(s *session) {
 	for i, jr := range s.runs {
 		labels[i] = jr.job.Label
 	}
-	e.emit(protocol.Event{Kind: protocol.EvSession, Session: s.id, Runs: labels})
+	e.emit(protocol.Event{Kind: protocol.EvSession, Session: s.id, Runs: labels, Start: &s.start})
 }
 
 // start trains a new session.

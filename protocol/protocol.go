@@ -86,6 +86,10 @@ type Start struct {
 	// Density shades the toy embeddings by the head's log density.
 	Density  bool   `json:"density"`
 	Overview string `json:"overview,omitempty"`
+	// View is the view's own account of the session (the page's URL
+	// query), which the engine sends back with EvSession so that another
+	// view (a reloaded page, a second tab) can show the session.
+	View string `json:"view,omitempty"`
 }
 
 // Job is one run of a session: its label and its configuration (a toy run
@@ -158,6 +162,7 @@ type Event struct {
 	Backend  *Backend               `json:"backend,omitempty"`
 	Memory   string                 `json:"memory,omitempty"`
 	Runs     []string               `json:"runs,omitempty"`
+	Start    *Start                 `json:"start,omitempty"` // with EvSession
 	Progress *Progress              `json:"progress,omitempty"`
 	Phase    *Phase                 `json:"phase,omitempty"`
 	RunState *RunState              `json:"run_state,omitempty"`

@@ -173,6 +173,12 @@ func (a *app) start() {
 			a.models.openHosted(s.Model)
 		} else if s.Autostart && len(errs) == 0 {
 			a.startSession()
+			if a.remote {
+				// A reload shows the run (the native engine sends it
+				// again) rather than starting another.
+				delete(q, "autostart")
+				a.replaceURL(q)
+			}
 		}
 	}
 	a.engine = startEngine(a)

@@ -49,6 +49,9 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		consoleWarn("deeplda: the engine refused a command: " + ev.Error)
 	}
 	s := a.sess
+	if ev.Kind == protocol.EvSession && a.remote && (s == nil || s.ID != ev.Session) {
+		s = a.adopt(ev)
+	}
 	if ev.Session == 0 || s == nil || s.ID != ev.Session {
 		if ev.Kind == protocol.EvLoading {
 			a.setProgressText(ev.Text)
@@ -71,6 +74,29 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		}
 	}
 	a.render(s.Apply(ev))
+}
+
+// adopt shows a session of the native engine that this page did not start
+// (another tab's, or this page's before a reload) and returns it, or the
+// current session when it cannot be shown.
+func (a *app) adopt(ev protocol.Event) *page.Session {
+	a.lastID = max(a.lastID, ev.Session)
+	sess, err := page.Adopt(ev)
+	if err != nil {
+		consoleWarn("deeplda: " + err.Error())
+		return a.sess
+	}
+	a.setDemo(sess.Settings.Demo)
+	a.form.setRaw(sess.Settings.Raw())
+	a.form.showErrors(sess.Settings.Demo, nil)
+	a.replaceURL(sess.Settings.Query())
+	a.hideError()
+	clearMoveMarks()
+	a.models.forget()
+	a.show(sess)
+	a.view.reset(sess)
+	a.setTraining()
+	return sess
 }
 
 // render shows what an event changed.

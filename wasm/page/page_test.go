@@ -3,6 +3,7 @@ package page
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,5 +245,30 @@ func TestPhaseKeepsEpoch(t *testing.T) {
 	s.Apply(protocol.Event{Kind: protocol.EvProgress, Session: 5, Progress: &protocol.Progress{Progress: train.Progress{Epoch: 3, Epochs: 300, Step: 1, Steps: 1, TotalStep: 3}}})
 	if st := s.Apply(phase); st.Text == nil || *st.Text != "epoch 3 / 300 · Evaluating the test set: 2000 / 4000 images" {
 		t.Errorf("during training: %v", st.Text)
+	}
+}
+
+// TestAdopt checks that a session started by one view is planned alike by
+// another from the engine's EvSession.
+func TestAdopt(t *testing.T) {
+	s, evs := record(t, "demo=classical&backend=cpu&epochs=2&train=300&test=100")
+	i := slices.IndexFunc(evs, func(ev protocol.Event) bool { return ev.Kind == protocol.EvSession })
+	if i < 0 {
+		t.Fatal("no session event")
+	}
+	a, err := Adopt(evs[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != s.ID || len(a.Runs) != 2 || a.Settings.Demo != config.Classical || a.Settings.Synth.Epochs != 2 {
+		t.Errorf("adopted session %d: %d runs, demo %s, %d epochs", a.ID, len(a.Runs), a.Settings.Demo, a.Settings.Synth.Epochs)
+	}
+	sts := replay(a, evs)
+	if state, text, _ := final(sts); state != "done" || !strings.HasPrefix(text, "Done: 2 runs") {
+		t.Errorf("after the adopted session: state %q, line %q", state, text)
+	}
+	evs[i].Start.View = ""
+	if _, err := Adopt(evs[i]); err == nil {
+		t.Error("a session without a view was adopted")
 	}
 }

@@ -11,6 +11,7 @@ package page
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,32 @@ func NewSession(id int, s config.Settings) (*Session, error) {
 	return ss, nil
 }
 
+// Adopt returns the session of an EvSession that another view started
+// (or this page before a reload), planned from the view's account of it
+// (Start.View); an error when it has none or it does not plan the
+// engine's runs.
+func Adopt(ev protocol.Event) (*Session, error) {
+	if ev.Start == nil || ev.Start.View == "" {
+		return nil, fmt.Errorf("session %d: no view to show it with", ev.Session)
+	}
+	q, err := url.ParseQuery(ev.Start.View)
+	if err != nil {
+		return nil, fmt.Errorf("session %d: %w", ev.Session, err)
+	}
+	settings, _, errs := config.FromQuery(config.Query(q))
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("session %d: %w", ev.Session, errs.Err())
+	}
+	s, err := NewSession(ev.Session, settings)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Runs) != len(ev.Runs) {
+		return nil, fmt.Errorf("session %d: the view plans %d runs, the engine trains %d", ev.Session, len(s.Runs), len(ev.Runs))
+	}
+	return s, nil
+}
+
 // Shown returns the index of the run whose figures are shown.
 func (s *Session) Shown() int {
 	if s.Picked >= 0 {
@@ -81,7 +108,7 @@ func (s *Session) Shown() int {
 
 // Start returns the protocol's start of s's runs.
 func (s *Session) Start() *protocol.Start {
-	st := &protocol.Start{Backend: s.Settings.Backend, Density: s.Settings.Density}
+	st := &protocol.Start{Backend: s.Settings.Backend, Density: s.Settings.Density, View: url.Values(s.Settings.Query()).Encode()}
 	for _, j := range s.Jobs {
 		job := protocol.Job{Label: j.Label, Image: j.Image}
 		if j.Image == nil {
