@@ -19,7 +19,7 @@ import (
 // startUI builds deeplda and starts "deeplda ui" on the built site with a
 // temporary runs folder, on the CPU; it returns the URL it printed (with
 // its token) and the runs folder. The process ends with the test.
-func startUI(t *testing.T) (url, runs string) {
+func startUI(t testing.TB) (url, runs string) {
 	t.Helper()
 	if siteDir == "" {
 		t.Skip("SKIPPED: no built site (DEEPLDA_SITE)")
@@ -137,8 +137,8 @@ func TestUINativeToyRun(t *testing.T) {
 }
 
 // comparable returns report.json at path without what differs between
-// two runs of the same settings: the timings, the provenance and where it
-// ran.
+// two runs of the same settings: the timings, the provenance, where it ran
+// and the folders its data came from.
 func comparable(t *testing.T, path string) string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -153,7 +153,7 @@ func comparable(t *testing.T, path string) string {
 	strip = func(v any) {
 		switch x := v.(type) {
 		case map[string]any:
-			for _, k := range []string{"seconds", "version", "commit", "timestamp", "engine", "examples_per_second"} {
+			for _, k := range []string{"seconds", "version", "commit", "timestamp", "engine", "examples_per_second", "datadir", "ood_datadir"} {
 				delete(x, k)
 			}
 			for _, e := range x {
@@ -197,4 +197,90 @@ func TestUIReload(t *testing.T) {
 		t.Errorf("runs folder: %v, want one run", dirs)
 	}
 	b.checkClean()
+}
+
+// imageArgs are the settings of the native image runs below: the page's
+// URL parameters, and deeplda train's flags for the same run.
+func imageArgs(train, epochs int) (query string, flags []string) {
+	query = fmt.Sprintf("&backend=native&demo=images&data=fashion-mnist&limit-train=%d&limit-test=256&epochs=%d&batch=64&autostart=1", train, epochs)
+	flags = []string{"-backend", "cpu", "-data", "fashion-mnist", "-datadir", filepath.Join(siteDir, "site", "data", "fashion-mnist"),
+		"-limit-train", fmt.Sprint(train), "-limit-test", "256", "-epochs", fmt.Sprint(epochs), "-batch", "64", "-quiet",
+		// The page's defaults: no held-out set, MNIST as the
+		// out-of-distribution set where the site hosts it.
+		"-val", "0", "-ood", "mnist", "-ood-datadir", filepath.Join(siteDir, "site", "data", "mnist")}
+	return query, flags
+}
+
+// nativeImageRun trains an image run from the page on deeplda ui's native
+// engine and the same run with deeplda train, and returns the two
+// report.json files.
+func nativeImageRun(t testing.TB, b *browser, url, runs string, train, epochs int) (page, cmd string) {
+	query, flags := imageArgs(train, epochs)
+	b.openURL(url + query)
+	b.waitFinished("done", 10*time.Minute)
+	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("runs folder: %v, want one run", dirs)
+	}
+	out := filepath.Join(t.TempDir(), "train")
+	c := exec.Command("go", append([]string{"run", "./cmd/deeplda", "train", "-out", out}, flags...)...)
+	c.Dir = ".."
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("deeplda train: %v\n%s", err, b)
+	}
+	return filepath.Join(dirs[0], "report.json"), filepath.Join(out, "report.json")
+}
+
+// TestUINativeImageRun trains the ConvNet on 256 Fashion-MNIST images from
+// the page on the native engine: the report says so, and equals deeplda
+// train's with the same settings but for the timings and the engine.
+func TestUINativeImageRun(t *testing.T) {
+	url, runs := startUI(t)
+	b := newBrowser(t, options{})
+	page, cmd := nativeImageRun(t, b, url, runs, 256, 1)
+	var r struct {
+		Backend struct{ Name, Engine string }
+		Status  string
+	}
+	raw, _ := os.ReadFile(page)
+	if err := json.Unmarshal(raw, &r); err != nil || r.Backend.Engine != "native" || r.Status != "done" {
+		t.Errorf("the run's report: %v, backend %+v, status %q", err, r.Backend, r.Status)
+	}
+	if got, want := comparable(t, page), comparable(t, cmd); got != want {
+		t.Errorf("the native run's report.json differs from deeplda train's:\n%s\n%s", got, want)
+	}
+	b.checkClean()
+}
+
+// BenchmarkUINativeImages times an image run (1024 Fashion-MNIST images, 2
+// epochs) from the page on deeplda ui's native engine and the same run
+// with deeplda train, in one go: images a second of each (from their
+// reports' training time) and the page's as a fraction of the command's.
+func BenchmarkUINativeImages(b *testing.B) {
+	const train, epochs = 1024, 2
+	var pageIPS, cmdIPS float64
+	for range b.N {
+		url, runs := startUI(b)
+		br := newBrowser(b, options{})
+		page, cmd := nativeImageRun(b, br, url, runs, train, epochs)
+		pageIPS += train * epochs / reportSeconds(b, page)
+		cmdIPS += train * epochs / reportSeconds(b, cmd)
+	}
+	b.ReportMetric(pageIPS/float64(b.N), "page-images/s")
+	b.ReportMetric(cmdIPS/float64(b.N), "train-images/s")
+	b.ReportMetric(pageIPS/cmdIPS, "page/train")
+}
+
+// reportSeconds returns the training time of report.json at path.
+func reportSeconds(t testing.TB, path string) float64 {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ Seconds float64 }
+	if err := json.Unmarshal(raw, &r); err != nil || r.Seconds <= 0 {
+		t.Fatalf("%s: %v, %v seconds", path, err, r.Seconds)
+	}
+	return r.Seconds
 }

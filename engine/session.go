@@ -202,9 +202,10 @@ func (e *Engine) newRun(s *session, jr *jobRun) error {
 	run := t.Base()
 	run.HideDensity = !s.start.Density
 	run.Report.Backend.Engine = e.host.Engine()
-	if experiment.BackendOf(s.be) == experiment.BackendCPU {
-		// Reading the statistics back is free on the CPU: report (and so
-		// let commands in) after every step.
+	if experiment.BackendOf(s.be) == experiment.BackendCPU && e.host.Engine() == "page" {
+		// Reading the statistics back is cheap on the CPU: in a tab,
+		// report (and so let commands in) after every step. A native
+		// engine takes commands on other threads.
 		run.Trainer.Cfg.ReportEvery = 1
 	}
 	jr.t, jr.run = t, run
