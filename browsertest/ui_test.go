@@ -21,6 +21,25 @@ import (
 // its token) and the runs folder. The process ends with the test.
 func startUI(t testing.TB) (url, runs string) {
 	t.Helper()
+	p := startUIIn(t, filepath.Join(t.TempDir(), "runs"))
+	return p.url, p.runs
+}
+
+// uiProcess is a running deeplda ui.
+type uiProcess struct {
+	url, runs string
+	cmd       *exec.Cmd
+}
+
+// close stops deeplda ui as Ctrl-C does and waits until it has exited.
+func (p *uiProcess) close() {
+	p.cmd.Process.Signal(os.Interrupt)
+	p.cmd.Wait()
+}
+
+// startUIIn starts deeplda ui (see startUI) on the runs folder runs.
+func startUIIn(t testing.TB, runs string) *uiProcess {
+	t.Helper()
 	if siteDir == "" {
 		t.Skip("SKIPPED: no built site (DEEPLDA_SITE)")
 	}
@@ -30,7 +49,6 @@ func startUI(t testing.TB) (url, runs string) {
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building deeplda: %v\n%s", err, b)
 	}
-	runs = filepath.Join(t.TempDir(), "runs")
 	c := exec.Command(bin, "ui", "-no-browser", "-backend", "cpu", "-site", siteDir, "-runs", runs, "-datadir", filepath.Join(siteDir, "site", "data"))
 	out, err := c.StdoutPipe()
 	if err != nil {
@@ -40,10 +58,8 @@ func startUI(t testing.TB) (url, runs string) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		c.Process.Signal(os.Interrupt)
-		c.Wait()
-	})
+	p := &uiProcess{runs: runs, cmd: c}
+	t.Cleanup(p.close)
 	lines := bufio.NewScanner(out)
 	for lines.Scan() {
 		if u := regexp.MustCompile(`http://\S+`).FindString(lines.Text()); u != "" {
@@ -51,11 +67,12 @@ func startUI(t testing.TB) (url, runs string) {
 				for lines.Scan() {
 				}
 			}()
-			return u, runs
+			p.url = u
+			return p
 		}
 	}
 	t.Fatalf("deeplda ui printed no URL (%v)", lines.Err())
-	return "", ""
+	return nil
 }
 
 // TestUINativeToyRun trains a toy run from the page that deeplda ui
@@ -76,7 +93,7 @@ func TestUINativeToyRun(t *testing.T) {
 	if r.Backend.Engine != "native" || r.Backend.Name != "cpu" {
 		t.Errorf("the page's report says backend %+v, want the native engine on the CPU", r.Backend)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	dirs, _ := runFolders(runs)
 	if len(dirs) != 1 {
 		t.Fatalf("runs folder: %v, want one run", dirs)
 	}
@@ -192,7 +209,7 @@ func TestUIReload(t *testing.T) {
 	if r.Status != "done" || len(r.History) != epochs {
 		t.Errorf("after the reload: status %q, %d epochs", r.Status, len(r.History))
 	}
-	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	dirs, _ := runFolders(runs)
 	if len(dirs) != 1 {
 		t.Errorf("runs folder: %v, want one run", dirs)
 	}
@@ -218,7 +235,7 @@ func nativeImageRun(t testing.TB, b *browser, url, runs string, train, epochs in
 	query, flags := imageArgs(train, epochs)
 	b.openURL(url + query)
 	b.waitFinished("done", 10*time.Minute)
-	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	dirs, _ := runFolders(runs)
 	if len(dirs) != 1 {
 		t.Fatalf("runs folder: %v, want one run", dirs)
 	}
@@ -283,4 +300,62 @@ func reportSeconds(t testing.TB, path string) float64 {
 		t.Fatalf("%s: %v, %v seconds", path, err, r.Seconds)
 	}
 	return r.Seconds
+}
+
+// TestUIRestartResumes closes deeplda ui (Ctrl-C) in the middle of a
+// native run and starts it again on the same runs folder: it resumes the
+// run from its last whole epoch, in the same folder, and a page opened
+// then shows it to its end, with the report of an uninterrupted deeplda
+// synth run of the same settings.
+func TestUIRestartResumes(t *testing.T) {
+	const epochs = 200
+	first := startUIIn(t, filepath.Join(t.TempDir(), "runs"))
+	b := newBrowser(t, options{})
+	b.openURL(first.url + fmt.Sprintf("&backend=native&epochs=%d&train=20000&autostart=1", epochs))
+	b.waitFor(`(/epoch (\d+)/.exec(document.getElementById('progress-text').textContent) || [0, 0])[1] >= 5`, time.Minute)
+	first.close()
+	dirs, _ := runFolders(first.runs)
+	if len(dirs) != 1 {
+		t.Fatalf("runs folder: %v, want one run", dirs)
+	}
+	for _, f := range []string{"resume.safetensors", "../.resume.json"} {
+		if _, err := os.Stat(filepath.Join(dirs[0], f)); err != nil {
+			t.Fatalf("after Ctrl-C: %v", err)
+		}
+	}
+	second := startUIIn(t, first.runs)
+	b2 := newBrowser(t, options{})
+	b2.openURL(second.url + "&backend=native")
+	b2.waitFinished("done", 3*time.Minute)
+	if r := b2.report(); r.Status != "done" || len(r.History) != epochs {
+		t.Errorf("the resumed run: status %q, %d epochs", r.Status, len(r.History))
+	}
+	if after, _ := runFolders(first.runs); len(after) != 1 {
+		t.Errorf("runs folder after the restart: %v, want the one run", after)
+	}
+	if _, err := os.Stat(filepath.Join(first.runs, ".resume.json")); err == nil {
+		t.Error(".resume.json is still there")
+	}
+	synth := filepath.Join(t.TempDir(), "synth")
+	c := exec.Command("go", "run", "./cmd/deeplda", "synth", "-backend", "cpu", "-epochs", fmt.Sprint(epochs), "-train", "20000", "-quiet", "-out", synth)
+	c.Dir = ".."
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("deeplda synth: %v\n%s", err, out)
+	}
+	if got, want := comparable(t, filepath.Join(dirs[0], "report.json")), comparable(t, filepath.Join(synth, "report.json")); got != want {
+		t.Errorf("the resumed run's report.json differs from an uninterrupted deeplda synth's:\n%.2000s\n%.2000s", got, want)
+	}
+	b2.checkClean()
+}
+
+// runFolders returns the run folders in runs.
+func runFolders(runs string) ([]string, error) {
+	entries, err := os.ReadDir(runs)
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, filepath.Join(runs, e.Name()))
+		}
+	}
+	return dirs, err
 }

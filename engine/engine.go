@@ -53,6 +53,8 @@ type RunFolders interface {
 	// RunDir makes the folder of run (0-based) of session and returns
 	// its path.
 	RunDir(session, run int, label string) (string, error)
+	// RunPath returns the path of the existing run folder name.
+	RunPath(name string) (string, error)
 }
 
 // File is a file that came with a command: its name and a way to read it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -234,11 +235,35 @@ type dataError struct{ err error }
 func (e *dataError) Error() string { return e.err.Error() }
 func (e *dataError) Unwrap() error { return e.err }
 
+// resumeFolder puts a new run whose job names a run folder (Job.Resume)
+// where that folder's resume file left it, and keeps the run in it.
+func (e *Engine) resumeFolder(jr *jobRun) error {
+	if jr.job.Resume == "" {
+		return nil
+	}
+	f, ok := e.host.(RunFolders)
+	if !ok {
+		return fmt.Errorf("resuming %s: this engine keeps no run folders", jr.job.Resume)
+	}
+	dir, err := f.RunPath(jr.job.Resume)
+	if err != nil {
+		return err
+	}
+	if err := jr.run.Resume(filepath.Join(dir, experiment.ResumeFile)); err != nil {
+		return fmt.Errorf("resuming %s: %w", jr.job.Resume, err)
+	}
+	jr.dir = dir
+	return nil
+}
+
 // trainRun trains one run to its end, sending its figures as they change.
 func (e *Engine) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 	if jr.run == nil {
 		s.at = train.Progress{}
 		if err := e.newRun(s, jr); err != nil {
+			return err
+		}
+		if err := e.resumeFolder(jr); err != nil {
 			return err
 		}
 	}

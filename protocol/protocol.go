@@ -98,6 +98,9 @@ type Job struct {
 	Label string                  `json:"label"`
 	Synth *experiment.SynthConfig `json:"synth,omitempty"`
 	Image *experiment.ImageConfig `json:"image,omitempty"`
+	// Resume names a run folder of the host (engine.RunFolders) whose
+	// resume file the run continues from, in that folder.
+	Resume string `json:"resume,omitempty"`
 }
 
 // Open names trained models to open: the site's (Hosted, one or two) or

@@ -36,6 +36,10 @@ type host struct {
 	session  [][]byte
 	lastLine bool // the last of session is a progress or phase line
 	busy     bool // a session trains: it began and has not ended
+	// dirs are the run folders by session and run; stopped those of the
+	// runs that the last session stopped.
+	dirs    map[[2]int]string
+	stopped []string
 }
 
 // newHost returns the host of cfg.
@@ -49,7 +53,7 @@ func newHost(cfg Config) (*host, error) {
 		return nil, err
 	}
 	return &host{cfg: cfg, site: site, runs: runs, stamp: time.Now().Format("20060102-150405"),
-		clients: map[chan []byte]bool{}, base: map[string][]byte{}}, nil
+		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}}, nil
 }
 
 // OpenWebGPU opens the native WebGPU backend, unless the server keeps to
@@ -134,8 +138,13 @@ func (h *host) Emit(ev protocol.Event) {
 	line := ev.Kind == protocol.EvProgress || ev.Kind == protocol.EvPhase
 	switch ev.Kind {
 	case protocol.EvSession:
-		h.busy = true
-	case protocol.EvDone, protocol.EvStopped, protocol.EvFailed, protocol.EvNoData:
+		h.busy, h.stopped = true, nil
+	case protocol.EvStopped:
+		h.busy = false
+		if d := h.dirs[[2]int{ev.Session, ev.Run}]; d != "" {
+			h.stopped = []string{d}
+		}
+	case protocol.EvDone, protocol.EvFailed, protocol.EvNoData:
 		h.busy = false
 	}
 	switch {
@@ -206,5 +215,8 @@ func (h *host) RunDir(session, run int, label string) (string, error) {
 	if err := h.runs.Mkdir(name, 0o755); err != nil && !os.IsExist(err) {
 		return "", fmt.Errorf("the run's folder: %w", err)
 	}
+	h.mu.Lock()
+	h.dirs[[2]int{session, run}] = name
+	h.mu.Unlock()
 	return filepath.Join(h.cfg.Runs, name), nil
 }

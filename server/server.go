@@ -305,6 +305,9 @@ func decodeCommand(b []byte) (protocol.Command, error) {
 // wait) until it has written its runs: a run goes back to its last whole
 // epoch, which its folder holds.
 func (s *Server) Stop(wait time.Duration) error {
+	if !s.host.training() {
+		return nil
+	}
 	s.engine.Handle(protocol.Command{Kind: protocol.CmdStop}, nil)
 	deadline := time.Now().Add(wait)
 	for s.host.training() {
@@ -313,5 +316,19 @@ func (s *Server) Stop(wait time.Duration) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return nil
+	// The next start resumes it.
+	return s.host.noteStopped()
+}
+
+// Resume starts the runs that closing deeplda ui stopped (see Stop), one
+// session each, and returns what it resumes and the reasons of those it
+// cannot.
+func (s *Server) Resume() (resumed, skipped []string) {
+	jobs, skipped := s.host.resumeJobs()
+	for i, job := range jobs {
+		start := &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendAuto, Density: true}
+		s.engine.Handle(protocol.Command{Kind: protocol.CmdStart, Session: resumeSession + i, Start: start}, nil)
+		resumed = append(resumed, job.Resume)
+	}
+	return resumed, skipped
 }

@@ -38,7 +38,8 @@ core, or the GPU through WebGPU), with the page's live figures and controls,
 and is a folder of -runs with report.json, the figures, the checkpoint and
 the resume file. The page comes from a built site (-site): in a checkout,
 ./build.sh site builds it into out/site. The printed URL carries a random
-token that every request needs. Ctrl-C stops a run at its last whole epoch.
+token that every request needs. Ctrl-C stops a run at its last whole epoch;
+the next deeplda ui on the same runs folder resumes it.
 
 Flags:`)
 		fs.PrintDefaults()
@@ -77,6 +78,13 @@ Flags:`)
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), srv.Token())
 	fmt.Fprintf(stdout, "deeplda ui: %s, runs in %s\n    %s\n", cfg.Describe, cfg.Runs, url)
+	resumed, skipped := srv.Resume()
+	for _, r := range resumed {
+		fmt.Fprintf(stderr, "deeplda ui: resuming %s, which closing deeplda ui stopped\n", r)
+	}
+	for _, why := range skipped {
+		fmt.Fprintf(stderr, "deeplda ui: not resuming: %s\n", why)
+	}
 	if !noBrowser {
 		if err := openBrowser(url); err != nil {
 			fmt.Fprintf(stderr, "note: could not open a browser (%v): open the URL above\n", err)

@@ -74,19 +74,13 @@ func NewSession(id int, s config.Settings) (*Session, error) {
 
 // Adopt returns the session of an EvSession that another view started
 // (or this page before a reload), planned from the view's account of it
-// (Start.View); an error when it has none or it does not plan the
-// engine's runs.
+// (Start.View), or without one (a run that deeplda ui resumed) from its
+// one job on the native engine; an error when there is neither or it
+// does not plan the engine's runs.
 func Adopt(ev protocol.Event) (*Session, error) {
-	if ev.Start == nil || ev.Start.View == "" {
-		return nil, fmt.Errorf("session %d: no view to show it with", ev.Session)
-	}
-	q, err := url.ParseQuery(ev.Start.View)
+	settings, err := adopted(ev)
 	if err != nil {
 		return nil, fmt.Errorf("session %d: %w", ev.Session, err)
-	}
-	settings, _, errs := config.FromQuery(config.Query(q))
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("session %d: %w", ev.Session, errs.Err())
 	}
 	s, err := NewSession(ev.Session, settings)
 	if err != nil {
@@ -95,6 +89,38 @@ func Adopt(ev protocol.Event) (*Session, error) {
 	if len(s.Runs) != len(ev.Runs) {
 		return nil, fmt.Errorf("session %d: the view plans %d runs, the engine trains %d", ev.Session, len(s.Runs), len(ev.Runs))
 	}
+	for i, label := range ev.Runs {
+		s.Runs[i].Label = label
+	}
+	return s, nil
+}
+
+// adopted returns the settings of the session that ev starts.
+func adopted(ev protocol.Event) (config.Settings, error) {
+	st := ev.Start
+	switch {
+	case st == nil:
+		return config.Settings{}, fmt.Errorf("no start to show it with")
+	case st.View != "":
+		q, err := url.ParseQuery(st.View)
+		if err != nil {
+			return config.Settings{}, err
+		}
+		settings, _, errs := config.FromQuery(config.Query(q))
+		return settings, errs.Err()
+	case len(st.Jobs) != 1 || st.Jobs[0].Synth == nil && st.Jobs[0].Image == nil:
+		return config.Settings{}, fmt.Errorf("no view to show its runs with")
+	}
+	job := st.Jobs[0]
+	var s config.Settings
+	if job.Image != nil {
+		s = config.Defaults(config.Images)
+		s.Image = *job.Image
+	} else {
+		s = config.Defaults(config.Deep)
+		s.Synth = *job.Synth
+	}
+	s.Native, s.Density = true, st.Density
 	return s, nil
 }
 

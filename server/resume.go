@@ -1,0 +1,126 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// resumeList is the file of the runs folder that names the runs that
+// closing deeplda ui stopped, which it resumes when started again.
+const resumeList = ".resume.json"
+
+// resumeSession is the session number of the runs resumed at start, above
+// those that pages number theirs from.
+const resumeSession = 1 << 20
+
+// RunPath returns the path of the run folder name, which must be a folder
+// right in the runs folder.
+func (h *host) RunPath(name string) (string, error) {
+	if name == "" || name != filepath.Base(name) || name == "." || name == ".." || strings.HasPrefix(name, ".") {
+		return "", fmt.Errorf("%q is not a run of the runs folder", name)
+	}
+	st, err := h.runs.Stat(name)
+	if err != nil {
+		return "", fmt.Errorf("run %s: %w", name, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("run %s is not a folder", name)
+	}
+	return filepath.Join(h.cfg.Runs, name), nil
+}
+
+// noteStopped records the run folders that the session stopped by Stop
+// leaves, so that the next start resumes them.
+func (h *host) noteStopped() error {
+	h.mu.Lock()
+	names := h.stopped
+	h.mu.Unlock()
+	if len(names) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(names)
+	if err != nil {
+		return err
+	}
+	return h.runs.WriteFile(resumeList, b, 0o644)
+}
+
+// resumeJobs reads and removes the list of runs to resume, and returns
+// their jobs (the configuration each report.json holds); a run that
+// cannot be resumed is skipped with the reason in skipped.
+func (h *host) resumeJobs() (jobs []protocol.Job, skipped []string) {
+	b, err := h.runs.ReadFile(resumeList)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	h.runs.Remove(resumeList)
+	var names []string
+	if err == nil {
+		err = json.Unmarshal(b, &names)
+	}
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: %v", resumeList, err)}
+	}
+	for _, name := range names {
+		job, err := h.resumeJob(name)
+		if err != nil {
+			skipped = append(skipped, err.Error())
+			continue
+		}
+		jobs = append(jobs, job)
+	}
+	return jobs, skipped
+}
+
+// resumeJob returns the job that resumes the run folder name.
+func (h *host) resumeJob(name string) (protocol.Job, error) {
+	job := protocol.Job{Label: runLabel(name), Resume: name}
+	if _, err := h.RunPath(name); err != nil {
+		return job, err
+	}
+	if _, err := h.runs.Stat(filepath.Join(name, experiment.ResumeFile)); err != nil {
+		return job, fmt.Errorf("run %s stopped before its first epoch ended: nothing to resume", name)
+	}
+	b, err := h.runs.ReadFile(filepath.Join(name, "report.json"))
+	if err != nil {
+		return job, fmt.Errorf("run %s: %w", name, err)
+	}
+	var rep struct {
+		Kind   string          `json:"kind"`
+		Config json.RawMessage `json:"config"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return job, fmt.Errorf("run %s: report.json: %w", name, err)
+	}
+	switch rep.Kind {
+	case experiment.CmdSynth:
+		job.Synth = &experiment.SynthConfig{}
+		err = json.Unmarshal(rep.Config, job.Synth)
+	case experiment.CmdTrain:
+		job.Image = &experiment.ImageConfig{}
+		err = json.Unmarshal(rep.Config, job.Image)
+	default:
+		err = fmt.Errorf("a %q run cannot be resumed here", rep.Kind)
+	}
+	if err != nil {
+		return job, fmt.Errorf("run %s: %w", name, err)
+	}
+	return job, nil
+}
+
+// runLabel is the label part of a run folder's name (see RunDir), or the
+// name.
+func runLabel(name string) string {
+	parts := strings.SplitN(name, "-", 5)
+	if len(parts) == 5 {
+		return parts[4]
+	}
+	return name
+}
