@@ -93,3 +93,27 @@ func TestNoSite(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestRunPath checks that only the run folders right in the runs folder
+// are runs, and that a stopped run without a resume file is not resumed.
+func TestRunPath(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8123")
+	for _, name := range []string{"", ".", "..", "../r1", "r1/..", ".resume.json", "none", "r1/report.json"} {
+		if p, err := s.host.RunPath(name); err == nil {
+			t.Errorf("RunPath(%q) = %s", name, p)
+		}
+	}
+	if p, err := s.host.RunPath("r1"); err != nil || filepath.Base(p) != "r1" {
+		t.Errorf("RunPath(r1) = %s, %v", p, err)
+	}
+	if err := s.host.runs.WriteFile(resumeList, []byte(`["r1", "../x"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resumed, skipped := s.Resume()
+	if len(resumed) != 0 || len(skipped) != 2 || !strings.Contains(skipped[0], "nothing to resume") {
+		t.Errorf("resumed %v, skipped %q", resumed, skipped)
+	}
+	if _, err := s.host.runs.Stat(resumeList); err == nil {
+		t.Error("the resume list is still there")
+	}
+}
