@@ -113,6 +113,15 @@ func TestUINativeToyRun(t *testing.T) {
 		t.Errorf("the native run's report.json differs from deeplda synth's:\n%s\n%s", got, want)
 	}
 
+	// The runs folder's list shows the run; shown from its folder, it
+	// has its figures and report.
+	b.waitFor(`document.querySelector('#folders button[data-folder]') !== null && document.querySelector('#folders').textContent.includes('done')`, 30*time.Second)
+	eval[bool](b, `(document.querySelector('#folders button[data-folder]').click(), true)`)
+	b.waitFor(`document.body.dataset.state === 'idle' && document.querySelectorAll('#figures svg').length > 0`, 30*time.Second)
+	if got := comparableJSON(t, []byte(eval[string](b, `document.getElementById('report').textContent`))); got != comparable(t, filepath.Join(dirs[0], "report.json")) {
+		t.Error("the run shown from its folder has another report")
+	}
+
 	// Only the user gets in.
 	token := url[strings.Index(url, "token=")+len("token="):]
 	base := url[:strings.Index(url, "/?")]
@@ -162,6 +171,12 @@ func comparable(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return comparableJSON(t, raw)
+}
+
+// comparableJSON is comparable of a report.json's content.
+func comparableJSON(t *testing.T, raw []byte) string {
+	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)

@@ -355,3 +355,23 @@ func Split(ev Event) (js []byte, figures map[string]string, checkpoint []byte) {
 	}
 	return js, figures, checkpoint
 }
+
+// RunFolder is a run of deeplda ui's runs folder, as its list
+// (runs/index.json) describes it.
+type RunFolder struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	Kind  string `json:"kind,omitempty"` // synth or train; "" before report.json
+	// Status is report.json's (done, stopped, an error), "training"
+	// while the engine trains it, "unfinished" before its report.
+	Status       string  `json:"status"`
+	Epochs       int     `json:"epochs,omitempty"`  // configured
+	Trained      int     `json:"trained,omitempty"` // epochs in its history
+	TestAccuracy float64 `json:"test_accuracy,omitempty"`
+	TestECE      float64 `json:"test_ece,omitempty"`
+	// Report: report.json is there; Resumable: so is its resume file and
+	// the run is not done.
+	Report    bool     `json:"report,omitempty"`
+	Resumable bool     `json:"resumable,omitempty"`
+	Figures   []string `json:"figures,omitempty"` // its SVG figures
+}

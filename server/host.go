@@ -40,6 +40,7 @@ type host struct {
 	// runs that the last session stopped.
 	dirs    map[[2]int]string
 	stopped []string
+	current int // the last session's number
 }
 
 // newHost returns the host of cfg.
@@ -138,7 +139,7 @@ func (h *host) Emit(ev protocol.Event) {
 	line := ev.Kind == protocol.EvProgress || ev.Kind == protocol.EvPhase
 	switch ev.Kind {
 	case protocol.EvSession:
-		h.busy, h.stopped = true, nil
+		h.busy, h.stopped, h.current = true, nil, ev.Session
 	case protocol.EvStopped:
 		h.busy = false
 		if d := h.dirs[[2]int{ev.Session, ev.Run}]; d != "" {

@@ -125,6 +125,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /engine/events", s.events)
 	mux.HandleFunc("POST /engine/command", s.command)
+	mux.HandleFunc("GET /runs/index.json", s.runsIndex)
 	mux.Handle("GET /runs/", http.StripPrefix("/runs/", http.FileServerFS(noListing{s.host.runs.FS()})))
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /index.html", s.index)

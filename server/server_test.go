@@ -1,12 +1,15 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deeplda/deeplda/protocol"
 )
 
 // newTest returns a server on a site of one index.html and a runs folder
@@ -115,5 +118,35 @@ func TestRunPath(t *testing.T) {
 	}
 	if _, err := s.host.runs.Stat(resumeList); err == nil {
 		t.Error("the resume list is still there")
+	}
+}
+
+// TestRunsIndex checks the runs folder's list.
+func TestRunsIndex(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8123")
+	rep := `{"kind": "synth", "status": "stopped", "config": {"epochs": 9}, "history": [{}, {}], "test": {"accuracy": 0.5, "ece": 0.25}}`
+	for name, data := range map[string]string{"r1/report.json": rep, "r1/resume.safetensors": "x", "r1/embedding.svg": "<svg/>", "r2/x": ""} {
+		if err := s.host.runs.WriteFile(name, []byte(data), 0o644); err != nil {
+			if err := s.host.runs.Mkdir(filepath.Dir(name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.host.runs.WriteFile(name, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	req := httptest.NewRequest("GET", "http://127.0.0.1:8123/runs/index.json?token="+s.Token(), nil)
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	var list []protocol.RunFolder
+	if err := json.Unmarshal(w.Body.Bytes(), &list); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("%d %v: %s", w.Code, err, w.Body)
+	}
+	if len(list) != 2 || list[0].Name != "r2" || list[0].Status != "unfinished" || list[0].Report {
+		t.Fatalf("list %+v", list)
+	}
+	r := list[1]
+	if r.Status != "stopped" || r.Kind != "synth" || r.Epochs != 9 || r.Trained != 2 || r.TestAccuracy != 0.5 || !r.Resumable || !r.Report || len(r.Figures) != 1 {
+		t.Errorf("r1: %+v", r)
 	}
 }

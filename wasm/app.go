@@ -32,8 +32,10 @@ type app struct {
 	remote bool
 	data   *dataSource // the images demo's data
 	models *models     // the images demo's trained models
-	sess   *page.Session
-	lastID int // the last session's id
+	// folders is deeplda ui's runs folder, listed where it serves the page.
+	folders *folders
+	sess    *page.Session
+	lastID  int // the last session's id
 	// checkpoints are the runs' last good checkpoints, ArrayBuffers the
 	// engine sent.
 	checkpoints map[*page.Run]js.Value
@@ -74,6 +76,7 @@ func newApp() *app {
 		opt.SetAttribute("value", config.NativeBackend)
 		a.form.controls["backend"].AppendChild(opt)
 	}
+	a.folders = newFolders(a)
 	a.data = newDataSource(a)
 	a.models = newModels(a)
 	nav := byID("tabs")
@@ -196,6 +199,7 @@ func (a *app) engineReady(ev protocol.Event) {
 	a.setIdle(false)
 	a.data.describe()
 	doc.(dom.HTMLDocument).Body().SetAttribute("data-ready", "1")
+	a.folders.refresh()
 	if f := a.onReady; f != nil {
 		a.onReady = nil
 		f()

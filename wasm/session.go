@@ -131,6 +131,9 @@ func (a *app) render(st page.Status) {
 	if st.Text != nil {
 		a.setProgressText(*st.Text)
 	}
+	if st.State != "" && st.State != "training" {
+		a.folders.refresh() // a run of deeplda ui's runs folder changed
+	}
 	switch st.State {
 	case "":
 	case "idle":

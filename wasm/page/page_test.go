@@ -272,3 +272,35 @@ func TestAdopt(t *testing.T) {
 		t.Error("a session without a view was adopted")
 	}
 }
+
+// TestFolderSession shows a finished toy run from its report and figures
+// as a run of the runs folder, and lists it.
+func TestFolderSession(t *testing.T) {
+	live, evs := record(t, "demo=deep&backend=cpu&epochs=2&train=300&test=100")
+	replay(live, evs)
+	run := live.Runs[0]
+	f := protocol.RunFolder{Name: "20261127-041723-s1-r1-DNLL-0.01", Label: "DNLL-0.01", Status: "done", Report: true, Epochs: 2, Trained: 2, TestAccuracy: 0.5}
+	s, err := FolderSession(9, f, run.Report, run.Figs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Settings.Synth.Epochs != 2 || len(s.Runs) != 1 || !s.Runs[0].Opened || s.Runs[0].Rep == nil {
+		t.Fatalf("session %+v", s)
+	}
+	_, detail := Layout(s)
+	for _, sl := range detail {
+		if !strings.HasPrefix(s.Runs[0].Figs[sl.Name], "<svg") {
+			t.Errorf("no figure %s", sl.Name)
+		}
+	}
+	f.Label = "<b>"
+	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}})
+	for _, want := range []string{`data-folder="20261127-041723-s1-r1-DNLL-0.01"`, "&lt;b&gt;", "2 / 2", "50.00%", `href="runs/20261127-041723-s1-r1-DNLL-0.01/report.json"`, "<td>unfinished</td>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the list has no %q:\n%s", want, html)
+		}
+	}
+	if _, err := FolderSession(9, f, []byte(`{"kind": "eval"}`), nil); err == nil {
+		t.Error("an eval report was shown as a run")
+	}
+}

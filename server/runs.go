@@ -1,0 +1,88 @@
+package server
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// runsIndex is the runs folder's list, which GET /runs/index.json serves,
+// newest first.
+func (s *Server) runsIndex(w http.ResponseWriter, _ *http.Request) {
+	list, err := s.host.listRuns()
+	if err != nil {
+		http.Error(w, "deeplda ui: reading the runs folder: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(list)
+}
+
+// listRuns returns the runs of the runs folder, newest first.
+func (h *host) listRuns() ([]protocol.RunFolder, error) {
+	entries, err := fs.ReadDir(h.runs.FS(), ".")
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	training := map[string]bool{}
+	if h.busy {
+		for k, d := range h.dirs {
+			training[d] = k[0] == h.current
+		}
+	}
+	h.mu.Unlock()
+	list := []protocol.RunFolder{}
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		list = append(list, h.runFolder(e.Name(), training[e.Name()]))
+	}
+	slices.Reverse(list) // the names start with the time
+	return list, nil
+}
+
+// runFolder describes the run folder name from its files.
+func (h *host) runFolder(name string, training bool) protocol.RunFolder {
+	r := protocol.RunFolder{Name: name, Label: runLabel(name), Status: "unfinished"}
+	files, _ := fs.ReadDir(h.runs.FS(), name)
+	for _, f := range files {
+		switch n := f.Name(); {
+		case path.Ext(n) == ".svg":
+			r.Figures = append(r.Figures, n)
+		case n == experiment.ResumeFile:
+			r.Resumable = true
+		}
+	}
+	if b, err := h.runs.ReadFile(path.Join(name, "report.json")); err == nil {
+		var rep struct {
+			Kind    string `json:"kind"`
+			Status  string `json:"status"`
+			History []any  `json:"history"`
+			Config  struct {
+				Epochs int `json:"epochs"`
+			} `json:"config"`
+			Test struct {
+				Accuracy float64 `json:"accuracy"`
+				ECE      float64 `json:"ece"`
+			} `json:"test"`
+		}
+		if json.Unmarshal(b, &rep) == nil {
+			r.Kind, r.Status, r.Trained, r.Epochs = rep.Kind, rep.Status, len(rep.History), rep.Config.Epochs
+			r.TestAccuracy, r.TestECE, r.Report = rep.Test.Accuracy, rep.Test.ECE, true
+		}
+	}
+	if training {
+		r.Status = "training"
+	}
+	r.Resumable = r.Resumable && r.Status != "done" && !training
+	return r
+}
