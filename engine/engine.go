@@ -53,8 +53,9 @@ type RunFolders interface {
 	// RunDir makes the folder of run (0-based) of session and returns
 	// its path.
 	RunDir(session, run int, label string) (string, error)
-	// RunPath returns the path of the existing run folder name.
-	RunPath(name string) (string, error)
+	// Resume puts run where the resume file of the run folder name left
+	// it and returns the folder's path.
+	Resume(name string, run *experiment.Run) (string, error)
 }
 
 // File is a file that came with a command: its name and a way to read it.

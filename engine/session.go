@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -245,11 +244,8 @@ func (e *Engine) resumeFolder(jr *jobRun) error {
 	if !ok {
 		return fmt.Errorf("resuming %s: this engine keeps no run folders", jr.job.Resume)
 	}
-	dir, err := f.RunPath(jr.job.Resume)
+	dir, err := f.Resume(jr.job.Resume, jr.run)
 	if err != nil {
-		return err
-	}
-	if err := jr.run.Resume(filepath.Join(dir, experiment.ResumeFile)); err != nil {
 		return fmt.Errorf("resuming %s: %w", jr.job.Resume, err)
 	}
 	jr.dir = dir

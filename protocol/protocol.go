@@ -87,9 +87,10 @@ type Start struct {
 	Density  bool   `json:"density"`
 	Overview string `json:"overview,omitempty"`
 	// View is the view's own account of the session (the page's URL
-	// query), which the engine sends back with EvSession so that another
-	// view (a reloaded page, a second tab) can show the session.
-	View string `json:"view,omitempty"`
+	// query, by parameter), which the engine sends back with EvSession so
+	// that another view (a reloaded page, a second tab) can show the
+	// session.
+	View map[string][]string `json:"view,omitempty"`
 }
 
 // Job is one run of a session: its label and its configuration (a toy run
@@ -359,7 +360,10 @@ func Split(ev Event) (js []byte, figures map[string]string, checkpoint []byte) {
 // RunFolder is a run of deeplda ui's runs folder, as its list
 // (runs/index.json) describes it.
 type RunFolder struct {
-	Name  string `json:"name"`
+	Name string `json:"name"`
+	// Path is the folder's URL path from the site's root ("runs/<name>/",
+	// escaped).
+	Path  string `json:"path"`
 	Label string `json:"label"`
 	Kind  string `json:"kind,omitempty"` // synth or train; "" before report.json
 	// Status is report.json's (done, stopped, an error), "training"
@@ -371,7 +375,9 @@ type RunFolder struct {
 	TestECE      float64 `json:"test_ece,omitempty"`
 	// Report: report.json is there; Resumable: so is its resume file and
 	// the run is not done.
-	Report    bool     `json:"report,omitempty"`
-	Resumable bool     `json:"resumable,omitempty"`
-	Figures   []string `json:"figures,omitempty"` // its SVG figures
+	Report    bool `json:"report,omitempty"`
+	Resumable bool `json:"resumable,omitempty"`
+	// Figures are its SVG figures, by file name (letters, digits, '.',
+	// '_' and '-' only: the names the engine writes).
+	Figures []string `json:"figures,omitempty"`
 }

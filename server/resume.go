@@ -36,6 +36,16 @@ func (h *host) RunPath(name string) (string, error) {
 	return filepath.Join(h.cfg.Runs, name), nil
 }
 
+// Resume puts run where the resume file of the run folder name left it
+// (engine.RunFolders).
+func (h *host) Resume(name string, run *experiment.Run) (string, error) {
+	dir, err := h.RunPath(name)
+	if err != nil {
+		return "", err
+	}
+	return dir, run.Resume(filepath.Join(dir, experiment.ResumeFile))
+}
+
 // noteStopped records the run folders that the session stopped by Stop
 // leaves, so that the next start resumes them.
 func (h *host) noteStopped() error {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -52,11 +53,11 @@ func (h *host) listRuns() ([]protocol.RunFolder, error) {
 
 // runFolder describes the run folder name from its files.
 func (h *host) runFolder(name string, training bool) protocol.RunFolder {
-	r := protocol.RunFolder{Name: name, Label: runLabel(name), Status: "unfinished"}
+	r := protocol.RunFolder{Name: name, Path: "runs/" + url.PathEscape(name) + "/", Label: runLabel(name), Status: "unfinished"}
 	files, _ := fs.ReadDir(h.runs.FS(), name)
 	for _, f := range files {
 		switch n := f.Name(); {
-		case path.Ext(n) == ".svg":
+		case path.Ext(n) == ".svg" && !unsafeName.MatchString(n):
 			r.Figures = append(r.Figures, n)
 		case n == experiment.ResumeFile:
 			r.Resumable = true

@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -80,14 +79,14 @@ func (f *folders) clicked(ev dom.Event) {
 // show shows run r of the folder as an opened run: its report and its
 // figures.
 func (f *folders) show(r protocol.RunFolder) error {
-	base := "runs/" + url.PathEscape(r.Name) + "/"
+	base := r.Path
 	rep, err := fetchURL(base + "report.json")
 	if err != nil {
 		return fmt.Errorf("run %s: %v", r.Name, err)
 	}
 	figs := map[string]string{}
 	for _, name := range r.Figures {
-		b, err := fetchURL(base + url.PathEscape(name))
+		b, err := fetchURL(base + name)
 		if err != nil {
 			return fmt.Errorf("run %s: %v", r.Name, err)
 		}

@@ -3,7 +3,6 @@ package page
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/deeplda/deeplda/protocol"
@@ -47,10 +46,10 @@ func FoldersHTML(list []protocol.RunFolder) string {
 		if !r.Report {
 			continue
 		}
-		base := "runs/" + url.PathEscape(r.Name) + "/"
+		base := escaper.Replace(r.Path)
 		b.WriteString(`<li>` + escaper.Replace(r.Name) + `: <a href="` + base + `report.json" target="_blank">report.json</a>`)
 		for _, f := range r.Figures {
-			b.WriteString(` <a href="` + base + url.PathEscape(f) + `" target="_blank">` + escaper.Replace(f) + `</a>`)
+			b.WriteString(` <a href="` + base + escaper.Replace(f) + `" target="_blank">` + escaper.Replace(f) + `</a>`)
 		}
 		b.WriteString(`</li>`)
 	}

@@ -267,9 +267,9 @@ func TestAdopt(t *testing.T) {
 	if state, text, _ := final(sts); state != "done" || !strings.HasPrefix(text, "Done: 2 runs") {
 		t.Errorf("after the adopted session: state %q, line %q", state, text)
 	}
-	evs[i].Start.View = ""
+	evs[i].Start.View, evs[i].Start.Jobs = nil, nil
 	if _, err := Adopt(evs[i]); err == nil {
-		t.Error("a session without a view was adopted")
+		t.Error("a session without a view or a job was adopted")
 	}
 }
 
@@ -279,7 +279,7 @@ func TestFolderSession(t *testing.T) {
 	live, evs := record(t, "demo=deep&backend=cpu&epochs=2&train=300&test=100")
 	replay(live, evs)
 	run := live.Runs[0]
-	f := protocol.RunFolder{Name: "20261127-041723-s1-r1-DNLL-0.01", Label: "DNLL-0.01", Status: "done", Report: true, Epochs: 2, Trained: 2, TestAccuracy: 0.5}
+	f := protocol.RunFolder{Name: "20261127-041723-s1-r1-DNLL-0.01", Path: "runs/20261127-041723-s1-r1-DNLL-0.01/", Label: "DNLL-0.01", Status: "done", Report: true, Epochs: 2, Trained: 2, TestAccuracy: 0.5}
 	s, err := FolderSession(9, f, run.Report, run.Figs)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ package page
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -101,12 +100,8 @@ func adopted(ev protocol.Event) (config.Settings, error) {
 	switch {
 	case st == nil:
 		return config.Settings{}, fmt.Errorf("no start to show it with")
-	case st.View != "":
-		q, err := url.ParseQuery(st.View)
-		if err != nil {
-			return config.Settings{}, err
-		}
-		settings, _, errs := config.FromQuery(config.Query(q))
+	case len(st.View) > 0:
+		settings, _, errs := config.FromQuery(config.Query(st.View))
 		return settings, errs.Err()
 	case len(st.Jobs) != 1 || st.Jobs[0].Synth == nil && st.Jobs[0].Image == nil:
 		return config.Settings{}, fmt.Errorf("no view to show its runs with")
@@ -134,7 +129,7 @@ func (s *Session) Shown() int {
 
 // Start returns the protocol's start of s's runs.
 func (s *Session) Start() *protocol.Start {
-	st := &protocol.Start{Backend: s.Settings.Backend, Density: s.Settings.Density, View: url.Values(s.Settings.Query()).Encode()}
+	st := &protocol.Start{Backend: s.Settings.Backend, Density: s.Settings.Density, View: s.Settings.Query()}
 	for _, j := range s.Jobs {
 		job := protocol.Job{Label: j.Label, Image: j.Image}
 		if j.Image == nil {
