@@ -330,11 +330,7 @@ func (a *app) startSession() {
 		a.form.showErrors(a.demo, config.Errors{"": err.Error()})
 		return
 	}
-	a.hideError()
-	clearMoveMarks()
-	a.models.forget()
-	a.show(sess)
-	a.view.reset(sess)
+	a.showNew(sess)
 	a.setTraining()
 	a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: sess.ID, Start: sess.Start()}, nil)
 }
@@ -407,6 +403,16 @@ func (a *app) shownRun() *page.Run {
 func (a *app) show(s *page.Session) {
 	a.sess = s
 	clear(a.checkpoints)
+}
+
+// showNew shows session s in place of the one shown, with nothing of the
+// last one left: its error, its move marks, an opened model, its figures.
+func (a *app) showNew(s *page.Session) {
+	a.hideError()
+	clearMoveMarks()
+	a.models.forget()
+	a.show(s)
+	a.view.reset(s)
 }
 
 // fileName returns the download name of a file of the shown run: the plain

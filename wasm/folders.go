@@ -98,12 +98,9 @@ func (f *folders) show(r protocol.RunFolder) error {
 		return err
 	}
 	a := f.a
-	a.hideError()
-	a.models.forget()
 	a.setDemo(s.Settings.Demo)
 	a.form.setRaw(s.Settings.Raw())
-	a.show(s)
-	a.view.reset(s)
+	a.showNew(s)
 	a.view.update(s)
 	a.setIdle(false)
 	setState("idle")

@@ -90,11 +90,7 @@ func (a *app) adopt(ev protocol.Event) *page.Session {
 	a.form.setRaw(sess.Settings.Raw())
 	a.form.showErrors(sess.Settings.Demo, nil)
 	a.replaceURL(sess.Settings.Query())
-	a.hideError()
-	clearMoveMarks()
-	a.models.forget()
-	a.show(sess)
-	a.view.reset(sess)
+	a.showNew(sess)
 	a.setTraining()
 	return sess
 }
