@@ -122,6 +122,18 @@ func TestUINativeToyRun(t *testing.T) {
 		t.Error("the run shown from its folder has another report")
 	}
 
+	// A second run, then both side by side from the list.
+	b.openURL(url + "&backend=native&epochs=3&train=2000&test=500&lambda=1&autostart=1")
+	b.waitFinished("done", 2*time.Minute)
+	b.waitFor(`document.querySelectorAll('#folders input[data-pick]').length === 2 && !document.querySelector('#folders').textContent.includes('training')`, 30*time.Second)
+	eval[bool](b, `(document.querySelectorAll('#folders input[data-pick]').forEach(e => e.click()), true)`)
+	b.waitFor(`!document.getElementById('folders-compare').disabled`, 10*time.Second)
+	eval[bool](b, `(document.getElementById('folders-compare').click(), true)`)
+	b.waitFor(`document.querySelectorAll('#summary button[data-run]').length === 2 && document.querySelector('#overview figure[data-name="compare_accuracy.svg"] svg') !== null`, 30*time.Second)
+	if legend := eval[string](b, `document.querySelector('#overview figure[data-name="compare_accuracy.svg"] svg').textContent`); !strings.Contains(legend, "λ = 0.01") || !strings.Contains(legend, "λ = 1") {
+		t.Errorf("the side-by-side accuracy figure does not name both runs: %q", legend)
+	}
+
 	// Only the user gets in.
 	token := url[strings.Index(url, "token=")+len("token="):]
 	base := url[:strings.Index(url, "/?")]

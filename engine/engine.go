@@ -76,6 +76,9 @@ type Engine struct {
 	cancel context.CancelFunc // stops the command that runs, nil when none
 	ctx    context.Context    // the running command's, which stop cancels
 	queue  chan func()        // the commands waiting their turn
+	// training counts the commands that train (Command.Trains) that
+	// wait or run.
+	training int
 
 	sess *session
 	// debugPanic and debugLose are the view's debug= choices (Hello).
@@ -122,11 +125,40 @@ func (e *Engine) Handle(c protocol.Command, files []File) {
 		e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: fmt.Sprintf("unknown command %q", c.Kind)})
 		return
 	}
+	if c.Trains() {
+		e.mu.Lock()
+		e.training++
+		e.mu.Unlock()
+		inner := job
+		job = func(ctx context.Context) {
+			defer func() {
+				e.mu.Lock()
+				e.training--
+				e.mu.Unlock()
+			}()
+			inner(ctx)
+		}
+	}
 	select {
 	case e.queue <- func() { e.run(c, job) }:
 	default:
+		if c.Trains() {
+			e.mu.Lock()
+			e.training--
+			e.mu.Unlock()
+		}
 		e.emit(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: fmt.Sprintf("%s: too many commands wait", c.Kind)})
 	}
+}
+
+// Training reports whether a command that trains a session (start,
+// resume, continue) waits or runs. Handle counts the command before it
+// returns, so that a host that calls Handle under its own lock can bound
+// what trains.
+func (e *Engine) Training() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.training > 0
 }
 
 // run runs one command's work, which stop can cancel.

@@ -112,15 +112,35 @@ func (h CompareHead) Label() string {
 // heads returns both parts, LDA first.
 func (c *Comparison) heads() []CompareHead { return []CompareHead{c.LDA, c.Softmax} }
 
-// Figures returns the comparison's figures by file name: the test ECE
-// and the test accuracy per epoch (in percent, one line per head) and,
-// once a head has a final evaluation, the reliability diagrams side by
-// side.
+// Figures returns the comparison's figures by file name (see
+// CurveFigures), one line per head.
 func (c *Comparison) Figures() map[string][]byte {
-	var ece, acc []plot.Series
+	var runs []Curves
 	for _, h := range c.heads() {
-		e, a := plot.Series{Name: h.Label(), Markers: true}, plot.Series{Name: h.Label(), Markers: true}
-		for _, ep := range h.History {
+		runs = append(runs, Curves{Label: h.Label(), History: h.History, Reliability: h.Test.Reliability, ECE: h.Test.ECE})
+	}
+	return CurveFigures(runs)
+}
+
+// Curves are what the figures that lay runs side by side draw of one run:
+// its history and its final test reliability with its ECE (none before
+// the final evaluation).
+type Curves struct {
+	Label       string
+	History     []report.Epoch
+	Reliability []report.Bin
+	ECE         report.Float
+}
+
+// CurveFigures returns the figures that lay runs side by side, by file
+// name: the test ECE and the test accuracy per epoch (in percent, one line
+// per run) and, once a run has a final evaluation, the reliability
+// diagrams in a row.
+func CurveFigures(runs []Curves) map[string][]byte {
+	var ece, acc []plot.Series
+	for _, r := range runs {
+		e, a := plot.Series{Name: r.Label, Markers: true}, plot.Series{Name: r.Label, Markers: true}
+		for _, ep := range r.History {
 			x := float64(ep.Epoch)
 			e.X, e.Y = append(e.X, x), append(e.Y, 100*float64(ep.TestECE))
 			a.X, a.Y = append(a.X, x), append(a.Y, 100*float64(ep.TestAccuracy))
@@ -132,13 +152,13 @@ func (c *Comparison) Figures() map[string][]byte {
 		CompareAccuracyFigure: plot.Lines(plot.Figure{Title: "Test accuracy per epoch", XLabel: "epoch", YLabel: "test accuracy (%)", IntegerX: true, ZeroY: true}, acc, false),
 	}
 	var draw []func(plot.Figure) []byte
-	for _, h := range c.heads() {
-		if len(h.Test.Reliability) == 0 {
+	for _, r := range runs {
+		if len(r.Reliability) == 0 {
 			continue
 		}
 		draw = append(draw, func(f plot.Figure) []byte {
-			f.Title = "Reliability (test), " + h.Label()
-			return plot.Reliability(f, plotBins(h.Test.Reliability), float64(h.Test.ECE))
+			f.Title = "Reliability (test), " + r.Label
+			return plot.Reliability(f, plotBins(r.Reliability), float64(r.ECE))
 		})
 	}
 	if len(draw) > 0 {

@@ -56,6 +56,11 @@ type Command struct {
 	Data string `json:"data,omitempty"`
 }
 
+// Trains reports whether c trains a session (start, resume, continue).
+func (c Command) Trains() bool {
+	return c.Kind == CmdStart || c.Kind == CmdResume || c.Kind == CmdContinue
+}
+
 // Hello is how the engine starts.
 type Hello struct {
 	Backend experiment.BackendKind `json:"backend"`

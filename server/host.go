@@ -35,12 +35,15 @@ type host struct {
 	base     map[string][]byte
 	session  [][]byte
 	lastLine bool // the last of session is a progress or phase line
-	busy     bool // a session trains: it began and has not ended
 	// dirs are the run folders by session and run; stopped those of the
 	// runs that the last session stopped.
 	dirs    map[[2]int]string
 	stopped []string
 	current int // the last session's number
+	// numbers are the sessions' numbers in their folders' names, by
+	// session; lastNumber the last one given.
+	numbers    map[int]int
+	lastNumber int
 }
 
 // newHost returns the host of cfg.
@@ -54,7 +57,7 @@ func newHost(cfg Config) (*host, error) {
 		return nil, err
 	}
 	return &host{cfg: cfg, site: site, runs: runs, stamp: time.Now().Format("20060102-150405"),
-		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}}, nil
+		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}, numbers: map[int]int{}}, nil
 }
 
 // OpenWebGPU opens the native WebGPU backend, unless the server keeps to
@@ -139,14 +142,11 @@ func (h *host) Emit(ev protocol.Event) {
 	line := ev.Kind == protocol.EvProgress || ev.Kind == protocol.EvPhase
 	switch ev.Kind {
 	case protocol.EvSession:
-		h.busy, h.stopped, h.current = true, nil, ev.Session
+		h.stopped, h.current = nil, ev.Session
 	case protocol.EvStopped:
-		h.busy = false
 		if d := h.dirs[[2]int{ev.Session, ev.Run}]; d != "" {
 			h.stopped = []string{d}
 		}
-	case protocol.EvDone, protocol.EvFailed, protocol.EvNoData:
-		h.busy = false
 	}
 	switch {
 	case ev.Kind == protocol.EvSession:
@@ -171,17 +171,17 @@ func (h *host) Emit(ev protocol.Event) {
 	}
 }
 
-// training reports whether a session trains.
-func (h *host) training() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.busy
-}
+// maxViews bounds the pages that listen to the engine at once.
+const maxViews = 32
 
-// subscribe returns a new listener's channel and what it is sent first.
-func (h *host) subscribe() (chan []byte, [][]byte) {
+// subscribe returns a new listener's channel and what it is sent first,
+// or an error when maxViews listen.
+func (h *host) subscribe() (chan []byte, [][]byte, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if len(h.clients) >= maxViews {
+		return nil, nil, fmt.Errorf("%d pages listen to this engine already: close one", maxViews)
+	}
 	c := make(chan []byte, 1<<12)
 	h.clients[c] = true
 	var first [][]byte
@@ -190,7 +190,7 @@ func (h *host) subscribe() (chan []byte, [][]byte) {
 			first = append(first, b)
 		}
 	}
-	return c, append(first, h.session...)
+	return c, append(first, h.session...), nil
 }
 
 // unsubscribe forgets a listener.
@@ -207,17 +207,33 @@ func (h *host) unsubscribe(c chan []byte) {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // RunDir makes the folder of a run in the runs folder:
-// <start>-s<session>-r<run>-<label>.
+// <start>-s<n>-r<run>-<label>, where n numbers the server's sessions from
+// 1 in the order their first run began (pages number their sessions as
+// they like), and the next number is taken where a folder of that name
+// exists already.
 func (h *host) RunDir(session, run int, label string) (string, error) {
-	name := fmt.Sprintf("%s-s%d-r%d", h.stamp, session, run+1)
+	suffix := ""
 	if l := strings.Trim(unsafeName.ReplaceAllString(label, "-"), "-"); l != "" {
-		name += "-" + l
-	}
-	if err := h.runs.Mkdir(name, 0o755); err != nil && !os.IsExist(err) {
-		return "", fmt.Errorf("the run's folder: %w", err)
+		suffix = "-" + l
 	}
 	h.mu.Lock()
-	h.dirs[[2]int{session, run}] = name
-	h.mu.Unlock()
-	return filepath.Join(h.cfg.Runs, name), nil
+	defer h.mu.Unlock()
+	n, ok := h.numbers[session]
+	for {
+		if !ok {
+			h.lastNumber++
+			n = h.lastNumber
+		}
+		name := fmt.Sprintf("%s-s%d-r%d%s", h.stamp, n, run+1, suffix)
+		err := h.runs.Mkdir(name, 0o755)
+		switch {
+		case err == nil:
+			h.numbers[session] = n
+			h.dirs[[2]int{session, run}] = name
+			return filepath.Join(h.cfg.Runs, name), nil
+		case !os.IsExist(err):
+			return "", fmt.Errorf("the run's folder: %w", err)
+		}
+		ok = false
+	}
 }

@@ -16,7 +16,7 @@ import (
 // runsIndex is the runs folder's list, which GET /runs/index.json serves,
 // newest first.
 func (s *Server) runsIndex(w http.ResponseWriter, _ *http.Request) {
-	list, err := s.host.listRuns()
+	list, err := s.host.listRuns(s.engine.Training())
 	if err != nil {
 		http.Error(w, "deeplda ui: reading the runs folder: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -26,17 +26,19 @@ func (s *Server) runsIndex(w http.ResponseWriter, _ *http.Request) {
 	json.NewEncoder(w).Encode(list)
 }
 
-// listRuns returns the runs of the runs folder, newest first.
-func (h *host) listRuns() ([]protocol.RunFolder, error) {
+// listRuns returns the runs of the runs folder, newest first; training
+// says whether the engine trains (the last session's runs that are not
+// done then train, or wait their turn).
+func (h *host) listRuns(training bool) ([]protocol.RunFolder, error) {
 	entries, err := fs.ReadDir(h.runs.FS(), ".")
 	if err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
-	training := map[string]bool{}
-	if h.busy {
+	current := map[string]bool{}
+	if training {
 		for k, d := range h.dirs {
-			training[d] = k[0] == h.current
+			current[d] = current[d] || k[0] == h.current
 		}
 	}
 	h.mu.Unlock()
@@ -45,14 +47,15 @@ func (h *host) listRuns() ([]protocol.RunFolder, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		list = append(list, h.runFolder(e.Name(), training[e.Name()]))
+		list = append(list, h.runFolder(e.Name(), current[e.Name()]))
 	}
 	slices.Reverse(list) // the names start with the time
 	return list, nil
 }
 
-// runFolder describes the run folder name from its files.
-func (h *host) runFolder(name string, training bool) protocol.RunFolder {
+// runFolder describes the run folder name from its files; current: the
+// run is of the session that trains.
+func (h *host) runFolder(name string, current bool) protocol.RunFolder {
 	r := protocol.RunFolder{Name: name, Path: "runs/" + url.PathEscape(name) + "/", Label: runLabel(name), Status: "unfinished"}
 	files, _ := fs.ReadDir(h.runs.FS(), name)
 	for _, f := range files {
@@ -81,6 +84,7 @@ func (h *host) runFolder(name string, training bool) protocol.RunFolder {
 			r.TestAccuracy, r.TestECE, r.Report = rep.Test.Accuracy, rep.Test.ECE, true
 		}
 	}
+	training := current && r.Status != "done"
 	if training {
 		r.Status = "training"
 	}

@@ -11,7 +11,8 @@
 // must name the server itself and the Origin header, when there is one,
 // the server's own page (no DNS rebinding, no other site's page posting
 // commands); files are served from the site and the runs folder only;
-// request bodies are bounded.
+// request bodies, the pages that listen and the runs that train are
+// bounded (one session at a time, of at most 16 runs).
 package server
 
 import (
@@ -29,6 +30,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deeplda/deeplda/engine"
@@ -65,6 +67,7 @@ const (
 // Server is deeplda ui's server: one engine, its views and the runs
 // folder.
 type Server struct {
+	mu     sync.Mutex // admits one command at a time (see admit)
 	cfg    Config
 	token  string
 	hosts  map[string]bool // the Host headers it answers to
@@ -226,8 +229,39 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "deeplda ui: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.admit(c); err != nil {
+		// Only the page that asked hears of it, as a refusal of its
+		// session: the others' sessions go on.
+		b, _ := protocol.Encode(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		w.Write(b)
+		return
+	}
 	s.engine.Handle(c, files)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// maxRuns bounds the runs of one session.
+const maxRuns = 16
+
+// admit refuses a command that would train beside the session that
+// trains (one session trains at a time, whichever page started it) or
+// that plans more than maxRuns runs. The caller holds s.mu, so that two
+// pages cannot both start.
+func (s *Server) admit(c protocol.Command) error {
+	if !c.Trains() {
+		return nil
+	}
+	if s.engine.Training() {
+		return fmt.Errorf("a session trains on this machine already (started from this page or another): stop it, or wait until it ends")
+	}
+	if c.Start != nil && len(c.Start.Jobs) > maxRuns {
+		return fmt.Errorf("a session trains at most %d runs here, not %d", maxRuns, len(c.Start.Jobs))
+	}
+	return nil
 }
 
 // readPart reads an uploaded file.
@@ -268,7 +302,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	c, first := s.host.subscribe()
+	c, first, err := s.host.subscribe()
+	if err != nil {
+		http.Error(w, "deeplda ui: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
 	defer s.host.unsubscribe(c)
 	for _, b := range first {
 		fmt.Fprintf(w, "data: %s\n\n", b)
@@ -306,12 +344,12 @@ func decodeCommand(b []byte) (protocol.Command, error) {
 // wait) until it has written its runs: a run goes back to its last whole
 // epoch, which its folder holds.
 func (s *Server) Stop(wait time.Duration) error {
-	if !s.host.training() {
+	if !s.engine.Training() {
 		return nil
 	}
 	s.engine.Handle(protocol.Command{Kind: protocol.CmdStop}, nil)
 	deadline := time.Now().Add(wait)
-	for s.host.training() {
+	for s.engine.Training() {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the run did not stop within %v", wait)
 		}

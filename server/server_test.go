@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
 )
 
@@ -148,5 +150,93 @@ func TestRunsIndex(t *testing.T) {
 	r := list[1]
 	if r.Status != "stopped" || r.Kind != "synth" || r.Epochs != 9 || r.Trained != 2 || r.TestAccuracy != 0.5 || !r.Resumable || !r.Report || len(r.Figures) != 1 {
 		t.Errorf("r1: %+v", r)
+	}
+}
+
+// TestOneSessionAtATime checks the bound on what trains: while a session
+// trains, a second start (from any page) is refused to its sender alone,
+// as a refusal of its session, and so is a session of more than maxRuns
+// runs; once the first stops, a start is taken again.
+func TestOneSessionAtATime(t *testing.T) {
+	const addr = "127.0.0.1:8124"
+	s := newTest(t, addr)
+	h := s.Handler()
+	post := func(c protocol.Command) *httptest.ResponseRecorder {
+		b, err := protocol.Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("POST", "http://"+addr+"/engine/command?token="+s.Token(), strings.NewReader(string(b)))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	toy := func(epochs int) protocol.Job {
+		c := experiment.DefaultSynth()
+		c.Train, c.Test, c.Epochs, c.Batch = 256, 128, epochs, 64
+		return protocol.Job{Label: "DNLL", Synth: &c}
+	}
+	start := func(session int, jobs ...protocol.Job) protocol.Command {
+		return protocol.Command{Kind: protocol.CmdStart, Session: session, Start: &protocol.Start{Jobs: jobs, Backend: experiment.BackendCPU}}
+	}
+	if w := post(start(1, toy(100000))); w.Code != http.StatusNoContent {
+		t.Fatalf("the first start: %d %s", w.Code, w.Body)
+	}
+	if !s.engine.Training() {
+		t.Fatal("the engine does not train after a start")
+	}
+	w := post(start(2, toy(1)))
+	ev, err := protocol.DecodeEvent(w.Body.Bytes())
+	if w.Code != http.StatusConflict || err != nil || ev.Kind != protocol.EvRefused || ev.Session != 2 || !strings.Contains(ev.Error, "trains on this machine already") {
+		t.Errorf("a second start while one trains: %d %q (%v)", w.Code, w.Body, err)
+	}
+	if w := post(protocol.Command{Kind: protocol.CmdResume, Session: 1}); w.Code != http.StatusConflict {
+		t.Errorf("a resume while a session trains: %d %s", w.Code, w.Body)
+	}
+	if err := s.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if s.engine.Training() {
+		t.Fatal("the engine trains after Stop")
+	}
+	many := make([]protocol.Job, maxRuns+1)
+	for i := range many {
+		many[i] = toy(1)
+	}
+	if w := post(start(3, many...)); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "at most 16 runs") {
+		t.Errorf("a session of %d runs: %d %s", len(many), w.Code, w.Body)
+	}
+	if w := post(start(4, toy(1))); w.Code != http.StatusNoContent {
+		t.Errorf("a start after the stop: %d %s", w.Code, w.Body)
+	}
+	s.Stop(time.Minute)
+}
+
+// TestRunDir checks the run folders' names: the server numbers sessions
+// from 1 whatever the pages number them, the runs of a session share the
+// number, and a name that exists already is never reused.
+func TestRunDir(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8125")
+	h := s.host
+	if err := os.Mkdir(filepath.Join(h.cfg.Runs, h.stamp+"-s3-r1-DNLL"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range []struct{ session, run int }{{1 << 25, 0}, {1 << 25, 1}, {7, 0}, {1 << 25, 2}} {
+		dir, err := h.RunDir(c.session, c.run, "DNLL, λ = 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimPrefix(filepath.Base(dir), h.stamp+"-"))
+	}
+	want := []string{"s1-r1-DNLL-1", "s1-r2-DNLL-1", "s2-r1-DNLL-1", "s1-r3-DNLL-1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("folders %v, want %v", got, want)
+	}
+	if _, err := h.RunDir(9, 0, "DNLL"); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.dirs[[2]int{9, 0}]; d != h.stamp+"-s4-r1-DNLL" {
+		t.Errorf("beside an existing folder of its name, a run got %s", d)
 	}
 }

@@ -103,6 +103,13 @@
           headers = {};
         }
         fetch('engine/command', { method: 'POST', body: body, headers: headers }).then(function (r) {
+          if (r.status === 409) {
+            // Refused for this page alone (another session trains): the
+            // body is the refusal event of its session.
+            return r.text().then(function (t) {
+              onEvent(t, null, {});
+            });
+          }
           if (!r.ok) {
             return r.text().then(function (t) {
               onFatal('The native engine refused a command: ' + t);

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -36,6 +37,10 @@ type app struct {
 	folders *folders
 	sess    *page.Session
 	lastID  int // the last session's id
+	// awaited is the session this page asked deeplda ui's engine for
+	// (start, open, continue) whose start has not come yet (0: none):
+	// until it comes, the page shows no other session.
+	awaited int
 	// checkpoints are the runs' last good checkpoints, ArrayBuffers the
 	// engine sent.
 	checkpoints map[*page.Run]js.Value
@@ -153,6 +158,11 @@ func (a *app) start() {
 		errs["backend"] = "backend native is the engine of deeplda ui: this page was not served by deeplda ui"
 	}
 	a.remote = s.Native && a.native != ""
+	if a.remote {
+		// The engine serves every tab and outlives a reload: this page
+		// numbers its sessions where no other page's are.
+		a.lastID = 1<<21 + rand.IntN(1<<30)
+	}
 	a.setDemo(s.Demo)
 	a.form.setRaw(raw)
 	a.form.showErrors(s.Demo, errs)
@@ -332,7 +342,16 @@ func (a *app) startSession() {
 	}
 	a.showNew(sess)
 	a.setTraining()
-	a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: sess.ID, Start: sess.Start()}, nil)
+	a.sendSession(protocol.Command{Kind: protocol.CmdStart, Session: sess.ID, Start: sess.Start()}, nil)
+}
+
+// sendSession sends a command that starts session c.Session, which the
+// page awaits.
+func (a *app) sendSession(c protocol.Command, files []js.Value) {
+	if a.remote {
+		a.awaited = c.Session
+	}
+	a.engine.send(c, files)
 }
 
 // stop asks the training goroutine to stop after the current step.

@@ -5,6 +5,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -13,21 +15,26 @@ import (
 )
 
 // This file is the list of deeplda ui's runs folder, on a page that deeplda
-// ui serves: the runs, and a finished one shown as an opened run.
+// ui serves: the runs, a finished one shown as an opened run, and ticked
+// ones side by side.
 
 // folders is the runs folder's list.
 type folders struct {
-	a    *app
-	box  dom.HTMLElement
-	list []protocol.RunFolder
-	html string // what box shows
+	a       *app
+	box     dom.HTMLElement
+	compare dom.HTMLElement // shows the picked runs side by side
+	list    []protocol.RunFolder
+	picked  []string // the ticked runs, in the order ticked
+	html    string   // what box shows
 }
 
 // newFolders shows the list where deeplda ui serves the page.
 func newFolders(a *app) *folders {
-	f := &folders{a: a, box: byID("folders")}
+	f := &folders{a: a, box: byID("folders"), compare: byID("folders-compare")}
 	show(byID("folders-box"), a.native != "")
 	a.on(f.box, "click", f.clicked)
+	a.on(f.box, "change", f.ticked)
+	a.on(f.compare, "click", func(dom.Event) { f.showPicked() })
 	return f
 }
 
@@ -48,7 +55,9 @@ func (f *folders) refresh() {
 			return
 		}
 		f.list = list
-		if html := page.FoldersHTML(list); html != f.html {
+		f.picked = slices.DeleteFunc(f.picked, func(name string) bool { return f.find(name) == nil })
+		f.enableCompare()
+		if html := page.FoldersHTML(list, f.pickedSet()); html != f.html {
 			// Unchanged, the list stays as it is, under the pointer too.
 			f.html = html
 			f.box.SetInnerHTML(html)
@@ -56,44 +65,98 @@ func (f *folders) refresh() {
 	}()
 }
 
+// find returns the listed run named name, or nil.
+func (f *folders) find(name string) *protocol.RunFolder {
+	for i := range f.list {
+		if f.list[i].Name == name {
+			return &f.list[i]
+		}
+	}
+	return nil
+}
+
+// pickedSet returns the ticked runs' names as a set.
+func (f *folders) pickedSet() map[string]bool {
+	set := map[string]bool{}
+	for _, name := range f.picked {
+		set[name] = true
+	}
+	return set
+}
+
+// enableCompare enables the side-by-side button for 2 to
+// page.MaxSideBySide ticked runs.
+func (f *folders) enableCompare() {
+	enable(f.compare, len(f.picked) >= 2 && len(f.picked) <= page.MaxSideBySide)
+}
+
+// ticked records a run's checkbox (data-pick) as it changed.
+func (f *folders) ticked(ev dom.Event) {
+	t := ev.Target().Underlying()
+	name := t.Get("dataset").Get("pick")
+	if name.Type() != js.TypeString {
+		return
+	}
+	f.picked = slices.DeleteFunc(f.picked, func(n string) bool { return n == name.String() })
+	if t.Get("checked").Bool() {
+		f.picked = append(f.picked, name.String())
+	}
+	f.enableCompare()
+}
+
 // clicked shows the run whose name was clicked (a button with
 // data-folder).
 func (f *folders) clicked(ev dom.Event) {
 	t := ev.Target().Underlying().Call("closest", "button[data-folder]")
-	if !t.Truthy() || state() == "training" {
+	if !t.Truthy() {
 		return
 	}
-	name := t.Get("dataset").Get("folder").String()
-	for _, r := range f.list {
-		if r.Name == name {
-			go func() {
-				defer f.a.guard()
-				if err := f.show(r); err != nil {
-					f.a.showError(err.Error())
-				}
-			}()
-		}
-	}
+	f.showRuns([]string{t.Get("dataset").Get("folder").String()})
 }
 
-// show shows run r of the folder as an opened run: its report and its
-// figures.
-func (f *folders) show(r protocol.RunFolder) error {
-	base := r.Path
-	rep, err := fetchURL(base + "report.json")
-	if err != nil {
-		return fmt.Errorf("run %s: %v", r.Name, err)
+// showPicked shows the ticked runs side by side.
+func (f *folders) showPicked() { f.showRuns(slices.Clone(f.picked)) }
+
+// showRuns shows the named runs of the list, unless the page trains.
+func (f *folders) showRuns(names []string) {
+	if state() == "training" {
+		return
 	}
-	figs := map[string]string{}
-	for _, name := range r.Figures {
-		b, err := fetchURL(base + name)
+	var runs []protocol.RunFolder
+	for _, name := range names {
+		if r := f.find(name); r != nil {
+			runs = append(runs, *r)
+		}
+	}
+	go func() {
+		defer f.a.guard()
+		if err := f.show(runs); err != nil {
+			f.a.showError(err.Error())
+		}
+	}()
+}
+
+// show shows runs of the folder as opened runs (side by side when there
+// are several): their reports and their figures.
+func (f *folders) show(runs []protocol.RunFolder) error {
+	var read []page.Folder
+	for _, r := range runs {
+		rep, err := fetchURL(r.Path + "report.json")
 		if err != nil {
 			return fmt.Errorf("run %s: %v", r.Name, err)
 		}
-		figs[name] = string(b)
+		figs := map[string]string{}
+		for _, name := range r.Figures {
+			b, err := fetchURL(r.Path + name)
+			if err != nil {
+				return fmt.Errorf("run %s: %v", r.Name, err)
+			}
+			figs[name] = string(b)
+		}
+		read = append(read, page.Folder{RunFolder: r, ReportJSON: rep, Figs: figs})
 	}
 	f.a.lastID++
-	s, err := page.FolderSession(f.a.lastID, r, rep, figs)
+	s, err := page.FolderSession(f.a.lastID, read)
 	if err != nil {
 		return err
 	}

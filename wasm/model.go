@@ -200,7 +200,7 @@ func (m *models) open(data string, o *protocol.Open, files []js.Value) {
 	a.sess = sess
 	a.setTraining()
 	enable(a.stopBtn, false)
-	a.engine.send(protocol.Command{Kind: protocol.CmdOpen, Session: sess.ID, Open: o, Start: sess.Start()}, files)
+	a.sendSession(protocol.Command{Kind: protocol.CmdOpen, Session: sess.ID, Open: o, Start: sess.Start()}, files)
 }
 
 // failed shows why a model did not open; the page goes back to what it
@@ -272,7 +272,7 @@ func (m *models) continueTraining() {
 	a.show(sess)
 	a.view.reset(sess)
 	a.setTraining()
-	a.engine.send(protocol.Command{Kind: protocol.CmdContinue, Session: sess.ID, Start: sess.Start()}, nil)
+	a.sendSession(protocol.Command{Kind: protocol.CmdContinue, Session: sess.ID, Start: sess.Start()}, nil)
 }
 
 // forget hides Continue training: the opened model is no longer shown, or

@@ -43,13 +43,17 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		a.models.setIndex(ev.Models)
 		return
 	case protocol.EvOpenFailed:
+		a.awaited = 0
 		a.models.failed(ev.Error)
 		return
 	case protocol.EvRefused:
 		consoleWarn("deeplda: the engine refused a command: " + ev.Error)
 	}
 	s := a.sess
-	if ev.Kind == protocol.EvSession && a.remote && (s == nil || s.ID != ev.Session) {
+	switch {
+	case ev.Session == a.awaited && (ev.Kind == protocol.EvSession || ev.Kind == protocol.EvRefused || ev.Kind == protocol.EvFailed || ev.Kind == protocol.EvNoData):
+		a.awaited = 0
+	case ev.Kind == protocol.EvSession && a.remote && a.awaited == 0 && (s == nil || s.ID != ev.Session):
 		s = a.adopt(ev)
 	}
 	if ev.Session == 0 || s == nil || s.ID != ev.Session {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
+	"github.com/deeplda/deeplda/wasm/config"
 )
 
 // FoldersHeader heads the table of deeplda ui's runs folder.
@@ -13,8 +15,9 @@ var FoldersHeader = []string{"Run", "Status", "Epochs", "Test accuracy", "ECE"}
 
 // FoldersHTML is the table of the runs of deeplda ui's runs folder
 // (runs/index.json): a run with a report has a button (data-folder) that
-// shows it, and links to its report.json and figures.
-func FoldersHTML(list []protocol.RunFolder) string {
+// shows it, a checkbox (data-pick, ticked when picked names it) that picks
+// it for the side-by-side view, and links to its report.json and figures.
+func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
 	if len(list) == 0 {
 		return `<p class="muted">No runs yet: each run trained on this machine is a folder here.</p>`
 	}
@@ -35,7 +38,11 @@ func FoldersHTML(list []protocol.RunFolder) string {
 		r := list[i]
 		name := escaper.Replace(r.Label)
 		if r.Report {
-			name = `<button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
+			tick := ""
+			if picked[r.Name] {
+				tick = " checked"
+			}
+			name = `<input type="checkbox" data-pick="` + escaper.Replace(r.Name) + `" title="pick for the side-by-side view"` + tick + `> <button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
 		}
 		return "", name
 	})
@@ -57,46 +64,104 @@ func FoldersHTML(list []protocol.RunFolder) string {
 	return b.String()
 }
 
-// FolderSession is a session that shows one run of the runs folder: its
-// report.json and its figures (SVG by file name), as an opened run.
-func FolderSession(id int, f protocol.RunFolder, reportJSON []byte, figs map[string]string) (*Session, error) {
+// MaxSideBySide is the most runs of the runs folder shown side by side.
+const MaxSideBySide = 4
+
+// Folder is a run of the runs folder as the page read it: its entry in the
+// list, its report.json and its figures (SVG by file name).
+type Folder struct {
+	protocol.RunFolder
+	ReportJSON []byte
+	Figs       map[string]string
+}
+
+// FolderSession is a session that shows runs of the runs folder (one, or
+// up to MaxSideBySide of one kind side by side), each as an opened run:
+// its report and its figures. Side by side, the overview draws the runs'
+// curves (experiment.CurveFigures) and the form shows the first run's
+// settings. A run goes by the label of its settings, and by its folder's
+// name too where another shown run has the same.
+func FolderSession(id int, folders []Folder) (*Session, error) {
+	if len(folders) == 0 || len(folders) > MaxSideBySide {
+		return nil, fmt.Errorf("pick 1 to %d runs to show, not %d", MaxSideBySide, len(folders))
+	}
+	var s *Session
+	var curves []experiment.Curves
+	for i, f := range folders {
+		job, settings, err := folderJob(id, f)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			if s, err = NewSession(id, settings); err != nil {
+				return nil, err
+			}
+			s.Jobs, s.Runs = nil, nil
+		} else if (job.Image == nil) != (s.Jobs[0].Image == nil) {
+			return nil, fmt.Errorf("run %s is not of the kind of %s: toy runs and image runs are not shown side by side", f.Name, folders[0].Name)
+		}
+		var r Report
+		if err := json.Unmarshal(f.ReportJSON, &r); err != nil {
+			return nil, fmt.Errorf("run %s: report.json: %w", f.Name, err)
+		}
+		s.Jobs = append(s.Jobs, job)
+		s.Runs = append(s.Runs, &Run{Label: job.Label, Status: f.Status, Opened: true, Report: f.ReportJSON, Rep: &r, Figs: f.Figs})
+		curves = append(curves, experiment.Curves{History: r.History, Reliability: r.Test.Reliability, ECE: r.Test.ECE})
+	}
+	labels := map[string]int{}
+	for _, r := range s.Runs {
+		labels[r.Label]++
+	}
+	for i, r := range s.Runs {
+		if labels[r.Label] > 1 {
+			// Runs of the same settings go by their folders.
+			r.Label += " (" + folders[i].Name + ")"
+		}
+		s.Jobs[i].Label, curves[i].Label = r.Label, r.Label
+	}
+	if len(folders) > 1 {
+		s.Folders = true
+		for name, svg := range experiment.CurveFigures(curves) {
+			s.Overview[name] = string(svg)
+		}
+	}
+	return s, nil
+}
+
+// folderJob returns the run of folder f (from its report's kind and
+// configuration) and the settings that show it.
+func folderJob(id int, f Folder) (config.Job, config.Settings, error) {
 	var rep struct {
 		Kind   string          `json:"kind"`
 		Config json.RawMessage `json:"config"`
 	}
-	if err := json.Unmarshal(reportJSON, &rep); err != nil {
-		return nil, fmt.Errorf("run %s: report.json: %w", f.Name, err)
+	if err := json.Unmarshal(f.ReportJSON, &rep); err != nil {
+		return config.Job{}, config.Settings{}, fmt.Errorf("run %s: report.json: %w", f.Name, err)
 	}
 	job := protocol.Job{Label: f.Label}
 	var err error
 	switch rep.Kind {
-	case "synth":
+	case experiment.CmdSynth:
 		err = json.Unmarshal(rep.Config, &job.Synth)
-	case "train":
+	case experiment.CmdTrain:
 		err = json.Unmarshal(rep.Config, &job.Image)
 	default:
 		err = fmt.Errorf("a %q run cannot be shown here", rep.Kind)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", f.Name, err)
+		return config.Job{}, config.Settings{}, fmt.Errorf("run %s: %w", f.Name, err)
 	}
 	settings, err := adopted(protocol.Event{Session: id, Start: &protocol.Start{Jobs: []protocol.Job{job}, Density: true}})
 	if err != nil {
-		return nil, err
+		return config.Job{}, config.Settings{}, err
 	}
 	settings.Compare = false
-	s, err := NewSession(id, settings)
+	jobs, err := settings.Jobs()
 	if err != nil {
-		return nil, err
+		return config.Job{}, config.Settings{}, err
 	}
-	if len(s.Runs) != 1 {
-		return nil, fmt.Errorf("run %s: planned as %d runs", f.Name, len(s.Runs))
+	if len(jobs) != 1 {
+		return config.Job{}, config.Settings{}, fmt.Errorf("run %s: planned as %d runs", f.Name, len(jobs))
 	}
-	var r Report
-	if err := json.Unmarshal(reportJSON, &r); err != nil {
-		return nil, fmt.Errorf("run %s: report.json: %w", f.Name, err)
-	}
-	run := s.Runs[0]
-	run.Label, run.Status, run.Opened, run.Report, run.Rep, run.Figs = f.Label, f.Status, true, reportJSON, &r, figs
-	return s, nil
+	return jobs[0], settings, nil
 }

@@ -52,6 +52,12 @@ type Slot struct{ Name, Caption string }
 func Layout(s *Session) (overview, detail []Slot) {
 	multi := len(s.Runs) > 1
 	switch {
+	case multi && s.Folders:
+		overview = []Slot{
+			{experiment.CompareECEFigure, "Test ECE (10 bins) per epoch of every run."},
+			{experiment.CompareAccuracyFigure, "Test accuracy per epoch of every run."},
+			{experiment.CompareReliabilityFile, "Reliability diagrams of every run on the test set, side by side."},
+		}
 	case multi && s.Settings.Demo == config.Sweep:
 		overview = []Slot{
 			{"sweep_accuracy.svg", "Test accuracy of every finished run against λ."},
@@ -77,7 +83,7 @@ func Layout(s *Session) (overview, detail []Slot) {
 		figs = imageFigures
 	}
 	for _, f := range figs {
-		if multi && (s.Settings.Demo == config.Deep || s.Settings.Demo == config.Classical) && f.Name == "embedding.svg" {
+		if multi && !s.Folders && (s.Settings.Demo == config.Deep || s.Settings.Demo == config.Classical) && f.Name == "embedding.svg" {
 			continue // already side by side above
 		}
 		detail = append(detail, f)
@@ -230,19 +236,27 @@ func OOD(full *Report) string {
 	return fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d; AUROC, AUPR, FPR at 95%% TPR): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, "; "))
 }
 
-// Gap says the gap between the heads of an images comparison
-// (#compare-gap), once both have finished (or both were opened); "" before
-// that, and for any other session.
+// Gap says the gap between the heads of an images comparison, or of an
+// LDA run and a softmax run shown side by side (#compare-gap), once both
+// have finished (or both were opened); "" before that, and for any other
+// session.
 func Gap(s *Session) string {
 	if s.Settings.Demo != config.Images || len(s.Runs) != 2 {
 		return ""
 	}
-	for _, jr := range s.Runs {
+	heads := map[string]int{}
+	for i, jr := range s.Runs {
 		if jr.Status != "done" && !jr.Opened || jr.Rep == nil {
 			return ""
 		}
+		heads[s.Jobs[i].Image.Head] = i
 	}
-	c := experiment.NewComparison(*s.Jobs[0].Image, *s.Jobs[1].Image, &s.Runs[0].Rep.Report, &s.Runs[1].Rep.Report)
+	l, okL := heads[experiment.CompareHeads[0]]
+	m, okM := heads[experiment.CompareHeads[1]]
+	if !okL || !okM {
+		return ""
+	}
+	c := experiment.NewComparison(*s.Jobs[l].Image, *s.Jobs[m].Image, &s.Runs[l].Rep.Report, &s.Runs[m].Rep.Report)
 	return fmt.Sprintf("Gap (LDA − softmax) on the test set: accuracy %+.2f points, ECE (10 bins) %+.2f points (%s: %.2f%%, ECE %.2f%%; %s: %.2f%%, ECE %.2f%%).",
 		100*float64(c.Gap.Accuracy), 100*float64(c.Gap.ECE),
 		c.LDA.Label(), 100*float64(c.LDA.Test.Accuracy), 100*float64(c.LDA.Test.ECE),

@@ -2,6 +2,7 @@ package page
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -280,7 +281,7 @@ func TestFolderSession(t *testing.T) {
 	replay(live, evs)
 	run := live.Runs[0]
 	f := protocol.RunFolder{Name: "20261127-041723-s1-r1-DNLL-0.01", Path: "runs/20261127-041723-s1-r1-DNLL-0.01/", Label: "DNLL-0.01", Status: "done", Report: true, Epochs: 2, Trained: 2, TestAccuracy: 0.5}
-	s, err := FolderSession(9, f, run.Report, run.Figs)
+	s, err := FolderSession(9, []Folder{{f, run.Report, run.Figs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,13 +295,70 @@ func TestFolderSession(t *testing.T) {
 		}
 	}
 	f.Label = "<b>"
-	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}})
-	for _, want := range []string{`data-folder="20261127-041723-s1-r1-DNLL-0.01"`, "&lt;b&gt;", "2 / 2", "50.00%", `href="runs/20261127-041723-s1-r1-DNLL-0.01/report.json"`, "<td>unfinished</td>"} {
+	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}}, map[string]bool{f.Name: true})
+	for _, want := range []string{`data-folder="20261127-041723-s1-r1-DNLL-0.01"`, "&lt;b&gt;", "2 / 2", "50.00%", `href="runs/20261127-041723-s1-r1-DNLL-0.01/report.json"`, "<td>unfinished</td>",
+		`data-pick="20261127-041723-s1-r1-DNLL-0.01" title="pick for the side-by-side view" checked>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the list has no %q:\n%s", want, html)
 		}
 	}
-	if _, err := FolderSession(9, f, []byte(`{"kind": "eval"}`), nil); err == nil {
+	if strings.Contains(html, `data-pick="x"`) {
+		t.Error("a run without a report can be picked")
+	}
+	if _, err := FolderSession(9, []Folder{{f, []byte(`{"kind": "eval"}`), nil}}); err == nil {
 		t.Error("an eval report was shown as a run")
+	}
+}
+
+// TestFoldersSideBySide shows two finished toy runs of the runs folder side
+// by side: both runs opened with their own settings, the overview drawn
+// from their histories, and a toy run refused beside an image run.
+func TestFoldersSideBySide(t *testing.T) {
+	var folders []Folder
+	for i, q := range []string{"demo=deep&backend=cpu&epochs=2&train=300&test=100&lambda=0.01", "demo=deep&backend=cpu&epochs=3&train=300&test=100&lambda=1"} {
+		live, evs := record(t, q)
+		replay(live, evs)
+		run := live.Runs[0]
+		name := fmt.Sprintf("20261127-041723-s%d-r1-DNLL", i+1)
+		folders = append(folders, Folder{protocol.RunFolder{Name: name, Label: name, Status: "done", Report: true}, run.Report, run.Figs})
+	}
+	s, err := FolderSession(3, folders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 2 || len(s.Jobs) != 2 || !s.Folders || s.Jobs[0].Synth.Lambda != 0.01 || s.Jobs[1].Synth.Lambda != 1 || s.Jobs[1].Synth.Epochs != 3 {
+		t.Fatalf("session %+v, jobs %+v", s, s.Jobs)
+	}
+	if s.Runs[0].Label != "DNLL, λ = 0.01" || s.Runs[1].Label != "DNLL, λ = 1" {
+		t.Errorf("labels %q, %q", s.Runs[0].Label, s.Runs[1].Label)
+	}
+	same, err := FolderSession(4, []Folder{folders[0], folders[0]})
+	if err != nil || same.Runs[1].Label != "DNLL, λ = 0.01 ("+folders[0].Name+")" {
+		t.Errorf("two runs of the same settings: %v %q", err, same.Runs[1].Label)
+	}
+	overview, detail := Layout(s)
+	if len(overview) != 3 {
+		t.Errorf("overview %v", overview)
+	}
+	for _, sl := range overview {
+		svg := s.Overview[sl.Name]
+		if !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "λ = 1<") {
+			t.Errorf("overview figure %s is not drawn with both runs:\n%.300s", sl.Name, svg)
+		}
+	}
+	if !slices.ContainsFunc(detail, func(sl Slot) bool { return sl.Name == "embedding.svg" }) {
+		t.Error("side by side, a run's own embedding is not shown")
+	}
+	if html := SummaryHTML(s); strings.Count(html, "data-run=") != 2 {
+		t.Errorf("the summary has not both runs:\n%s", html)
+	}
+	img := folders[1]
+	img.ReportJSON = []byte(`{"kind": "train", "config": {"data": "fashion-mnist", "head": "lda", "epochs": 1}}`)
+	if _, err := FolderSession(3, []Folder{folders[0], img}); err == nil || !strings.Contains(err.Error(), "not of the kind") {
+		t.Errorf("a toy run beside an image run: %v", err)
+	}
+	many := slices.Repeat(folders[:1], MaxSideBySide+1)
+	if _, err := FolderSession(3, many); err == nil {
+		t.Errorf("%d runs side by side were shown", MaxSideBySide+1)
 	}
 }

@@ -31,6 +31,9 @@ type Session struct {
 	Cur      int               // the run in progress
 	Picked   int               // the run whose figures are shown; -1 follows Cur
 	Overview map[string]string // the overview's figures (SVG) by file name
+	// Folders: the runs are run folders of deeplda ui shown side by
+	// side (FolderSession).
+	Folders bool
 	// Moved is the engine's last move to the CPU in this session, nil
 	// when none.
 	Moved *protocol.Moved
