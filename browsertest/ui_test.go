@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -298,21 +299,47 @@ func TestUINativeImageRun(t *testing.T) {
 
 // BenchmarkUINativeImages times an image run (1024 Fashion-MNIST images, 2
 // epochs) from the page on deeplda ui's native engine and the same run
-// with deeplda train, in one go: images a second of each (from their
+// with deeplda train, round by round: images a second of each (from their
 // reports' training time) and the page's as a fraction of the command's.
+// It prints the table of BENCHMARKS.md's "deeplda ui" section, with the
+// commit the reports name.
 func BenchmarkUINativeImages(b *testing.B) {
 	const train, epochs = 1024, 2
-	var pageIPS, cmdIPS float64
+	var pageIPS, cmdIPS, share []float64
+	commit := ""
 	for range b.N {
 		url, runs := startUI(b)
 		br := newBrowser(b, options{})
 		page, cmd := nativeImageRun(b, br, url, runs, train, epochs)
-		pageIPS += train * epochs / reportSeconds(b, page)
-		cmdIPS += train * epochs / reportSeconds(b, cmd)
+		p, c := train*epochs/reportSeconds(b, page), train*epochs/reportSeconds(b, cmd)
+		pageIPS, cmdIPS, share = append(pageIPS, p), append(cmdIPS, c), append(share, 100*p/c)
+		commit = reportCommit(b, cmd)
 	}
-	b.ReportMetric(pageIPS/float64(b.N), "page-images/s")
-	b.ReportMetric(cmdIPS/float64(b.N), "train-images/s")
-	b.ReportMetric(pageIPS/cmdIPS, "page/train")
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(mean(pageIPS), "page-images/s")
+	b.ReportMetric(mean(cmdIPS), "train-images/s")
+	b.ReportMetric(mean(pageIPS)/mean(cmdIPS), "page/train")
+	var tab strings.Builder
+	fmt.Fprintf(&tab, "Fashion-MNIST, %d training images, %d epochs at batch 64, CPU backend on %d cores, at %s (%d round(s)):\n", train, epochs, runtime.NumCPU(), commit, b.N)
+	fmt.Fprintf(&tab, "| run | images/s | of deeplda train |\n| --- | --- | --- |\n")
+	fmt.Fprintf(&tab, "| deeplda train | %s | 100%% |\n", span(cmdIPS, "%.1f"))
+	fmt.Fprintf(&tab, "| the page, backend native (deeplda ui) | %s | %s%% |\n", span(pageIPS, "%.1f"), span(share, "%.0f"))
+	fmt.Fprint(os.Stdout, tab.String())
+}
+
+// reportCommit returns the commit that report.json at path names, or "an
+// unrecorded commit" (a build from a modified tree records none).
+func reportCommit(t testing.TB, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ Commit string }
+	if json.Unmarshal(raw, &r) != nil || r.Commit == "" {
+		return "an unrecorded commit"
+	}
+	return "commit " + r.Commit[:min(7, len(r.Commit))]
 }
 
 // reportSeconds returns the training time of report.json at path.
