@@ -7,7 +7,8 @@
 //
 // Commands run one at a time, in the order they came, in a goroutine of
 // the engine's; stop does not wait its turn: it stops the command that
-// runs (a session's training after its step).
+// runs (a session's training after its step) and those that train and
+// wait (each starts stopped).
 package engine
 
 import (
@@ -77,8 +78,9 @@ type Engine struct {
 	ctx    context.Context    // the running command's, which stop cancels
 	queue  chan func()        // the commands waiting their turn
 	// training counts the commands that train (Command.Trains) that
-	// wait or run.
-	training int
+	// wait or run; stops counts the stops, so that a command that trains
+	// and waited while a stop came starts stopped.
+	training, stops int
 
 	sess *session
 	// debugPanic and debugLose are the view's debug= choices (Hello).
@@ -114,6 +116,7 @@ func (e *Engine) emit(ev protocol.Event) {
 func (e *Engine) Handle(c protocol.Command, files []File) {
 	if c.Kind == protocol.CmdStop {
 		e.mu.Lock()
+		e.stops++
 		if e.cancel != nil {
 			e.cancel()
 		}
@@ -128,6 +131,7 @@ func (e *Engine) Handle(c protocol.Command, files []File) {
 	if c.Trains() {
 		e.mu.Lock()
 		e.training++
+		stops := e.stops
 		e.mu.Unlock()
 		inner := job
 		job = func(ctx context.Context) {
@@ -136,6 +140,13 @@ func (e *Engine) Handle(c protocol.Command, files []File) {
 				e.training--
 				e.mu.Unlock()
 			}()
+			e.mu.Lock()
+			if e.stops != stops {
+				// A stop came while it waited its turn: it starts
+				// stopped (a session is announced, then stopped).
+				e.cancel()
+			}
+			e.mu.Unlock()
 			inner(ctx)
 		}
 	}

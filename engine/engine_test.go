@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deeplda/deeplda/engine/enginetest"
 	"github.com/deeplda/deeplda/experiment"
@@ -210,5 +211,28 @@ func TestSweepOverview(t *testing.T) {
 		if !strings.Contains(last[name], "toy data") {
 			t.Errorf("%s: missing or untitled", name)
 		}
+	}
+}
+
+// TestStopWhileQueued stops a start that waits behind another command: it
+// starts stopped, so that nothing trains once the stop has been handled.
+func TestStopWhileQueued(t *testing.T) {
+	h := enginetest.New("")
+	e := started(t, h)
+	from := h.Len()
+	job := toyJob()
+	job.Synth.Epochs = 100000
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
+	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 2, Start: &protocol.Start{Jobs: []protocol.Job{job}, Backend: experiment.BackendCPU}}, nil)
+	e.Handle(protocol.Command{Kind: protocol.CmdStop}, nil)
+	for _, want := range []int{1, 2} {
+		evs, ended := h.Wait(t, from, protocol.EvStopped, protocol.EvDone, protocol.EvFailed)
+		if ended.Kind != protocol.EvStopped || ended.Session != want {
+			t.Fatalf("session %d ended as %+v", want, ended)
+		}
+		from += len(evs)
+	}
+	for e.Training() {
+		time.Sleep(10 * time.Millisecond)
 	}
 }

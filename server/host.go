@@ -64,7 +64,11 @@ func newHost(cfg Config) (*host, error) {
 // the CPU.
 func (h *host) OpenWebGPU() (kernels.Backend, string) {
 	if h.cfg.Backend == experiment.BackendCPU || h.cfg.OpenWebGPU == nil {
-		return nil, "deeplda ui runs with -backend cpu."
+		why := h.cfg.NoGPU
+		if why == "" {
+			why = "deeplda ui was started with -backend cpu"
+		}
+		return nil, "The native engine trains on this machine's CPU: " + why + "."
 	}
 	return h.cfg.OpenWebGPU()
 }

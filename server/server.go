@@ -53,6 +53,9 @@ type Config struct {
 	Backend experiment.BackendKind
 	// OpenWebGPU opens the native WebGPU backend, or says why not.
 	OpenWebGPU func() (kernels.Backend, string)
+	// NoGPU says why the engine keeps to the CPU (Backend cpu or no
+	// OpenWebGPU); "" says -backend cpu.
+	NoGPU string
 	// Describe names the engine on the page ("this machine: 16 cores,
 	// NVIDIA ... (Vulkan)").
 	Describe string
@@ -339,6 +342,9 @@ func decodeCommand(b []byte) (protocol.Command, error) {
 	}
 	return c, nil
 }
+
+// Training reports whether a session trains or waits to.
+func (s *Server) Training() bool { return s.engine.Training() }
 
 // Stop stops the session that trains, if one does, and waits (at most
 // wait) until it has written its runs: a run goes back to its last whole

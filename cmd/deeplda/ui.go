@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -52,7 +53,8 @@ Flags:`)
 		return usageError{err}
 	}
 	cfg.Backend = kind
-	be, err := openBackendNote(kind, stderr)
+	var note strings.Builder
+	be, err := openBackendNote(kind, io.MultiWriter(stderr, &note))
 	if err != nil {
 		return err
 	}
@@ -63,6 +65,7 @@ Flags:`)
 	} else {
 		be.Close()
 		cfg.Backend = experiment.BackendCPU
+		cfg.NoGPU = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(note.String()), "note: "), ".")
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -98,7 +101,9 @@ Flags:`)
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(stderr, "deeplda ui: stopping; a run that trains keeps its last whole epoch")
+	if srv.Training() {
+		fmt.Fprintln(stderr, "deeplda ui: stopping the run at its last whole epoch; the next deeplda ui on this runs folder resumes it")
+	}
 	stopErr := srv.Stop(time.Minute)
 	hs.Close() // the pages' event streams end here
 	if stopErr != nil {
