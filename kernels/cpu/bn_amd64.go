@@ -2,11 +2,7 @@
 
 package cpu
 
-import (
-	"math"
-
-	"github.com/deeplda/deeplda/kernels/ref"
-)
+import "github.com/deeplda/deeplda/kernels/ref"
 
 // The AVX routines of bn_amd64.s.
 
@@ -25,6 +21,46 @@ func bnGradSumsAVX(dy, x *float32, n int, mean, invStd float32) (db, dg float64)
 //go:noescape
 func bnGradInputAVX(dx, dy, x *float32, n int, mean, invStd, k, m, db, dg float32)
 
+// avxPlanes are the passes of bnPlanes in AVX, plane by plane.
+type avxPlanes struct{}
+
+func (avxPlanes) sum(x []float32, n, hw, stride int) float64 {
+	var s float64
+	for i := range n {
+		s += sumAVX(&x[i*stride], hw)
+	}
+	return s
+}
+
+func (avxPlanes) sumSqDev(x []float32, n, hw, stride int, mu float32) float64 {
+	var s float64
+	for i := range n {
+		s += sumSqDevAVX(&x[i*stride], hw, mu)
+	}
+	return s
+}
+
+func (avxPlanes) scaleShift(y, x []float32, n, hw, stride int, alpha, shift float32) {
+	for i := range n {
+		scaleShiftAVX(&y[i*stride], &x[i*stride], hw, alpha, shift)
+	}
+}
+
+func (avxPlanes) gradSums(dy, x []float32, n, hw, stride int, mean, invStd float32) (db, dg float64) {
+	for i := range n {
+		b, g := bnGradSumsAVX(&dy[i*stride], &x[i*stride], hw, mean, invStd)
+		db += b
+		dg += g
+	}
+	return db, dg
+}
+
+func (avxPlanes) gradInput(dx, dy, x []float32, n, hw, stride int, mean, invStd, k, m, db, dg float32) {
+	for i := range n {
+		bnGradInputAVX(&dx[i*stride], &dy[i*stride], &x[i*stride], hw, mean, invStd, k, m, db, dg)
+	}
+}
+
 // bnTrainChannel is ref.BatchNormTrainChannel with its passes over the
 // planes of channel ch in AVX: the same float32 arithmetic, and float64
 // sums added in another order.
@@ -33,31 +69,7 @@ func bnTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, 
 		ref.BatchNormTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar, n, c, hw, ch, momentum, eps)
 		return
 	}
-	_, _ = x[(n*c-1)*hw+hw-1], y[(n*c-1)*hw+hw-1]
-	var s, ss float64
-	for i := 0; i < n; i++ {
-		s += sumAVX(&x[(i*c+ch)*hw], hw)
-	}
-	mu := float32(s / float64(n*hw))
-	for i := 0; i < n; i++ {
-		ss += sumSqDevAVX(&x[(i*c+ch)*hw], hw, mu)
-	}
-	// As ref.BatchNormTrainChannel from here.
-	variance := float32(ss / float64(n*hw))
-	is := 1 / float32(math.Sqrt(float64(variance+eps)))
-	mean[ch], invStd[ch] = mu, is
-	alpha := is * gamma[ch]
-	shift := beta[ch] - mu*alpha
-	for i := 0; i < n; i++ {
-		off := (i*c + ch) * hw
-		scaleShiftAVX(&y[off], &x[off], hw, alpha, shift)
-	}
-	unbiased := variance
-	if n*hw > 1 {
-		unbiased = float32(ss / float64(n*hw-1))
-	}
-	runMean[ch] = (1-momentum)*runMean[ch] + momentum*mu
-	runVar[ch] = (1-momentum)*runVar[ch] + momentum*unbiased
+	bnTrainPlanes(avxPlanes{}, y, mean, invStd, x, gamma, beta, runMean, runVar, n, c, hw, ch, momentum, eps)
 }
 
 // bnBackwardChannel is ref.BatchNormBackwardChannel with its passes over
@@ -67,21 +79,5 @@ func bnBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, 
 		ref.BatchNormBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
 		return
 	}
-	last := (n*c-1)*hw + hw - 1
-	_, _, _ = dx[last], dy[last], x[last]
-	var db64, dg64 float64
-	for i := 0; i < n; i++ {
-		off := (i*c + ch) * hw
-		db, dg := bnGradSumsAVX(&dy[off], &x[off], hw, mean[ch], invStd[ch])
-		db64 += db
-		dg64 += dg
-	}
-	m := float32(n * hw)
-	db, dg := float32(db64), float32(dg64)
-	dgamma[ch], dbeta[ch] = dg, db
-	k := gamma[ch] * invStd[ch] / m
-	for i := 0; i < n; i++ {
-		off := (i*c + ch) * hw
-		bnGradInputAVX(&dx[off], &dy[off], &x[off], hw, mean[ch], invStd[ch], k, m, db, dg)
-	}
+	bnBackwardPlanes(avxPlanes{}, dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
 }

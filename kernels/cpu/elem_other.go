@@ -10,16 +10,6 @@ func maxPool2(y, x []float32, nc, h, w int) { ref.MaxPool2(y, x, nc, h, w) }
 // maxPool2Backward computes its gradient with ref.MaxPool2Backward.
 func maxPool2Backward(dx, dy, x []float32, nc, h, w int) { ref.MaxPool2Backward(dx, dy, x, nc, h, w) }
 
-// bnTrainChannel is ref.BatchNormTrainChannel.
-func bnTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, n, c, hw, ch int, momentum, eps float32) {
-	ref.BatchNormTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar, n, c, hw, ch, momentum, eps)
-}
-
-// bnBackwardChannel is ref.BatchNormBackwardChannel.
-func bnBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw, ch int) {
-	ref.BatchNormBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
-}
-
 // sum64 returns the float64 sum of x.
 func sum64(x []float32) float64 { return sum64Go(x) }
 

@@ -136,7 +136,7 @@ func newSIMDKernel(name string, mem js.Value, bin []byte) (k *microKernel) {
 	exports := inst.Get("exports")
 	s := &simdMacro{fn: exports.Get("macro"), module: mod, run: exports.Get("run")}
 	if packFn.IsUndefined() {
-		packFn = exports.Get("pack")
+		packFn, simdExports = exports.Get("pack"), exports
 	}
 	k = &microKernel{
 		name: name, mr: simdMR, nr: simdNR,
@@ -207,8 +207,21 @@ func (s *simdMacro) block(mb, nb, kb int, packedA, packedB, tile []float32, alph
 // offset returns the byte offset of s[0] in the linear memory.
 func offset(s []float32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }
 
-// packFn is the pack function of the first SIMD module instantiated.
-var packFn js.Value
+// packFn is the pack function of the first SIMD module instantiated,
+// simdExports all its exports.
+var packFn, simdExports js.Value
+
+// SIMDFunc returns the routine name of the SIMD module that the products
+// run in (wasmsimd's vector routines, which the rest of the CPU backend
+// calls with byte offsets in the Go program's memory), or false where no
+// module runs (no WebAssembly SIMD, or DEEPLDA_WASM_SIMD=off).
+func SIMDFunc(name string) (js.Value, bool) {
+	if simdExports.IsUndefined() {
+		return js.Value{}, false
+	}
+	f := simdExports.Get(name)
+	return f, f.Type() == js.TypeFunction
+}
 
 // minPackCall is the fewest floats wasmCopyPanels copies with one call to
 // the SIMD module (a call costs about as much as copying a few hundred

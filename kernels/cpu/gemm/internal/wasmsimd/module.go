@@ -83,7 +83,8 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	m = append(m, 0, 'a', 's', 'm', 1, 0, 0, 0)
 	// Type 0 (macro): nine i32 parameters, alpha and beta (f32), vec
 	// (i32). Type 1 (pack): six i32 parameters. Type 2 (worker): one i32.
-	// Type 3 (run): two i32.
+	// Type 3 (run): two i32. Then the types of the vector routines
+	// (bnFuncs), one each, function i of type i.
 	macroType := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
 	packType := []byte{i32, i32, i32, i32, i32, i32}
 	types := cat(funcType(macroType), funcType(packType))
@@ -101,6 +102,13 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 		exports = cat(exports, name("worker"), []byte{0x00, 0x02}, name("run"), []byte{0x00, 0x03})
 		wb, rb := worker(), run()
 		code = cat(code, u32(len(wb)), wb, u32(len(rb)), rb)
+	}
+	for _, v := range bnFuncs() {
+		idx := len(funcs)
+		types = cat(types, funcType(v.params))
+		funcs = append(funcs, byte(idx))
+		exports = cat(exports, name(v.name), []byte{0x00}, u32(idx))
+		code = cat(code, u32(len(v.body)), v.body)
 	}
 	m = section(m, 1, vec(len(funcs), types))
 	m = section(m, 2, vec(1, cat(name("env"), name("mem"), []byte{0x02}, limits)))
@@ -206,6 +214,7 @@ func funcType(params []byte) []byte { return cat([]byte{0x60}, vec(len(params), 
 const (
 	i32  = 0x7f
 	f32  = 0x7d
+	f64  = 0x7c
 	v128 = 0x7b
 )
 
@@ -412,37 +421,42 @@ func pack() []byte {
 
 // Opcodes.
 const (
-	opBlock    = 0x02
-	opLoop     = 0x03
-	opIf       = 0x04
-	opElse     = 0x05
-	opEnd      = 0x0b
-	opBr       = 0x0c
-	opBrIf     = 0x0d
-	opSelect   = 0x1b
-	opGet      = 0x20
-	opSet      = 0x21
-	opTee      = 0x22
-	opF32Load  = 0x2a
-	opF32Store = 0x38
-	opI32C     = 0x41
-	opI64C     = 0x42
-	opF32C     = 0x43
-	opCall     = 0x10
-	opDrop     = 0x1a
-	opI32Load  = 0x28
-	opI32Eq    = 0x46
-	opI32Ne    = 0x47
-	opI32LtS   = 0x48
-	opI32GtS   = 0x4a
-	opI32GeS   = 0x4e
-	opF32Ne    = 0x5c
-	opI32Add   = 0x6a
-	opI32Sub   = 0x6b
-	opI32Mul   = 0x6c
-	opI32And   = 0x71
-	opF32Add   = 0x92
-	opF32Mul   = 0x94
+	opBlock         = 0x02
+	opLoop          = 0x03
+	opIf            = 0x04
+	opElse          = 0x05
+	opEnd           = 0x0b
+	opBr            = 0x0c
+	opBrIf          = 0x0d
+	opSelect        = 0x1b
+	opGet           = 0x20
+	opSet           = 0x21
+	opTee           = 0x22
+	opF32Load       = 0x2a
+	opF32Store      = 0x38
+	opI32C          = 0x41
+	opI64C          = 0x42
+	opF32C          = 0x43
+	opCall          = 0x10
+	opDrop          = 0x1a
+	opI32Load       = 0x28
+	opI32Eq         = 0x46
+	opI32Ne         = 0x47
+	opI32LtS        = 0x48
+	opI32GtS        = 0x4a
+	opI32GeS        = 0x4e
+	opF32Ne         = 0x5c
+	opI32Add        = 0x6a
+	opI32Sub        = 0x6b
+	opI32Mul        = 0x6c
+	opI32And        = 0x71
+	opF32Add        = 0x92
+	opF32Sub        = 0x93
+	opF32Mul        = 0x94
+	opF64Add        = 0xa0
+	opF64Mul        = 0xa2
+	opF64PromoteF32 = 0xbb
+	opF64Store      = 0x39
 )
 
 // SIMD opcodes (after the 0xfd prefix).
@@ -452,8 +466,14 @@ const (
 	opV128Store        = 0x0b
 	opV128Const        = 0x0c
 	opF32x4Splat       = 0x13
+	opI8x16Shuffle     = 0x0d
+	opF64x2ExtractLane = 0x21
+	opF64x2PromoteLow  = 0x5f
 	opF32x4Add         = 0xe4
+	opF32x4Sub         = 0xe5
 	opF32x4Mul         = 0xe6
+	opF64x2Add         = 0xf0
+	opF64x2Mul         = 0xf2
 	opF32x4RelaxedMadd = 0x105
 )
 
@@ -493,6 +513,20 @@ func (f *fn) f32c(x float32) *fn {
 // simd appends the SIMD instruction o.
 func (f *fn) simd(o int) *fn {
 	f.code = append(append(f.code, 0xfd), u32(o)...)
+	return f
+}
+
+// lane appends a lane index (of an extract or replace).
+func (f *fn) lane(i byte) *fn { f.code = append(f.code, i); return f }
+
+// shuffleHigh replaces the two v128s on the stack by one whose two halves
+// are both the upper half of the first (lanes 2 and 3 of a f32x4 moved to
+// 0 and 1).
+func (f *fn) shuffleHigh() *fn {
+	f.simd(opI8x16Shuffle)
+	for range 2 {
+		f.code = append(f.code, 8, 9, 10, 11, 12, 13, 14, 15)
+	}
 	return f
 }
 

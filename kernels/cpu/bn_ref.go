@@ -1,0 +1,15 @@
+//go:build (!amd64 && !(js && wasm)) || purego
+
+package cpu
+
+import "github.com/deeplda/deeplda/kernels/ref"
+
+// bnTrainChannel is ref.BatchNormTrainChannel.
+func bnTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, n, c, hw, ch int, momentum, eps float32) {
+	ref.BatchNormTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar, n, c, hw, ch, momentum, eps)
+}
+
+// bnBackwardChannel is ref.BatchNormBackwardChannel.
+func bnBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw, ch int) {
+	ref.BatchNormBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
+}

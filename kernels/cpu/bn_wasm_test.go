@@ -1,0 +1,57 @@
+//go:build js && wasm && !purego
+
+package cpu
+
+import (
+	"os"
+	"testing"
+)
+
+// TestSIMDBatchNormLoaded checks that the BatchNorm passes run in the SIMD
+// module wherever the products do, so that TestBatchNormChannels tests
+// them (Node.js and Chromium run WebAssembly SIMD).
+func TestSIMDBatchNormLoaded(t *testing.T) {
+	if os.Getenv("DEEPLDA_WASM_SIMD") == "off" {
+		t.Skip("SKIPPED: DEEPLDA_WASM_SIMD=off keeps the SIMD module off")
+	}
+	if wasmBN == nil {
+		t.Fatal("the SIMD module's BatchNorm passes did not load: BatchNorm runs as plain Go")
+	}
+}
+
+// BenchmarkBNPasses times the BatchNorm passes over one channel of 64
+// planes of 28×28 (50,176 floats) in the SIMD module and in plain Go
+// (package ref's loops), for ARCHITECTURE.md's comparison.
+func BenchmarkBNPasses(b *testing.B) {
+	const n, hw = 64, 784
+	x, y := make([]float32, n*hw), make([]float32, n*hw)
+	for i := range x {
+		x[i] = float32(i%97) * 0.1
+	}
+	b.Run("simd/sum", func(b *testing.B) {
+		for range b.N {
+			wasmBN.sum(x, n, hw, hw)
+		}
+	})
+	b.Run("go/sum", func(b *testing.B) {
+		for range b.N {
+			var s float64
+			for _, v := range x {
+				s += float64(v)
+			}
+			bnOut[0] = s
+		}
+	})
+	b.Run("simd/scale", func(b *testing.B) {
+		for range b.N {
+			wasmBN.scaleShift(y, x, n, hw, hw, 2, 3)
+		}
+	})
+	b.Run("go/scale", func(b *testing.B) {
+		for range b.N {
+			for i, v := range x {
+				y[i] = v*2 + 3
+			}
+		}
+	})
+}
