@@ -21,7 +21,7 @@ func TestSIMDBatchNormLoaded(t *testing.T) {
 
 // BenchmarkBNPasses times the BatchNorm passes over one channel of 64
 // planes of 28×28 (50,176 floats) in the SIMD module and in plain Go
-// (package ref's loops), for ARCHITECTURE.md's comparison.
+// loops like package ref's, for ARCHITECTURE.md's comparison.
 func BenchmarkBNPasses(b *testing.B) {
 	const n, hw = 64, 784
 	x, y := make([]float32, n*hw), make([]float32, n*hw)

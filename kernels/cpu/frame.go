@@ -69,25 +69,33 @@ func (f *frame) images(i int) (n0, imgs int) {
 
 // unfold fills col[Ci*K*K, imgs*hw] from images n0..n0+imgs-1 of
 // x[N,Ci,H,W], framing the planes of one channel into planes (imgs*f.plane
-// floats) first. It writes col in order, so that what gatherRows writes
-// past a row of col is overwritten by the next, and up to 7 floats past
+// floats) first, channel by channel in the SIMD module where it runs
+// (unfoldSIMD), else in Go. It writes col in order, so that what a row's
+// copy writes past it is overwritten by the next, and up to 7 floats past
 // the end of the unfolded matrix (see colLen).
 func (f *frame) unfold(col, planes, x []float32, n0, imgs int) {
+	clear(planes)
+	for c := 0; c < f.g.Ci; c++ {
+		if !unfoldSIMD(f, col, planes, x, n0, imgs, c) {
+			f.unfoldChannel(col, planes, x, n0, imgs, c)
+		}
+	}
+}
+
+// unfoldChannel is unfold's work for channel c, in Go.
+func (f *frame) unfoldChannel(col, planes, x []float32, n0, imgs, c int) {
 	g := f.g
 	kk, ld := g.K*g.K, imgs*f.hw
-	clear(planes)
-	for c := 0; c < g.Ci; c++ {
-		for i := 0; i < imgs; i++ {
-			src := x[((n0+i)*g.Ci+c)*g.H*g.W:][:g.H*g.W]
-			data := planes[i*f.plane+g.Pad*f.wq+g.Pad:]
-			for h := 0; h < g.H; h++ {
-				copy(data[h*f.wq:][:g.W], src[h*g.W:][:g.W])
-			}
+	for i := 0; i < imgs; i++ {
+		src := x[((n0+i)*g.Ci+c)*g.H*g.W:][:g.H*g.W]
+		data := planes[i*f.plane+g.Pad*f.wq+g.Pad:]
+		for h := 0; h < g.H; h++ {
+			copy(data[h*f.wq:][:g.W], src[h*g.W:][:g.W])
 		}
-		for t := 0; t < kk; t++ {
-			for i := 0; i < imgs; i++ {
-				gatherRows(col[(c*kk+t)*ld+i*f.hw:], planes[i*f.plane+t/g.K*f.wq+t%g.K:], g.Ho, g.Wo, f.wq)
-			}
+	}
+	for t := 0; t < kk; t++ {
+		for i := 0; i < imgs; i++ {
+			gatherRows(col[(c*kk+t)*ld+i*f.hw:], planes[i*f.plane+t/g.K*f.wq+t%g.K:], g.Ho, g.Wo, f.wq)
 		}
 	}
 }

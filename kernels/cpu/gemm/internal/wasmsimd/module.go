@@ -84,7 +84,7 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	// Type 0 (macro): nine i32 parameters, alpha and beta (f32), vec
 	// (i32). Type 1 (pack): six i32 parameters. Type 2 (worker): one i32.
 	// Type 3 (run): two i32. Then the types of the vector routines
-	// (bnFuncs), one each, function i of type i.
+	// (vecFuncs), one each, function i of type i.
 	macroType := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
 	packType := []byte{i32, i32, i32, i32, i32, i32}
 	types := cat(funcType(macroType), funcType(packType))
@@ -103,7 +103,7 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 		wb, rb := worker(), run()
 		code = cat(code, u32(len(wb)), wb, u32(len(rb)), rb)
 	}
-	for _, v := range bnFuncs() {
+	for _, v := range vecFuncs() {
 		idx := len(funcs)
 		types = cat(types, funcType(v.params))
 		funcs = append(funcs, byte(idx))
@@ -117,6 +117,10 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	m = section(m, 10, vec(len(funcs), code))
 	return m
 }
+
+// vecFuncs are the module's routines for the rest of the CPU backend's
+// step: BatchNorm's passes and the convolutions' unfolding.
+func vecFuncs() []vecFunc { return append(bnFuncs(), unfoldFunc()) }
 
 // callMacro appends a call of macro (function 0) with the arguments of the
 // control block at local blk.

@@ -1,0 +1,7 @@
+//go:build !(js && wasm) || purego
+
+package cpu
+
+// unfoldSIMD does nothing: the SIMD module runs in a JavaScript host only
+// (see frame_wasm.go).
+func unfoldSIMD(f *frame, col, planes, x []float32, n0, imgs, c int) bool { return false }

@@ -1,0 +1,65 @@
+//go:build js && wasm && !purego
+
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/ref"
+)
+
+// TestUnfoldSIMD checks the SIMD module's unfold against unfoldChannel bit
+// for bit (the unfolded matrix and the framed planes) for the framed
+// geometries of the ConvNet and of TestFramedConv, in groups of 1 to all
+// the images, special values included.
+func TestUnfoldSIMD(t *testing.T) {
+	if os.Getenv("DEEPLDA_WASM_SIMD") == "off" {
+		t.Skip("SKIPPED: DEEPLDA_WASM_SIMD=off keeps the SIMD module off")
+	}
+	if !hasUnfoldFn {
+		t.Fatal("the SIMD module's unfold did not load: the convolutions unfold in plain Go")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, g := range []ref.Conv{
+		{N: 3, Ci: 1, H: 28, W: 28, Co: 32, K: 3, Pad: 1},
+		{N: 3, Ci: 4, H: 14, W: 14, Co: 8, K: 3, Pad: 1},
+		{N: 5, Ci: 3, H: 7, W: 7, Co: 4, K: 3, Pad: 1},
+		{N: 5, Ci: 2, H: 6, W: 9, Co: 3, K: 3, Pad: 0},
+		{N: 5, Ci: 2, H: 9, W: 6, Co: 3, K: 3, Pad: 2},
+		{N: 5, Ci: 3, H: 5, W: 8, Co: 2, K: 5, Pad: 2},
+		{N: 5, Ci: 4, H: 4, W: 5, Co: 3, K: 1, Pad: 0},
+	} {
+		g.Stride = 1
+		p := kernels.ConvParams{Stride: 1, Pad: g.Pad}
+		g.Ho, g.Wo = p.OutSize(g.H, g.K), p.OutSize(g.W, g.K)
+		x := specials(r, g.N*g.Ci*g.H*g.W)
+		for _, parts := range []int{1, 2, g.N} {
+			f, ok := newFrame(g, parts)
+			if !ok {
+				t.Fatalf("%+v has no framed layout", g)
+			}
+			for grp := 0; grp < f.groups(); grp++ {
+				n0, imgs := f.images(grp)
+				got, want := make([]float32, f.colLen()), make([]float32, f.colLen())
+				gotPlanes, wantPlanes := make([]float32, f.group*f.plane), make([]float32, f.group*f.plane)
+				f.unfold(got, gotPlanes, x, n0, imgs)
+				clear(wantPlanes)
+				for c := 0; c < g.Ci; c++ {
+					f.unfoldChannel(want, wantPlanes, x, n0, imgs, c)
+				}
+				n := g.Ci * g.K * g.K * imgs * f.hw
+				name := fmt.Sprintf("%+v, groups of %d, group %d", g, f.group, grp)
+				if err := sameBits(got[:n], want[:n]); err != nil {
+					t.Fatalf("%s: the unfolded matrix: %v", name, err)
+				}
+				if err := sameBits(gotPlanes, wantPlanes); err != nil {
+					t.Fatalf("%s: the framed planes: %v", name, err)
+				}
+			}
+		}
+	}
+}
