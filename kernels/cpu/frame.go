@@ -125,23 +125,40 @@ func (b *Backend) convFramed(y, x, wt, bias []float32, f frame) {
 			f.unfold(*col, *planes, x, n0, imgs)
 			gemm.Sgemm(true, false, ld, g.Co, rows, 1, *col, ld, wt, g.Co, 0, *out, g.Co)
 			for i := 0; i < imgs; i++ {
-				for co := 0; co < g.Co; co++ {
-					d := y[((n0+i)*g.Co+co)*f.hw:][:f.hw]
-					s := (*out)[i*f.hw*g.Co+co:][:(f.hw-1)*g.Co+1]
-					if bias == nil {
-						for p := range d {
-							d[p] = s[p*g.Co]
-						}
-						continue
-					}
-					bv := bias[co]
-					for p := range d {
-						d[p] = s[p*g.Co] + bv
-					}
-				}
+				transposeBias(y[(n0+i)*g.Co*f.hw:], (*out)[i*f.hw*g.Co:], f.hw, g.Co, bias)
 			}
 		}
 	})
+}
+
+// transposeBias sets d[c*rows+r] = s[r*cols+c] + bias[c] (bias nil: none)
+// for r < rows, c < cols: an image's output from the product's [pixels,
+// channels] layout, in the SIMD module where it runs (transposeSIMD).
+func transposeBias(d, s []float32, rows, cols int, bias []float32) {
+	d, s = d[:rows*cols], s[:rows*cols]
+	if bias != nil {
+		bias = bias[:cols]
+	}
+	if !transposeSIMD(d, s, rows, cols, bias) {
+		transposeBiasGo(d, s, rows, cols, bias)
+	}
+}
+
+// transposeBiasGo is transposeBias in Go.
+func transposeBiasGo(d, s []float32, rows, cols int, bias []float32) {
+	for c := 0; c < cols; c++ {
+		dc := d[c*rows:][:rows]
+		if bias == nil {
+			for r := range dc {
+				dc[r] = s[r*cols+c]
+			}
+			continue
+		}
+		bv := bias[c]
+		for r := range dc {
+			dc[r] = s[r*cols+c] + bv
+		}
+	}
 }
 
 // sumRows is how many rows of the partials sumPartials adds at a time.

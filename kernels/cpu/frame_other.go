@@ -5,3 +5,6 @@ package cpu
 // unfoldSIMD does nothing: the SIMD module runs in a JavaScript host only
 // (see frame_wasm.go).
 func unfoldSIMD(f *frame, col, planes, x []float32, n0, imgs, c int) bool { return false }
+
+// transposeSIMD does nothing, as unfoldSIMD.
+func transposeSIMD(d, s []float32, rows, cols int, bias []float32) bool { return false }

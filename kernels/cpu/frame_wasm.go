@@ -8,9 +8,12 @@ import (
 	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 )
 
-// unfoldFn is the SIMD module's unfold routine, undefined where no module
-// runs.
-var unfoldFn, hasUnfoldFn = gemm.SIMDFunc("unfold")
+// unfoldFn and transposeFn are the SIMD module's unfold and transpose
+// routines, undefined where no module runs.
+var (
+	unfoldFn, hasUnfoldFn       = gemm.SIMDFunc("unfold")
+	transposeFn, hasTransposeFn = gemm.SIMDFunc("transpose")
+)
 
 // unfoldSIMD does unfold's work for channel c in the SIMD module (one call:
 // the framing and every tap's gathering) and reports whether it did.
@@ -31,5 +34,22 @@ func unfoldSIMD(f *frame, col, planes, x []float32, n0, imgs, c int) bool {
 	runtime.KeepAlive(col)
 	runtime.KeepAlive(planes)
 	runtime.KeepAlive(x)
+	return true
+}
+
+// transposeSIMD does transposeBias's work (d and s of rows*cols floats,
+// bias nil or of cols) in the SIMD module and reports whether it did.
+func transposeSIMD(d, s []float32, rows, cols int, bias []float32) bool {
+	if !hasTransposeFn || rows == 0 || cols == 0 {
+		return false
+	}
+	b := 0
+	if bias != nil {
+		b = at(bias)
+	}
+	transposeFn.Invoke(at(d), at(s), rows, cols, cols, rows, b)
+	runtime.KeepAlive(d)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(bias)
 	return true
 }

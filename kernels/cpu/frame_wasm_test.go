@@ -63,3 +63,28 @@ func TestUnfoldSIMD(t *testing.T) {
 		}
 	}
 }
+
+// TestTransposeSIMD checks the SIMD module's transpose against
+// transposeBiasGo bit for bit (special values, -0 among them, with and
+// without a bias) for sizes with and without whole 4×4 blocks.
+func TestTransposeSIMD(t *testing.T) {
+	if os.Getenv("DEEPLDA_WASM_SIMD") == "off" {
+		t.Skip("SKIPPED: DEEPLDA_WASM_SIMD=off keeps the SIMD module off")
+	}
+	if !hasTransposeFn {
+		t.Fatal("the SIMD module's transpose did not load")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, size := range [][2]int{{1, 1}, {3, 5}, {4, 4}, {7, 9}, {49, 128}, {196, 64}, {784, 32}} {
+		rows, cols := size[0], size[1]
+		s := specials(r, rows*cols)
+		for _, bias := range [][]float32{nil, specials(r, cols)} {
+			got, want := specials(r, rows*cols), specials(r, rows*cols)
+			transposeBias(got, s, rows, cols, bias)
+			transposeBiasGo(want, s, rows, cols, bias)
+			if err := sameBits(got, want); err != nil {
+				t.Fatalf("%d×%d, bias %v: %v", rows, cols, bias != nil, err)
+			}
+		}
+	}
+}

@@ -106,3 +106,116 @@ func unfoldFunc() vecFunc {
 	f.end()
 	return vecFunc{"unfold", params, l.body(f.code)}
 }
+
+// transposeFunc returns the transpose routine, which the framed
+// convolutions' outputs take from the products' [pixels, channels] layout
+// to [channels, pixels], adding the bias (bias 0: none):
+//
+//	transpose(dst, src, rows, cols, lds, ldd, bias)
+//
+// sets dst[c*ldd + r] = src[r*lds + c] (+ bias[c]) for r < rows, c < cols
+// (counts and strides in floats, offsets in bytes), in 4×4 blocks of
+// vectors, then the remaining rows and columns one float at a time. The
+// addition is the one float32 addition of the plain loop: the same bits.
+func transposeFunc() vecFunc {
+	const (
+		dst = iota
+		src
+		rows
+		cols
+		lds
+		ldd
+		bias
+		nParams
+	)
+	params := make([]byte, nParams)
+	for i := range params {
+		params[i] = i32
+	}
+	l := locals{next: nParams}
+	r, c, s, d := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
+	fv := l.add(f32, 1)
+	v := l.add(v128, 8) // v..v+3 the rows read, v+4..v+7 the pairs
+	var f fn
+	// at emits: local = base + (i*ld + j)*4 (i, j, ld locals).
+	at := func(local, base, i, ld, j int) {
+		f.get(base).get(i).get(ld).op(opI32Mul).get(j).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(local)
+	}
+	// The 4×4 blocks.
+	f.i32c(0).set(r)
+	f.block().loop()
+	f.get(r).i32c(4).op(opI32Add).get(rows).op(opI32GtS).brIf(1)
+	f.i32c(0).set(c)
+	f.block().loop()
+	f.get(c).i32c(4).op(opI32Add).get(cols).op(opI32GtS).brIf(1)
+	at(s, src, r, lds, c)
+	for k := range 4 {
+		f.get(s).vmem(opV128Load, 0).set(v + k)
+		f.get(s).get(lds).i32c(4).op(opI32Mul).op(opI32Add).set(s)
+	}
+	// Rows a, b, c, d to columns: (a0 b0 a1 b1), (a2 b2 a3 b3), then the
+	// same of c and d, then their halves.
+	f.get(v).get(v+1).shuffle32(0, 4, 1, 5).set(v + 4)
+	f.get(v).get(v+1).shuffle32(2, 6, 3, 7).set(v + 5)
+	f.get(v+2).get(v+3).shuffle32(0, 4, 1, 5).set(v + 6)
+	f.get(v+2).get(v+3).shuffle32(2, 6, 3, 7).set(v + 7)
+	f.get(v+4).get(v+6).shuffle32(0, 1, 4, 5).set(v)
+	f.get(v+4).get(v+6).shuffle32(2, 3, 6, 7).set(v + 1)
+	f.get(v+5).get(v+7).shuffle32(0, 1, 4, 5).set(v + 2)
+	f.get(v+5).get(v+7).shuffle32(2, 3, 6, 7).set(v + 3)
+	f.get(bias).ifOp()
+	for k := range 4 {
+		f.get(v+k).get(bias).get(c).i32c(4).op(opI32Mul).op(opI32Add).vmem(opV128Load32Splat, 4*k).simd(opF32x4Add).set(v + k)
+	}
+	f.end()
+	at(d, dst, c, ldd, r)
+	for k := range 4 {
+		f.get(d).get(v+k).vmem(opV128Store, 0)
+		f.get(d).get(ldd).i32c(4).op(opI32Mul).op(opI32Add).set(d)
+	}
+	f.get(c).i32c(4).op(opI32Add).set(c)
+	f.br(0)
+	f.end().end()
+	// The remaining columns of these four rows.
+	f.block().loop()
+	f.get(c).get(cols).op(opI32GeS).brIf(1)
+	for k := range 4 {
+		f.get(r).i32c(k).op(opI32Add).set(s) // s: the row
+		f.scalarMove(dst, src, s, c, lds, ldd, bias, d, fv)
+	}
+	f.get(c).i32c(1).op(opI32Add).set(c)
+	f.br(0)
+	f.end().end()
+	f.get(r).i32c(4).op(opI32Add).set(r)
+	f.br(0)
+	f.end().end()
+	// The remaining rows, every column.
+	f.block().loop()
+	f.get(r).get(rows).op(opI32GeS).brIf(1)
+	f.i32c(0).set(c)
+	f.block().loop()
+	f.get(c).get(cols).op(opI32GeS).brIf(1)
+	f.scalarMove(dst, src, r, c, lds, ldd, bias, d, fv)
+	f.get(c).i32c(1).op(opI32Add).set(c)
+	f.br(0)
+	f.end().end()
+	f.get(r).i32c(1).op(opI32Add).set(r)
+	f.br(0)
+	f.end().end()
+	f.end()
+	return vecFunc{"transpose", params, l.body(f.code)}
+}
+
+// scalarMove emits dst[c*ldd + r] = src[r*lds + c] (+ bias[c] where bias
+// is not 0) for the locals r and c; tmp is an i32 local, fv an f32 one.
+// (The sum is computed in either case, bias[c] then read from the first
+// floats of the memory, and select keeps the plain value without a bias:
+// adding 0 would turn -0 into +0.)
+func (f *fn) scalarMove(dst, src, r, c, lds, ldd, bias, tmp, fv int) {
+	f.get(dst).get(c).get(ldd).op(opI32Mul).get(r).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(tmp)
+	f.get(tmp)
+	f.get(src).get(r).get(lds).op(opI32Mul).get(c).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).op(opF32Load).mem(0).tee(fv)
+	f.get(bias).get(c).i32c(4).op(opI32Mul).op(opI32Add).op(opF32Load).mem(0).op(opF32Add)
+	f.get(fv).get(bias).op(opSelect)
+	f.op(opF32Store).mem(0)
+}

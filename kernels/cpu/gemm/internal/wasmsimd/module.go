@@ -119,8 +119,9 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 }
 
 // vecFuncs are the module's routines for the rest of the CPU backend's
-// step: BatchNorm's passes and the convolutions' unfolding.
-func vecFuncs() []vecFunc { return append(bnFuncs(), unfoldFunc()) }
+// step: BatchNorm's passes, the convolutions' unfolding and the
+// transposition of their outputs.
+func vecFuncs() []vecFunc { return append(bnFuncs(), unfoldFunc(), transposeFunc()) }
 
 // callMacro appends a call of macro (function 0) with the arguments of the
 // control block at local blk.
@@ -522,6 +523,16 @@ func (f *fn) simd(o int) *fn {
 
 // lane appends a lane index (of an extract or replace).
 func (f *fn) lane(i byte) *fn { f.code = append(f.code, i); return f }
+
+// shuffle32 replaces the two v128s on the stack by the four 32-bit lanes
+// named (0-3 the first's, 4-7 the second's).
+func (f *fn) shuffle32(lanes ...byte) *fn {
+	f.simd(opI8x16Shuffle)
+	for _, l := range lanes {
+		f.code = append(f.code, 4*l, 4*l+1, 4*l+2, 4*l+3)
+	}
+	return f
+}
 
 // shuffleHigh replaces the two v128s on the stack by one whose two halves
 // are both the upper half of the first (lanes 2 and 3 of a f32x4 moved to
