@@ -120,8 +120,10 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 
 // vecFuncs are the module's routines for the rest of the CPU backend's
 // step: BatchNorm's passes, the convolutions' unfolding and the
-// transposition of their outputs.
-func vecFuncs() []vecFunc { return append(bnFuncs(), unfoldFunc(), transposeFunc()) }
+// transposition of their outputs, and max pooling.
+func vecFuncs() []vecFunc {
+	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true))
+}
 
 // callMacro appends a call of macro (function 0) with the arguments of the
 // control block at local blk.
@@ -451,9 +453,11 @@ const (
 	opI32GtS        = 0x4a
 	opI32GeS        = 0x4e
 	opF32Ne         = 0x5c
+	opF32Gt         = 0x5e
 	opI32Add        = 0x6a
 	opI32Sub        = 0x6b
 	opI32Mul        = 0x6c
+	opI32DivS       = 0x6d
 	opI32And        = 0x71
 	opF32Add        = 0x92
 	opF32Sub        = 0x93
@@ -474,6 +478,10 @@ const (
 	opI8x16Shuffle     = 0x0d
 	opF64x2ExtractLane = 0x21
 	opF64x2PromoteLow  = 0x5f
+	opF32x4Gt          = 0x44
+	opV128And          = 0x4e
+	opV128AndNot       = 0x4f
+	opV128Bitselect    = 0x52
 	opF32x4Add         = 0xe4
 	opF32x4Sub         = 0xe5
 	opF32x4Mul         = 0xe6
