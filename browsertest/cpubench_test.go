@@ -26,6 +26,13 @@ const cpuStepBatch = 64
 // untimed warm-up step).
 const cpuStepSteps = 3
 
+// cpuRun is a row of BenchmarkCPUStepBrowserNodeNative: its name, and
+// what times one round of it in images/s.
+type cpuRun struct {
+	name string
+	time func() float64
+}
+
 // BenchmarkCPUStepBrowserNodeNative times the paper's ConvNet training step
 // at batch 64 (28x28 inputs, spherical LDA head, DNLL) on the CPU backend
 // in three places in one run, and prints them side by side as images/s and
@@ -45,6 +52,9 @@ const cpuStepSteps = 3
 //     training seconds, the first step's warm-up and the page's yields to
 //     the browser included), one thread and isolated.
 //
+// With DEEPLDA_SITE_BEFORE set to another commit's built site, the page
+// training demo 3 from that site adds two rows, to compare.
+//
 // The three kinds of run alternate b.N times (-benchtime Nx), so that a
 // shared machine's load hits them alike; each figure is reported as the
 // range over the rounds. It is not part of "./build.sh test"; one round
@@ -62,10 +72,7 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	nodeTest := buildWasmTest(b, "../experiment")
 	isolated := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
 	defer isolated.Close()
-	runs := []struct {
-		name string
-		time func() float64
-	}{
+	runs := []cpuRun{
 		{"native CPU backend, 1 core", func() float64 { return nativeStep(b, 1) }},
 		{fmt.Sprintf("native CPU backend, %d cores", runtime.NumCPU()), func() float64 { return nativeStep(b, runtime.NumCPU()) }},
 		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", func() float64 { return nodeStep(b, node, nodeTest) }},
@@ -73,6 +80,17 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", runtime.NumCPU()), func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
 		{"Chromium, the page training demo 3, 1 thread", func() float64 { return chromiumTraining(b, baseURL, false) }},
 		{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", runtime.NumCPU()), func() float64 { return chromiumTraining(b, isolated.URL+prefix, true) }},
+	}
+	if d := os.Getenv("DEEPLDA_SITE_BEFORE"); d != "" {
+		// Another commit's build, trained in the same rounds.
+		plain := httptest.NewServer(NewHandler(d, prefix))
+		defer plain.Close()
+		iso := httptest.NewServer(NewIsolatedHandler(d, prefix))
+		defer iso.Close()
+		before := " (the site of " + filepath.Base(d) + ")"
+		runs = append(runs,
+			cpuRun{"Chromium, the page training demo 3, 1 thread" + before, func() float64 { return chromiumTraining(b, plain.URL+prefix, false) }},
+			cpuRun{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", runtime.NumCPU()) + before, func() float64 { return chromiumTraining(b, iso.URL+prefix, true) }})
 	}
 	ips := make([][]float64, len(runs))
 	for i := 0; i < b.N; i++ {
