@@ -41,3 +41,12 @@ func copyPanels(dst, src []float32, lds, w, kb, panels int) int {
 	}
 	return wasmCopyPanels(dst, src, lds, w, kb, panels)
 }
+
+// colPanels transposes whole micro-panels (see packCols) where asmPacking
+// allows, and returns how many it packed.
+func colPanels(dst, src []float32, lds, w, kb, panels int) int {
+	if !asmPacking {
+		return 0
+	}
+	return wasmPackCols(dst, src, lds, w, kb, panels)
+}

@@ -14,8 +14,8 @@ func packA(dst []float32, transA bool, a []float32, lda, i0, p0, mb, kb, mr int)
 		packRowPanels(dst, a[p0*lda+i0:], lda, mb, mr, kb)
 		return
 	}
-	for ir := 0; ir < mb; ir += mr {
-		// Row i of the block is row i0+i of a.
+	// Row i of the block is row i0+i of a.
+	for ir := colPanels(dst, a[i0*lda+p0:], lda, mr, kb, mb/mr) * mr; ir < mb; ir += mr {
 		packCols(dst[ir*kb:ir*kb+mr*kb], a[(i0+ir)*lda+p0:], lda, min(mr, mb-ir), mr, kb)
 	}
 }
@@ -34,8 +34,8 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, j0, kb, nb, nr int)
 		packRowPanels(dst, b[p0*ldb+j0:], ldb, nb, nr, kb)
 		return
 	}
-	for jr := 0; jr < nb; jr += nr {
-		// Column j of the block is row j0+j of b.
+	// Column j of the block is row j0+j of b.
+	for jr := colPanels(dst, b[j0*ldb+p0:], ldb, nr, kb, nb/nr) * nr; jr < nb; jr += nr {
 		packCols(dst[jr*kb:jr*kb+nr*kb], b[(j0+jr)*ldb+p0:], ldb, min(nr, nb-jr), nr, kb)
 	}
 }

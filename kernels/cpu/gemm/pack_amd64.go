@@ -70,3 +70,7 @@ func copyRows(dst, src []float32, lds, w, kb int) bool {
 	f(kb, &dst[0], &src[0], lds)
 	return true
 }
+
+// colPanels packs nothing: packCols's AVX transposes do it (see
+// kernel_other.go).
+func colPanels(dst, src []float32, lds, w, kb, panels int) int { return 0 }

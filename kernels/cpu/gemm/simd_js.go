@@ -136,7 +136,7 @@ func newSIMDKernel(name string, mem js.Value, bin []byte) (k *microKernel) {
 	exports := inst.Get("exports")
 	s := &simdMacro{fn: exports.Get("macro"), module: mod, run: exports.Get("run")}
 	if packFn.IsUndefined() {
-		packFn, simdExports = exports.Get("pack"), exports
+		packFn, packColsFn, simdExports = exports.Get("pack"), exports.Get("packcols"), exports
 	}
 	k = &microKernel{
 		name: name, mr: simdMR, nr: simdNR,
@@ -207,9 +207,9 @@ func (s *simdMacro) block(mb, nb, kb int, packedA, packedB, tile []float32, alph
 // offset returns the byte offset of s[0] in the linear memory.
 func offset(s []float32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }
 
-// packFn is the pack function of the first SIMD module instantiated,
-// simdExports all its exports.
-var packFn, simdExports js.Value
+// packFn and packColsFn are the pack and packcols functions of the first
+// SIMD module instantiated, simdExports all its exports.
+var packFn, packColsFn, simdExports js.Value
 
 // SIMDFunc returns the routine name of the SIMD module that the products
 // run in (wasmsimd's vector routines, which the rest of the CPU backend
@@ -239,6 +239,22 @@ func wasmCopyPanels(dst, src []float32, lds, w, kb, panels int) int {
 	_, _ = dst[panels*w*kb-1], src[(kb-1)*lds+panels*w-1]
 	PackCalls++
 	packFn.Invoke(offset(dst), offset(src), 4*lds, w, kb, panels)
+	runtime.KeepAlive(dst)
+	runtime.KeepAlive(src)
+	return panels
+}
+
+// wasmPackCols transposes panels whole micro-panels of w rows of kb floats
+// (row stride lds) into dst with the SIMD module's packcols (see packCols)
+// and returns panels, or packs nothing and returns 0 when there is too
+// little for a call or no module.
+func wasmPackCols(dst, src []float32, lds, w, kb, panels int) int {
+	if panels*w*kb < minPackCall || packColsFn.IsUndefined() {
+		return 0
+	}
+	_, _ = dst[panels*w*kb-1], src[(panels*w-1)*lds+kb-1]
+	PackCalls++
+	packColsFn.Invoke(offset(dst), offset(src), lds, w, kb, panels)
 	runtime.KeepAlive(dst)
 	runtime.KeepAlive(src)
 	return panels

@@ -187,3 +187,44 @@ func TestSharedModuleThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestPackColsSIMD checks the packing of operands stored by columns (A
+// without transA, B with transB) with the SIMD module's packcols against
+// the portable packing, bit for bit, for whole and partial micro-panels
+// and depths around the module's 4×4 blocks, and that the module packed.
+func TestPackColsSIMD(t *testing.T) {
+	if !asmPacking || packColsFn.IsUndefined() {
+		t.Skip("SKIPPED: no SIMD module in this host")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	calls := PackCalls
+	for _, mb := range []int{4, 7, 8, 64, 130} {
+		for _, kb := range []int{1, 3, 4, 7, 64, 129, 256} {
+			a := newMatrix(rng, mb, kb+3, 5)
+			for _, w := range []int{simdMR, simdNR} {
+				size := roundUp(mb, w) * kb
+				got, want := make([]float32, size), make([]float32, size)
+				if w == simdMR {
+					packA(got, false, a.data, a.ld, 0, 2, mb, kb, w)
+				} else {
+					packB(got, true, a.data, a.ld, 2, 0, kb, mb, w)
+				}
+				asmPacking = false
+				if w == simdMR {
+					packA(want, false, a.data, a.ld, 0, 2, mb, kb, w)
+				} else {
+					packB(want, true, a.data, a.ld, 2, 0, kb, mb, w)
+				}
+				asmPacking = true
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("mb %d, kb %d, panels of %d: element %d: got %v, want %v", mb, kb, w, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+	if PackCalls == calls {
+		t.Error("the module packed no micro-panel")
+	}
+}

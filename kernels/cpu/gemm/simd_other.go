@@ -8,3 +8,6 @@ func wasmKernels() []*microKernel { return nil }
 
 // wasmCopyPanels copies no micro-panel (see copyPanels).
 func wasmCopyPanels(dst, src []float32, lds, w, kb, panels int) int { return 0 }
+
+// wasmPackCols packs no micro-panel (see colPanels).
+func wasmPackCols(dst, src []float32, lds, w, kb, panels int) int { return 0 }

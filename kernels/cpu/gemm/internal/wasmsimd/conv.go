@@ -219,3 +219,83 @@ func (f *fn) scalarMove(dst, src, r, c, lds, ldd, bias, tmp, fv int) {
 	f.get(fv).get(bias).op(opSelect)
 	f.op(opF32Store).mem(0)
 }
+
+// packColsFunc returns packcols, the packing of operands stored by columns
+// (gemm's packCols over whole micro-panels):
+//
+//	packcols(dst, src, lds, w, kb, panels)
+//
+// transposes, for each of panels micro-panels q, the w rows of kb floats
+// at src + q*w*lds*4 (row stride lds floats) into kb rows of w floats at
+// dst + q*w*kb*4: dst[p*w + r] = src[r*lds + p]. w is a multiple of 4;
+// 4×4 blocks of vectors, then the last kb%4 columns one float at a time.
+func packColsFunc() vecFunc {
+	const (
+		dst = iota
+		src
+		lds
+		w
+		kb
+		panels
+		nParams
+	)
+	params := make([]byte, nParams)
+	for i := range params {
+		params[i] = i32
+	}
+	l := locals{next: nParams}
+	q, g, p, s, d, k, rows := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
+	v := l.add(v128, 8)
+	var f fn
+	count := func(x, limit, step int, body func()) {
+		f.i32c(0).set(x)
+		f.block().loop()
+		f.get(x).get(limit).op(opI32GeS).brIf(1)
+		body()
+		f.get(x).i32c(step).op(opI32Add).set(x)
+		f.br(0)
+		f.end().end()
+	}
+	f.get(w).i32c(4).op(opI32DivS).set(rows) // rows: 4-row groups a panel
+	count(q, panels, 1, func() {
+		count(g, rows, 1, func() {
+			// s: row q*w + 4g of src; d: column 4g of the panel's rows.
+			f.get(src).get(q).get(w).op(opI32Mul).get(g).i32c(4).op(opI32Mul).op(opI32Add).get(lds).op(opI32Mul).i32c(4).op(opI32Mul).op(opI32Add).set(s)
+			f.get(dst).get(q).get(w).op(opI32Mul).get(kb).op(opI32Mul).get(g).i32c(4).op(opI32Mul).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(d)
+			f.i32c(0).set(p)
+			f.block().loop() // 4×4 blocks
+			f.get(p).i32c(4).op(opI32Add).get(kb).op(opI32GtS).brIf(1)
+			for r := range 4 {
+				f.get(s).get(lds).i32c(4*r).op(opI32Mul).op(opI32Add).get(p).i32c(4).op(opI32Mul).op(opI32Add).vmem(opV128Load, 0).set(v + r)
+			}
+			f.get(v).get(v+1).shuffle32(0, 4, 1, 5).set(v + 4)
+			f.get(v).get(v+1).shuffle32(2, 6, 3, 7).set(v + 5)
+			f.get(v+2).get(v+3).shuffle32(0, 4, 1, 5).set(v + 6)
+			f.get(v+2).get(v+3).shuffle32(2, 6, 3, 7).set(v + 7)
+			f.get(v+4).get(v+6).shuffle32(0, 1, 4, 5).set(v)
+			f.get(v+4).get(v+6).shuffle32(2, 3, 6, 7).set(v + 1)
+			f.get(v+5).get(v+7).shuffle32(0, 1, 4, 5).set(v + 2)
+			f.get(v+5).get(v+7).shuffle32(2, 3, 6, 7).set(v + 3)
+			for r := range 4 {
+				// dst row p+r: d + (p+r)*w*4.
+				f.get(d).get(p).i32c(r).op(opI32Add).get(w).op(opI32Mul).i32c(4).op(opI32Mul).op(opI32Add).get(v+r).vmem(opV128Store, 0)
+			}
+			f.get(p).i32c(4).op(opI32Add).set(p)
+			f.br(0)
+			f.end().end()
+			f.block().loop() // the last columns
+			f.get(p).get(kb).op(opI32GeS).brIf(1)
+			for r := range 4 {
+				f.get(d).get(p).get(w).op(opI32Mul).i32c(r).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(k)
+				f.get(k)
+				f.get(s).get(lds).i32c(4 * r).op(opI32Mul).op(opI32Add).get(p).i32c(4).op(opI32Mul).op(opI32Add).op(opF32Load).mem(0)
+				f.op(opF32Store).mem(0)
+			}
+			f.get(p).i32c(1).op(opI32Add).set(p)
+			f.br(0)
+			f.end().end()
+		})
+	})
+	f.end()
+	return vecFunc{"packcols", params, l.body(f.code)}
+}

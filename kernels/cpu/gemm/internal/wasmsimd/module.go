@@ -120,9 +120,10 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 
 // vecFuncs are the module's routines for the rest of the CPU backend's
 // step: BatchNorm's passes, the convolutions' unfolding and the
-// transposition of their outputs, and max pooling.
+// transposition of their outputs, max pooling, and the packing of
+// operands stored by columns.
 func vecFuncs() []vecFunc {
-	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true))
+	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true), packColsFunc())
 }
 
 // callMacro appends a call of macro (function 0) with the arguments of the
