@@ -41,7 +41,7 @@ import (
 // on any number of threads.
 
 // simdMR and simdNR are the tile of the SIMD kernels.
-const simdMR, simdNR = 4, 8
+const simdMR, simdNR = wasmsimd.MR, wasmsimd.NR
 
 // wasmKernels returns the SIMD kernels the host runs, the preferred one
 // first; none where it has no WebAssembly SIMD, or the module cannot be
@@ -62,11 +62,11 @@ func wasmKernels() []*microKernel {
 	}
 	var ks []*microKernel
 	if mode != "plain" {
-		if k := newSIMDKernel("wasmrelaxed4x8", mem, module(simdMR, simdNR, true)); k != nil {
+		if k := newSIMDKernel("wasmrelaxed4x8", mem, module(true)); k != nil {
 			ks = append(ks, k)
 		}
 	}
-	if k := newSIMDKernel("wasmsimd4x8", mem, module(simdMR, simdNR, false)); k != nil {
+	if k := newSIMDKernel("wasmsimd4x8", mem, module(false)); k != nil {
 		ks = append(ks, k)
 	}
 	if shared && len(ks) > 0 {

@@ -43,7 +43,7 @@ func TestSIMDFallback(t *testing.T) {
 	if !ok {
 		t.Fatal("no Go memory")
 	}
-	bin := wasmsimd.Module(simdMR, simdNR, false)
+	bin := wasmsimd.Module(false)
 	if k := newSIMDKernel("x", mem, bin[:len(bin)-1]); k != nil {
 		t.Error("a kernel from a module that does not validate")
 	}
@@ -116,7 +116,7 @@ func TestSharedModuleThreads(t *testing.T) {
 	wa := g.Get("WebAssembly")
 	mem := wa.Get("Memory").New(map[string]any{"initial": 64, "maximum": wasmsimd.MaxPages, "shared": true})
 	env := map[string]any{"env": map[string]any{"mem": mem}}
-	bin := wasmsimd.SharedModule(simdMR, simdNR, false)
+	bin := wasmsimd.SharedModule(false)
 	u8 := g.Get("Uint8Array").New(len(bin))
 	js.CopyBytesToJS(u8, bin)
 	mod := wa.Get("Module").New(u8)

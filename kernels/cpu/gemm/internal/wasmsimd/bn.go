@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package wasmsimd
 
 // The module's BatchNorm routines, for the CPU backend's passes over the

@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package wasmsimd
 
 // The module's unfolding of the framed convolutions (kernels/cpu,

@@ -1,33 +1,8 @@
-// Package wasmsimd builds, in the WebAssembly binary format, the SIMD
-// macro-kernel that the gemm package runs in the browser's CPU backend.
-//
-// Go's WebAssembly port emits no SIMD instructions, so the gemm package
-// instantiates this small module beside the Go program: it imports the Go
-// program's linear memory (as env.mem) and is called with byte offsets of
-// Go slices in it. [Module] returns its bytes. Its export "pack" copies
-// micro-panels for the packing of A and B (see pack); its export "macro"
-// multiplies a packed block of A by a packed block of B into C, as the gemm
-// package's macroKernel does with a micro-kernel:
-//
-//	macro(mb, nb, kb, a, b, c, rs, cs, tile i32, alpha, beta f32, vec i32)
-//
-// a holds ceil(mb/mr) micro-panels of mr rows and depth kb (element (i, p)
-// of the block at a[(i/mr)*mr*kb + p*mr + i%mr]), b holds ceil(nb/nr)
-// micro-panels of nr columns (element (p, j) at b[(j/nr)*nr*kb + p*nr +
-// j%nr]), both zero-padded, and element (i, j) of the mb×nb block of C is
-// the float32 at byte offset c + i*rs + j*cs. Each element becomes
-//
-//	alpha*sum_p A(i,p)*B(p,j) + beta*C(i,j)
-//
-// summed over p = 0, 1, ..., kb-1 in order from zero; with beta zero C is
-// not read (NaNs in it are ignored). The module keeps an mr×nr tile of C in
-// v128 accumulators: per step of p, one load of nr/4 vectors of B, one
-// splat of each of the mr values of A, and mr*nr/4 multiply-adds, either a
-// multiply then an add (plain SIMD: the same bits as the scalar Go kernel)
-// or one relaxed f32x4.relaxed_madd (relaxed SIMD, fused where the
-// hardware has FMA, so the last bit may differ). A whole tile with vec set
-// (rs a row stride, cs 4) is stored with vector stores; any other tile goes
-// through tile, mr*nr floats of scratch, and is merged element by element.
+//go:build !(js && wasm)
+
+// The module's encoder (see the package comment, in wasmsimd.go). It is
+// not built into WebAssembly programs: they embed what it encodes.
+
 package wasmsimd
 
 import (
@@ -36,48 +11,9 @@ import (
 	"github.com/deeplda/deeplda/internal/leb128"
 )
 
-// Module returns the binary of the module for an mr×nr tile (nr a multiple
-// of 4), with relaxed_madd when relaxed is set, over a memory that is not
-// shared (the Go program's ordinary memory).
-func Module(mr, nr int, relaxed bool) []byte { return build(mr, nr, relaxed, false) }
-
-// SharedModule returns the binary of the module for a shared memory (the
-// Go program's memory made shared, of at most MaxPages pages), which also
-// exports the functions that run macro on several threads: in each Web
-// Worker
-//
-//	worker(ctl i32)
-//
-// serves the thread's control block at byte offset ctl forever, and on the
-// main thread
-//
-//	run(ctl, n i32)
-//
-// runs one macro call split n ways: it wakes the workers of the control
-// blocks ctl+1*CtlBytes ... ctl+(n-1)*CtlBytes, runs the share of block
-// ctl itself, then waits until every worker has finished its share. A
-// control block holds, as 32-bit words: the job's sequence number (CtlSeq),
-// the last sequence number its worker finished (CtlDone), that the worker
-// is serving (CtlReady), then macro's twelve arguments from CtlArgs on (the
-// floats alpha and beta as their bits). The caller writes the arguments of
-// every share, then calls run; a worker that has finished its share spins
-// for a short while for the next job before it sleeps.
-func SharedModule(mr, nr int, relaxed bool) []byte { return build(mr, nr, relaxed, true) }
-
-// MaxPages is the maximum size, in 64 KiB pages, of the shared memory that
-// SharedModule imports.
-const MaxPages = 65536
-
-// The layout of a control block (see SharedModule): byte offsets and size.
-const (
-	CtlSeq   = 0
-	CtlDone  = 4
-	CtlReady = 8
-	CtlArgs  = 16
-	CtlBytes = 64 // one cache line: the threads' blocks do not share one
-)
-
-// build returns the binary of Module or SharedModule.
+// build returns the binary of the module for an mr×nr tile (nr a
+// multiple of 4), with relaxed_madd when relaxed is set, for a shared
+// memory when shared is set (see Module and SharedModule).
 func build(mr, nr int, relaxed, shared bool) []byte {
 	var m []byte
 	m = append(m, 0, 'a', 's', 'm', 1, 0, 0, 0)

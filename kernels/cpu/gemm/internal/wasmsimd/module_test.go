@@ -1,7 +1,13 @@
+//go:build !(js && wasm)
+
 package wasmsimd
+
+//go:generate env DEEPLDA_UPDATE_MODULES=1 go test -run TestModulesUpToDate .
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -12,12 +18,40 @@ import (
 func TestModuleShape(t *testing.T) {
 	madd := []byte{0xfd, 0x85, 0x02}
 	for _, relaxed := range []bool{false, true} {
-		m := Module(4, 8, relaxed)
+		m := build(MR, NR, relaxed, false)
 		if !bytes.HasPrefix(m, []byte{0, 'a', 's', 'm', 1, 0, 0, 0}) {
 			t.Fatalf("relaxed %v: header % x", relaxed, m[:8])
 		}
 		if got := bytes.Contains(m, madd); got != relaxed {
 			t.Errorf("relaxed %v: holds relaxed_madd: %v", relaxed, got)
+		}
+	}
+}
+
+// TestModulesUpToDate checks that the modules the programs embed
+// (modules/) are what the encoder encodes; with DEEPLDA_UPDATE_MODULES=1
+// (go generate) it writes them.
+func TestModulesUpToDate(t *testing.T) {
+	update := os.Getenv("DEEPLDA_UPDATE_MODULES") == "1"
+	for _, m := range []struct {
+		file            string
+		relaxed, shared bool
+		embedded        []byte
+	}{
+		{"plain.wasm", false, false, Module(false)},
+		{"relaxed.wasm", true, false, Module(true)},
+		{"shared-plain.wasm", false, true, SharedModule(false)},
+		{"shared-relaxed.wasm", true, true, SharedModule(true)},
+	} {
+		want := build(MR, NR, m.relaxed, m.shared)
+		if update {
+			if err := os.WriteFile(filepath.Join("modules", m.file), want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if !bytes.Equal(m.embedded, want) {
+			t.Errorf("modules/%s is not what the encoder encodes: run go generate ./kernels/cpu/gemm/internal/wasmsimd", m.file)
 		}
 	}
 }

@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package wasmsimd
 
 // The module's 2×2 max pooling (kernels/cpu, pool_wasm.go), as package
