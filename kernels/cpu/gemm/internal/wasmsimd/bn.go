@@ -61,6 +61,26 @@ func (l *locals) add(t byte, count int) int {
 // body returns the function body of code with these locals.
 func (l *locals) body(code []byte) []byte { return cat(vec(l.n, l.decls), code) }
 
+// i32s returns n i32 parameter types.
+func i32s(n int) []byte {
+	t := make([]byte, n)
+	for i := range t {
+		t[i] = i32
+	}
+	return t
+}
+
+// count emits: for v = 0; v < limit; v++ { body } (v and limit locals).
+func (f *fn) count(v, limit int, body func()) {
+	f.i32c(0).set(v)
+	f.block().loop()
+	f.get(v).get(limit).op(opI32GeS).brIf(1)
+	body()
+	f.get(v).i32c(1).op(opI32Add).set(v)
+	f.br(0)
+	f.end().end()
+}
+
 // planes emits the loop over the n planes (param local n) of hw floats
 // (param hw), stride bytes apart (param stride), whose first planes start
 // at the byte offsets in the param locals bases: cur holds, for each, the

@@ -39,30 +39,17 @@ func unfoldFunc() vecFunc {
 		ld
 		nParams
 	)
-	params := make([]byte, nParams)
-	for i := range params {
-		params[i] = i32
-	}
+	params := i32s(nParams)
 	l := locals{next: nParams}
 	i, r, j, d, s, kh, kw, row := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
 	var f fn
-	// count emits: for v = 0; v < limit; v++ { body }.
-	count := func(v, limit int, body func()) {
-		f.i32c(0).set(v)
-		f.block().loop()
-		f.get(v).get(limit).op(opI32GeS).brIf(1)
-		body()
-		f.get(v).i32c(1).op(opI32Add).set(v)
-		f.br(0)
-		f.end().end()
-	}
 	// Framing: w floats a row, exactly (the pads stay zero).
-	count(i, imgs, func() {
+	f.count(i, imgs, func() {
 		// d = planes + i*plane + (pad*wq + pad)*4; s = x + i*xstride.
 		f.get(planes).get(i).get(plane).op(opI32Mul).op(opI32Add)
 		f.get(pad).get(wq).op(opI32Mul).get(pad).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(d)
 		f.get(x).get(i).get(xstride).op(opI32Mul).op(opI32Add).set(s)
-		count(r, h, func() {
+		f.count(r, h, func() {
 			f.i32c(0).set(j)
 			f.block().loop() // whole vectors
 			f.get(j).i32c(4).op(opI32Add).get(w).op(opI32GtS).brIf(1)
@@ -83,16 +70,16 @@ func unfoldFunc() vecFunc {
 		})
 	})
 	// Gathering: whole vectors of each row of wo floats.
-	count(kh, k, func() {
-		count(kw, k, func() {
-			count(i, imgs, func() {
+	f.count(kh, k, func() {
+		f.count(kw, k, func() {
+			f.count(i, imgs, func() {
 				// d = col + ((kh*k + kw)*ld + i*hw)*4.
 				f.get(col).get(kh).get(k).op(opI32Mul).get(kw).op(opI32Add).get(ld).op(opI32Mul)
 				f.get(i).get(hw).op(opI32Mul).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(d)
 				// s = planes + i*plane + (kh*wq + kw)*4.
 				f.get(planes).get(i).get(plane).op(opI32Mul).op(opI32Add)
 				f.get(kh).get(wq).op(opI32Mul).get(kw).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(s)
-				count(row, ho, func() {
+				f.count(row, ho, func() {
 					f.i32c(0).set(j)
 					f.loop() // at least one vector: wo >= 1
 					f.get(d).get(j).op(opI32Add)
@@ -130,10 +117,7 @@ func transposeFunc() vecFunc {
 		bias
 		nParams
 	)
-	params := make([]byte, nParams)
-	for i := range params {
-		params[i] = i32
-	}
+	params := i32s(nParams)
 	l := locals{next: nParams}
 	r, c, s, d := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
 	fv := l.add(f32, 1)
@@ -155,16 +139,7 @@ func transposeFunc() vecFunc {
 		f.get(s).vmem(opV128Load, 0).set(v + k)
 		f.get(s).get(lds).i32c(4).op(opI32Mul).op(opI32Add).set(s)
 	}
-	// Rows a, b, c, d to columns: (a0 b0 a1 b1), (a2 b2 a3 b3), then the
-	// same of c and d, then their halves.
-	f.get(v).get(v+1).shuffle32(0, 4, 1, 5).set(v + 4)
-	f.get(v).get(v+1).shuffle32(2, 6, 3, 7).set(v + 5)
-	f.get(v+2).get(v+3).shuffle32(0, 4, 1, 5).set(v + 6)
-	f.get(v+2).get(v+3).shuffle32(2, 6, 3, 7).set(v + 7)
-	f.get(v+4).get(v+6).shuffle32(0, 1, 4, 5).set(v)
-	f.get(v+4).get(v+6).shuffle32(2, 3, 6, 7).set(v + 1)
-	f.get(v+5).get(v+7).shuffle32(0, 1, 4, 5).set(v + 2)
-	f.get(v+5).get(v+7).shuffle32(2, 3, 6, 7).set(v + 3)
+	f.transpose4x4(v)
 	f.get(bias).ifOp()
 	for k := range 4 {
 		f.get(v+k).get(bias).get(c).i32c(4).op(opI32Mul).op(opI32Add).vmem(opV128Load32Splat, 4*k).simd(opF32x4Add).set(v + k)
@@ -194,13 +169,7 @@ func transposeFunc() vecFunc {
 	// The remaining rows, every column.
 	f.block().loop()
 	f.get(r).get(rows).op(opI32GeS).brIf(1)
-	f.i32c(0).set(c)
-	f.block().loop()
-	f.get(c).get(cols).op(opI32GeS).brIf(1)
-	f.scalarMove(dst, src, r, c, lds, ldd, bias, d, fv)
-	f.get(c).i32c(1).op(opI32Add).set(c)
-	f.br(0)
-	f.end().end()
+	f.count(c, cols, func() { f.scalarMove(dst, src, r, c, lds, ldd, bias, d, fv) })
 	f.get(r).i32c(1).op(opI32Add).set(r)
 	f.br(0)
 	f.end().end()
@@ -241,26 +210,14 @@ func packColsFunc() vecFunc {
 		panels
 		nParams
 	)
-	params := make([]byte, nParams)
-	for i := range params {
-		params[i] = i32
-	}
+	params := i32s(nParams)
 	l := locals{next: nParams}
 	q, g, p, s, d, k, rows := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
 	v := l.add(v128, 8)
 	var f fn
-	count := func(x, limit, step int, body func()) {
-		f.i32c(0).set(x)
-		f.block().loop()
-		f.get(x).get(limit).op(opI32GeS).brIf(1)
-		body()
-		f.get(x).i32c(step).op(opI32Add).set(x)
-		f.br(0)
-		f.end().end()
-	}
 	f.get(w).i32c(4).op(opI32DivS).set(rows) // rows: 4-row groups a panel
-	count(q, panels, 1, func() {
-		count(g, rows, 1, func() {
+	f.count(q, panels, func() {
+		f.count(g, rows, func() {
 			// s: row q*w + 4g of src; d: column 4g of the panel's rows.
 			f.get(src).get(q).get(w).op(opI32Mul).get(g).i32c(4).op(opI32Mul).op(opI32Add).get(lds).op(opI32Mul).i32c(4).op(opI32Mul).op(opI32Add).set(s)
 			f.get(dst).get(q).get(w).op(opI32Mul).get(kb).op(opI32Mul).get(g).i32c(4).op(opI32Mul).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(d)
@@ -270,14 +227,7 @@ func packColsFunc() vecFunc {
 			for r := range 4 {
 				f.get(s).get(lds).i32c(4*r).op(opI32Mul).op(opI32Add).get(p).i32c(4).op(opI32Mul).op(opI32Add).vmem(opV128Load, 0).set(v + r)
 			}
-			f.get(v).get(v+1).shuffle32(0, 4, 1, 5).set(v + 4)
-			f.get(v).get(v+1).shuffle32(2, 6, 3, 7).set(v + 5)
-			f.get(v+2).get(v+3).shuffle32(0, 4, 1, 5).set(v + 6)
-			f.get(v+2).get(v+3).shuffle32(2, 6, 3, 7).set(v + 7)
-			f.get(v+4).get(v+6).shuffle32(0, 1, 4, 5).set(v)
-			f.get(v+4).get(v+6).shuffle32(2, 3, 6, 7).set(v + 1)
-			f.get(v+5).get(v+7).shuffle32(0, 1, 4, 5).set(v + 2)
-			f.get(v+5).get(v+7).shuffle32(2, 3, 6, 7).set(v + 3)
+			f.transpose4x4(v)
 			for r := range 4 {
 				// dst row p+r: d + (p+r)*w*4.
 				f.get(d).get(p).i32c(r).op(opI32Add).get(w).op(opI32Mul).i32c(4).op(opI32Mul).op(opI32Add).get(v+r).vmem(opV128Store, 0)
@@ -300,4 +250,18 @@ func packColsFunc() vecFunc {
 	})
 	f.end()
 	return vecFunc{"packcols", params, l.body(f.code)}
+}
+
+// transpose4x4 transposes the 4×4 floats in the v128 locals v..v+3 (rows
+// a, b, c, d become columns), through v+4..v+7: first (a0 b0 a1 b1),
+// (a2 b2 a3 b3) and the same of c and d, then their halves.
+func (f *fn) transpose4x4(v int) {
+	f.get(v).get(v+1).shuffle32(0, 4, 1, 5).set(v + 4)
+	f.get(v).get(v+1).shuffle32(2, 6, 3, 7).set(v + 5)
+	f.get(v+2).get(v+3).shuffle32(0, 4, 1, 5).set(v + 6)
+	f.get(v+2).get(v+3).shuffle32(2, 6, 3, 7).set(v + 7)
+	f.get(v+4).get(v+6).shuffle32(0, 1, 4, 5).set(v)
+	f.get(v+4).get(v+6).shuffle32(2, 3, 6, 7).set(v + 1)
+	f.get(v+5).get(v+7).shuffle32(0, 1, 4, 5).set(v + 2)
+	f.get(v+5).get(v+7).shuffle32(2, 3, 6, 7).set(v + 3)
 }

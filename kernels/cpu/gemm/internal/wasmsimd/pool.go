@@ -30,25 +30,13 @@ func poolFunc(back bool) vecFunc {
 	}
 	x, planes, h, w := first, first+1, first+2, first+3
 	nParams := w + 1
-	params := make([]byte, nParams)
-	for i := range params {
-		params[i] = i32
-	}
+	params := i32s(nParams)
 	l := locals{next: nParams}
 	p, i, j, top, o, g := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
 	ho, wo, best := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
 	fbest, fv := l.add(f32, 1), l.add(f32, 1)
 	vE, vO, vE2, vO2, vb, m1, m2, m3, vd := l.add(v128, 1), l.add(v128, 1), l.add(v128, 1), l.add(v128, 1), l.add(v128, 1), l.add(v128, 1), l.add(v128, 1), l.add(v128, 1), l.add(v128, 1)
 	var f fn
-	count := func(v, limit int, body func()) {
-		f.i32c(0).set(v)
-		f.block().loop()
-		f.get(v).get(limit).op(opI32GeS).brIf(1)
-		body()
-		f.get(v).i32c(1).op(opI32Add).set(v)
-		f.br(0)
-		f.end().end()
-	}
 	// evenOdd loads 8 floats at a+off and sets e, d to their even and odd
 	// floats.
 	evenOdd := func(a, off, e, d int) {
@@ -62,8 +50,8 @@ func poolFunc(back bool) vecFunc {
 	}
 	f.get(h).i32c(2).op(opI32DivS).set(ho)
 	f.get(w).i32c(2).op(opI32DivS).set(wo)
-	count(p, planes, func() {
-		count(i, ho, func() {
+	f.count(p, planes, func() {
+		f.count(i, ho, func() {
 			// top = x + ((p*h + 2i)*w)*4; o: the output row of y (dy for
 			// back) = ((p*ho + i)*wo)*4; g: the top row of dx.
 			f.get(p).get(h).op(opI32Mul).get(i).i32c(2).op(opI32Mul).op(opI32Add).get(w).op(opI32Mul).i32c(4).op(opI32Mul).set(g)
