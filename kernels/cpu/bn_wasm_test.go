@@ -11,11 +11,20 @@ import (
 // module wherever the products do, so that TestBatchNormChannels tests
 // them (Node.js and Chromium run WebAssembly SIMD).
 func TestSIMDBatchNormLoaded(t *testing.T) {
+	needSIMD(t, wasmBN != nil, "BatchNorm's passes")
+}
+
+// needSIMD skips a test of the SIMD module's routines where
+// DEEPLDA_WASM_SIMD=off keeps the module off, and fails it where the
+// routines (what) did not load although the module runs everywhere the
+// tests do (Node.js, Chromium).
+func needSIMD(t *testing.T, loaded bool, what string) {
+	t.Helper()
 	if os.Getenv("DEEPLDA_WASM_SIMD") == "off" {
 		t.Skip("SKIPPED: DEEPLDA_WASM_SIMD=off keeps the SIMD module off")
 	}
-	if wasmBN == nil {
-		t.Fatal("the SIMD module's BatchNorm passes did not load: BatchNorm runs as plain Go")
+	if !loaded {
+		t.Fatalf("the SIMD module's %s did not load: they run as plain Go", what)
 	}
 }
 

@@ -5,7 +5,6 @@ package cpu
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
@@ -17,12 +16,7 @@ import (
 // geometries of the ConvNet and of TestFramedConv, in groups of 1 to all
 // the images, special values included.
 func TestUnfoldSIMD(t *testing.T) {
-	if os.Getenv("DEEPLDA_WASM_SIMD") == "off" {
-		t.Skip("SKIPPED: DEEPLDA_WASM_SIMD=off keeps the SIMD module off")
-	}
-	if !hasUnfoldFn {
-		t.Fatal("the SIMD module's unfold did not load: the convolutions unfold in plain Go")
-	}
+	needSIMD(t, hasUnfoldFn, "unfolding")
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, g := range []ref.Conv{
 		{N: 3, Ci: 1, H: 28, W: 28, Co: 32, K: 3, Pad: 1},
@@ -68,12 +62,7 @@ func TestUnfoldSIMD(t *testing.T) {
 // transposeBiasGo bit for bit (special values, -0 among them, with and
 // without a bias) for sizes with and without whole 4×4 blocks.
 func TestTransposeSIMD(t *testing.T) {
-	if os.Getenv("DEEPLDA_WASM_SIMD") == "off" {
-		t.Skip("SKIPPED: DEEPLDA_WASM_SIMD=off keeps the SIMD module off")
-	}
-	if !hasTransposeFn {
-		t.Fatal("the SIMD module's transpose did not load")
-	}
+	needSIMD(t, hasTransposeFn, "transposes")
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, size := range [][2]int{{1, 1}, {3, 5}, {4, 4}, {7, 9}, {49, 128}, {196, 64}, {784, 32}} {
 		rows, cols := size[0], size[1]
