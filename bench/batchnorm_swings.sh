@@ -14,9 +14,11 @@
 # Environment: BACKEND (deeplda's: auto, webgpu or cpu; default auto),
 # TORCH_BACKEND (the twin's: cuda, cpu or auto; default auto), DATA (the
 # folder of the Fashion-MNIST files; default
-# ../shared/datasets/fashion-mnist), EPOCHS (default 20), PYTHON (a Python
-# with PyTorch; default python3), DEEPLDA (a deeplda built elsewhere;
-# default: ./build.sh builds bin/deeplda). Then list the runs in RESULTS.md's
+# ../shared/datasets/fashion-mnist), EPOCHS (default 20), HEADS (default
+# "lda softmax") and ENGINES (default "deeplda pytorch"): the runs this
+# call makes, so that several calls can share a GPU at once, PYTHON (a
+# Python with PyTorch; default python3), DEEPLDA (a deeplda built
+# elsewhere; default: ./build.sh builds bin/deeplda). Then list the runs in RESULTS.md's
 # epochs markers and run go run ./cmd/results RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,9 +30,22 @@ epochs=${EPOCHS:-20}
 abs_data=$(realpath "$data")
 abs_out=$(realpath -m "$out")
 [ -n "${DEEPLDA:-}" ] || ./build.sh >/dev/null
-for head in lda softmax; do
-	train_resumable "$out/deeplda-$head" -backend "${BACKEND:-auto}" -data fashion-mnist -datadir "$data" \
-		-head "$head" -seed 1 -epochs "$epochs" -bn-recalibrate 20 -bn-history
-	(cd pytorch && "${PYTHON:-python3}" train.py -backend "${TORCH_BACKEND:-auto}" -data fashion-mnist -datadir "$abs_data" \
-		-head "$head" -seed 1 -epochs "$epochs" -bn-history -bn-recalibrate 20 -out "$abs_out/pytorch-$head")
+engines=${ENGINES:-deeplda pytorch}
+for head in ${HEADS:-lda softmax}; do
+	for engine in $engines; do
+		case $engine in
+		deeplda)
+			train_resumable "$out/deeplda-$head" -backend "${BACKEND:-auto}" -data fashion-mnist -datadir "$data" \
+				-head "$head" -seed 1 -epochs "$epochs" -bn-recalibrate 20 -bn-history
+			;;
+		pytorch)
+			(cd pytorch && "${PYTHON:-python3}" train.py -backend "${TORCH_BACKEND:-auto}" -data fashion-mnist -datadir "$abs_data" \
+				-head "$head" -seed 1 -epochs "$epochs" -bn-history -bn-recalibrate 20 -out "$abs_out/pytorch-$head")
+			;;
+		*)
+			echo "batchnorm_swings.sh: ENGINES: unknown engine $engine (deeplda or pytorch)" >&2
+			exit 2
+			;;
+		esac
+	done
 done
