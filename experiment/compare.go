@@ -130,6 +130,8 @@ type Curves struct {
 	History     []report.Epoch
 	Reliability []report.Bin
 	ECE         report.Float
+	// Dashed draws the run's lines dashed.
+	Dashed bool
 }
 
 // CurveFigures returns the figures that lay runs side by side, by file
@@ -139,7 +141,7 @@ type Curves struct {
 func CurveFigures(runs []Curves) map[string][]byte {
 	var ece, acc []plot.Series
 	for _, r := range runs {
-		e, a := plot.Series{Name: r.Label, Markers: true}, plot.Series{Name: r.Label, Markers: true}
+		e, a := plot.Series{Name: r.Label, Markers: true, Dashed: r.Dashed}, plot.Series{Name: r.Label, Markers: true, Dashed: r.Dashed}
 		for _, ep := range r.History {
 			x := float64(ep.Epoch)
 			e.X, e.Y = append(e.X, x), append(e.Y, 100*float64(ep.TestECE))

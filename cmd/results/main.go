@@ -18,7 +18,10 @@
 // per head and implementation) and figures (an LDA run then a softmax run:
 // their test ECE and accuracy per epoch drawn as deeplda train -compare
 // draws them, written under results/ beside the Markdown file and linked
-// from it), sweep (the lambda sweep that deeplda sweep wrote into one
+// from it), curves (any number of runs: their test accuracy and ECE per
+// epoch drawn in one figure each, dashed with the recalibrated BatchNorm
+// statistics for runs trained with -bn-history, likewise under results/),
+// sweep (the lambda sweep that deeplda sweep wrote into one
 // folder: per lambda the test accuracy, ECE and learned sigma over seeds,
 // and the sweep's figures under results/sweep-<folder>/). The gpu kind's arguments are GPU records, the
 // gpu-<adapter>.json files of bench/gpu.sh, rather than run folders: for

@@ -81,8 +81,9 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 			continue
 		}
 		gen, ok := tableKinds[m[1]]
-		if !ok && m[1] != "figures" && m[1] != "gpu" && m[1] != "sweep" {
-			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, figures, sweep or gpu)", i+1, m[1])
+		draw, drawn := figureKinds[m[1]]
+		if !ok && !drawn && m[1] != "gpu" && m[1] != "sweep" {
+			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, figures, curves, sweep or gpu)", i+1, m[1])
 		}
 		end := i + 1
 		for end < len(lines) && strings.TrimRight(lines[end], "\n") != endLine {
@@ -112,12 +113,12 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 			}
 			runs = append(runs, r)
 		}
-		if !ok {
-			text, drawn, err := comparisonFigures(runs)
+		if drawn {
+			text, figs, err := draw(runs)
 			if err != nil {
 				return nil, 0, nil, fmt.Errorf("line %d: %w", i+1, err)
 			}
-			maps.Copy(files, drawn)
+			maps.Copy(files, figs)
 			gen = func([]*runReport) string { return text }
 		}
 		out.WriteString(gen(runs))
@@ -344,7 +345,15 @@ func seedsTable(runs []*runReport) string {
 	return b.String()
 }
 
-// FiguresDir is the folder of the figures that the figures kind draws.
+// figureKinds are the kinds of marker that draw figures from their runs:
+// each returns the Markdown that shows them and the figures by path.
+var figureKinds = map[string]func([]*runReport) (string, map[string][]byte, error){
+	"figures": comparisonFigures,
+	"curves":  curveFigures,
+}
+
+// FiguresDir is the folder of the figures that the figures and curves
+// kinds draw.
 const FiguresDir = "results"
 
 // comparisonFigures draws the figures kind of a marker: two runs, an LDA
@@ -361,17 +370,57 @@ func comparisonFigures(runs []*runReport) (string, map[string][]byte, error) {
 		return experiment.CompareHead{Head: r.Config.Head, Loss: r.Config.Loss, Lambda: r.Config.Lambda, Status: r.Status, History: r.History}
 	}
 	c := experiment.Comparison{LDA: head(runs[0]), Softmax: head(runs[1])}
-	dir := filepath.Join(FiguresDir, runs[0].name()+"-vs-"+runs[1].name())
-	drawn := c.Figures()
+	md, files := linkFigures(runs, c.Figures(), "of both heads")
+	return md, files, nil
+}
+
+// curveFigures draws the curves kind of a marker: the test accuracy and
+// ECE per epoch of any number of runs, one line per run with the trained
+// BatchNorm statistics and, for a run trained with -bn-history, a dashed
+// one with the statistics recomputed after each epoch. They go to
+// FiguresDir/<run>-vs-<run>.../ under the names of experiment.CurveFigures.
+func curveFigures(runs []*runReport) (string, map[string][]byte, error) {
+	if len(runs) == 0 {
+		return "", nil, fmt.Errorf("curves takes one run or more")
+	}
+	var curves []experiment.Curves
+	for _, r := range runs {
+		curves = append(curves, experiment.Curves{Label: r.name(), History: r.History})
+		if len(r.History) == 0 || r.History[0].TestAccuracyRecalibrated == nil {
+			continue
+		}
+		recal := experiment.Curves{Label: r.name() + ", recalibrated BN", Dashed: true}
+		for _, h := range r.History {
+			if h.TestAccuracyRecalibrated == nil || h.TestECERecalibrated == nil {
+				break
+			}
+			h.TestAccuracy, h.TestECE = *h.TestAccuracyRecalibrated, *h.TestECERecalibrated
+			recal.History = append(recal.History, h)
+		}
+		curves = append(curves, recal)
+	}
+	md, files := linkFigures(runs, experiment.CurveFigures(curves), "of each run")
+	return md, files, nil
+}
+
+// linkFigures places the per-epoch ECE and accuracy figures of drawn under
+// FiguresDir/<run>-vs-<run>.../ and returns the Markdown that shows them,
+// their alternative texts ending in whose.
+func linkFigures(runs []*runReport, drawn map[string][]byte, whose string) (string, map[string][]byte) {
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.name())
+	}
+	dir := filepath.Join(FiguresDir, strings.Join(names, "-vs-"))
 	files := map[string][]byte{}
 	var md strings.Builder
 	for _, f := range []struct{ name, alt string }{
-		{experiment.CompareECEFigure, "Test ECE per epoch of both heads"},
-		{experiment.CompareAccuracyFigure, "Test accuracy per epoch of both heads"},
+		{experiment.CompareECEFigure, "Test ECE per epoch " + whose},
+		{experiment.CompareAccuracyFigure, "Test accuracy per epoch " + whose},
 	} {
 		p := filepath.Join(dir, f.name)
 		files[p] = drawn[f.name]
 		fmt.Fprintf(&md, "![%s](%s)\n", f.alt, filepath.ToSlash(p))
 	}
-	return md.String(), files, nil
+	return md.String(), files
 }

@@ -118,6 +118,36 @@ func TestFigures(t *testing.T) {
 	}
 }
 
+// TestCurves checks the curves kind: one line per run with the trained
+// BatchNorm statistics and a dashed one per run trained with -bn-history.
+func TestCurves(t *testing.T) {
+	dir := t.TempDir()
+	ours := writeRun(t, dir, "ours", `{"config":{"head":"lda"},"history":[
+		{"epoch":1,"test_accuracy":0.7,"test_ece":0.2,"test_accuracy_recalibrated":0.9,"test_ece_recalibrated":0.03},
+		{"epoch":2,"test_accuracy":0.8,"test_ece":0.1,"test_accuracy_recalibrated":0.91,"test_ece_recalibrated":0.02}]}`)
+	theirs := writeRun(t, dir, "theirs", `{"config":{"head":"lda"},"history":[{"epoch":1,"test_accuracy":0.6,"test_ece":0.3}]}`)
+	got, n, files, err := Regenerate([]byte("<!-- results: curves "+ours+" "+theirs+" -->\n<!-- end results -->\n"), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := filepath.Join(FiguresDir, "ours-vs-theirs", "compare_accuracy.svg")
+	if n != 1 || len(files) != 2 || !strings.Contains(string(got), "![Test accuracy per epoch of each run]("+filepath.ToSlash(acc)+")") {
+		t.Fatalf("%d blocks, figures %v, Markdown:\n%s", n, slices.Collect(maps.Keys(files)), got)
+	}
+	svg := string(files[acc])
+	for _, want := range []string{"ours, recalibrated BN", ">ours<", ">theirs<", "stroke-dasharray"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("%s lacks %q", acc, want)
+		}
+	}
+	if strings.Contains(svg, "theirs, recalibrated BN") {
+		t.Errorf("%s has a recalibrated line for a run without -bn-history", acc)
+	}
+	if strings.Count(svg, "stroke-dasharray") != 2 {
+		t.Errorf("%s: %d dashed paths, want 2 (the recalibrated line and its legend swatch)", acc, strings.Count(svg, "stroke-dasharray"))
+	}
+}
+
 // TestRunFigures checks that run writes the figures beside the Markdown
 // file and that -check fails when one differs from what the runs give.
 func TestRunFigures(t *testing.T) {
