@@ -70,16 +70,33 @@ func (f *frame) images(i int) (n0, imgs int) {
 // unfold fills col[Ci*K*K, imgs*hw] from images n0..n0+imgs-1 of
 // x[N,Ci,H,W], framing the planes of one channel into planes (imgs*f.plane
 // floats) first, channel by channel in the SIMD module where it runs
-// (unfoldSIMD), else in Go. It writes col in order, so that what a row's
+// (unfoldSIMD; the channels shared out between its threads where several
+// serve, unfoldShared), else in Go. It writes col in order, so that what a row's
 // copy writes past it is overwritten by the next, and up to 7 floats past
 // the end of the unfolded matrix (see colLen).
 func (f *frame) unfold(col, planes, x []float32, n0, imgs int) {
 	clear(planes)
+	if unfoldShared(f, col, planes, x, n0, imgs) {
+		return
+	}
 	for c := 0; c < f.g.Ci; c++ {
 		if !unfoldSIMD(f, col, planes, x, n0, imgs, c) {
 			f.unfoldChannel(col, planes, x, n0, imgs, c)
 		}
 	}
+}
+
+// colValue returns element (c*K*K+t, p) of the unfolded matrix of the
+// images from n0 (see unfold; p < imgs*hw): tap t of channel c at output
+// pixel p%hw of image n0+p/hw, zero in the padding.
+func (f *frame) colValue(x []float32, n0, c, t, p int) float32 {
+	g := f.g
+	i, q := p/f.hw, p%f.hw
+	h, w := q/g.Wo+t/g.K-g.Pad, q%g.Wo+t%g.K-g.Pad
+	if h < 0 || h >= g.H || w < 0 || w >= g.W {
+		return 0
+	}
+	return x[(((n0+i)*g.Ci+c)*g.H+h)*g.W+w]
 }
 
 // unfoldChannel is unfold's work for channel c, in Go.
@@ -124,11 +141,21 @@ func (b *Backend) convFramed(y, x, wt, bias []float32, f frame) {
 			ld := imgs * f.hw
 			f.unfold(*col, *planes, x, n0, imgs)
 			gemm.Sgemm(true, false, ld, g.Co, rows, 1, *col, ld, wt, g.Co, 0, *out, g.Co)
-			for i := 0; i < imgs; i++ {
-				transposeBias(y[(n0+i)*g.Co*f.hw:], (*out)[i*f.hw*g.Co:], f.hw, g.Co, bias)
-			}
+			transposeImages(y[n0*g.Co*f.hw:], *out, imgs, f.hw, g.Co, bias)
 		}
 	})
+}
+
+// transposeImages is transposeBias for imgs images one after the other in
+// d and in s, on the SIMD module's threads where they serve
+// (transposeShared).
+func transposeImages(d, s []float32, imgs, rows, cols int, bias []float32) {
+	if transposeShared(d, s, imgs, rows, cols, bias) {
+		return
+	}
+	for i := 0; i < imgs; i++ {
+		transposeBias(d[i*rows*cols:], s[i*rows*cols:], rows, cols, bias)
+	}
 }
 
 // transposeBias sets d[c*rows+r] = s[r*cols+c] + bias[c] (bias nil: none)

@@ -10,6 +10,44 @@ import (
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
+// TestColValue checks colValue, which the unfolding shared out between
+// threads uses to set again the floats that a channel's copies write past
+// its end (unfoldShared), against the whole unfolded matrix of a group of
+// images in the middle of a batch, for the geometries of the framed layout.
+func TestColValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, g := range []ref.Conv{
+		{N: 6, Ci: 3, H: 7, W: 7, K: 3, Pad: 1},
+		{N: 6, Ci: 2, H: 6, W: 9, K: 3, Pad: 0},
+		{N: 6, Ci: 2, H: 9, W: 6, K: 3, Pad: 2},
+		{N: 6, Ci: 3, H: 5, W: 8, K: 5, Pad: 2},
+	} {
+		g.Stride, g.Co = 1, 1
+		g.Ho, g.Wo = g.H+2*g.Pad-g.K+1, g.W+2*g.Pad-g.K+1
+		f, ok := newFrame(g, 1)
+		if !ok {
+			t.Fatalf("%+v has no framed layout", g)
+		}
+		x := make([]float32, g.N*g.Ci*g.H*g.W)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		const n0, imgs = 2, 3
+		col, planes := make([]float32, f.colLen()), make([]float32, imgs*f.plane)
+		f.unfold(col, planes, x, n0, imgs)
+		kk, ld := g.K*g.K, imgs*f.hw
+		for c := 0; c < g.Ci; c++ {
+			for tap := 0; tap < kk; tap++ {
+				for p := 0; p < ld; p++ {
+					if got, want := f.colValue(x, n0, c, tap, p), col[(c*kk+tap)*ld+p]; got != want {
+						t.Fatalf("%+v: channel %d, tap %d, column %d: %v, unfold %v", g, c, tap, p, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestFramedConv checks the three convolution ops of the framed layout
 // against package ref (in float64) for the geometries it covers, with 1 to
 // 3 workers and groups of 1 image to all of them, so that a last group

@@ -53,3 +53,78 @@ func transposeSIMD(d, s []float32, rows, cols int, bias []float32) bool {
 	runtime.KeepAlive(bias)
 	return true
 }
+
+// The job numbers of the routines that run on several threads.
+var (
+	jobUnfold    = gemm.SIMDJob("unfold")
+	jobTranspose = gemm.SIMDJob("transpose")
+)
+
+// sharedPlanes holds the framed planes of unfoldShared's calls beyond the
+// first (which uses the caller's): the module's threads run at most
+// gemm.Threads() calls at once, each on planes of its own.
+var sharedPlanes []float32
+
+// unfoldShared does unfold's work (planes cleared) with the channels
+// shared out between the SIMD module's threads (gemm.SIMDCalls), and
+// reports whether it did. A channel's call writes up to 3 floats past its
+// last row, into the first row of the next channel, which another thread
+// may have written already: those floats are set again once all have
+// finished.
+func unfoldShared(f *frame, col, planes, x []float32, n0, imgs int) bool {
+	g := f.g
+	n := min(gemm.Threads(), g.Ci)
+	if !hasUnfoldFn || n < 2 {
+		return false
+	}
+	kk, ld, np := g.K*g.K, imgs*f.hw, imgs*f.plane
+	_ = x[((n0+imgs-1)*g.Ci+g.Ci-1)*g.H*g.W+g.H*g.W-1]
+	_ = col[g.Ci*kk*ld-1+3]
+	_ = planes[np-1]
+	if cap(sharedPlanes) < (n-1)*np {
+		sharedPlanes = make([]float32, (n-1)*np)
+	}
+	sharedPlanes = sharedPlanes[:(n-1)*np]
+	clear(sharedPlanes)
+	done := gemm.SIMDCalls(jobUnfold, g.Ci, n, func(c, slot int, a []int32) {
+		p := planes
+		if slot > 0 {
+			p = sharedPlanes[(slot-1)*np:]
+		}
+		copy(a, []int32{int32(at(col[c*kk*ld:])), int32(at(p)), int32(at(x[(n0*g.Ci+c)*g.H*g.W:])), int32(imgs), int32(g.H), int32(g.W),
+			int32(4 * g.Ci * g.H * g.W), int32(4 * f.plane), int32(g.Pad), int32(f.wq), int32(g.K), int32(g.Ho), int32(g.Wo), int32(f.hw), int32(ld)})
+	})
+	runtime.KeepAlive(col)
+	runtime.KeepAlive(planes)
+	runtime.KeepAlive(x)
+	if !done {
+		return false
+	}
+	for c := 1; c < g.Ci; c++ {
+		for p := range min(3, ld) {
+			col[c*kk*ld+p] = f.colValue(x, n0, c, 0, p)
+		}
+	}
+	return true
+}
+
+// transposeShared does transposeImages' work with the images shared out
+// between the SIMD module's threads (gemm.SIMDCalls) and reports whether it
+// did.
+func transposeShared(d, s []float32, imgs, rows, cols int, bias []float32) bool {
+	if !hasTransposeFn || rows == 0 || cols == 0 {
+		return false
+	}
+	_, _ = d[imgs*rows*cols-1], s[imgs*rows*cols-1]
+	b := 0
+	if bias != nil {
+		b = at(bias[:cols])
+	}
+	done := gemm.SIMDCalls(jobTranspose, imgs, imgs, func(i, _ int, a []int32) {
+		copy(a, []int32{int32(at(d[i*rows*cols:])), int32(at(s[i*rows*cols:])), int32(rows), int32(cols), int32(cols), int32(rows), int32(b)})
+	})
+	runtime.KeepAlive(d)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(bias)
+	return done
+}

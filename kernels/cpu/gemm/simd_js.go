@@ -223,6 +223,30 @@ func SIMDFunc(name string) (js.Value, bool) {
 	return f, f.Type() == js.TypeFunction
 }
 
+// The job numbers of the module's routines that gemm shares out.
+var (
+	jobMacro    = int32(wasmsimd.Job("macro"))
+	jobPack     = wasmsimd.Job("pack")
+	jobPackCols = wasmsimd.Job("packcols")
+)
+
+// minShareCopy is the fewest floats of one thread's share of a packing:
+// below it, waking the workers costs more than they save.
+const minShareCopy = 1 << 13
+
+// sharePanels makes the call of the packing routine job over panels
+// micro-panels of w floats by kb (dst, src: byte offsets; srcStep: the
+// bytes between the sources of two micro-panels; lds as the routine takes
+// it) on the serving threads, a range of whole micro-panels each, and
+// reports whether it did (see SIMDCalls).
+func sharePanels(job, dst, src, srcStep, lds, w, kb, panels int) bool {
+	n := min(Threads(), panels, panels*w*kb/minShareCopy)
+	return n >= 2 && SIMDCalls(job, n, n, func(i, _ int, a []int32) {
+		p0, p1 := panels*i/n, panels*(i+1)/n
+		copy(a, []int32{int32(dst + 4*p0*w*kb), int32(src + p0*srcStep), int32(lds), int32(w), int32(kb), int32(p1 - p0)})
+	})
+}
+
 // minPackCall is the fewest floats wasmCopyPanels copies with one call to
 // the SIMD module (a call costs about as much as copying a few hundred
 // floats in Go).
@@ -238,7 +262,9 @@ func wasmCopyPanels(dst, src []float32, lds, w, kb, panels int) int {
 	}
 	_, _ = dst[panels*w*kb-1], src[(kb-1)*lds+panels*w-1]
 	PackCalls++
-	packFn.Invoke(offset(dst), offset(src), 4*lds, w, kb, panels)
+	if !sharePanels(jobPack, offset(dst), offset(src), 4*w, 4*lds, w, kb, panels) {
+		packFn.Invoke(offset(dst), offset(src), 4*lds, w, kb, panels)
+	}
 	runtime.KeepAlive(dst)
 	runtime.KeepAlive(src)
 	return panels
@@ -254,7 +280,9 @@ func wasmPackCols(dst, src []float32, lds, w, kb, panels int) int {
 	}
 	_, _ = dst[panels*w*kb-1], src[(panels*w-1)*lds+kb-1]
 	PackCalls++
-	packColsFn.Invoke(offset(dst), offset(src), lds, w, kb, panels)
+	if !sharePanels(jobPackCols, offset(dst), offset(src), 4*w*lds, lds, w, kb, panels) {
+		packColsFn.Invoke(offset(dst), offset(src), lds, w, kb, panels)
+	}
 	runtime.KeepAlive(dst)
 	runtime.KeepAlive(src)
 	return panels
@@ -318,9 +346,49 @@ func startThreads(k *microKernel, mem js.Value) {
 		module: s.module, mem: mem, url: g.Get("URL").Call("createObjectURL", blob),
 	}
 	s.threads = t
+	sharedCalls = s
 	jsThreads = t.serving
 	jsSetThreads = t.set
 	t.set(0)
+}
+
+// SIMDJob returns the job number of the SIMD module's routine name, for
+// SIMDCalls, or -1 where the module has none of that name.
+func SIMDJob(name string) int { return wasmsimd.Job(name) }
+
+// sharedCalls is the module whose threads SIMDCalls runs on (the preferred
+// kernel's, whose routines SIMDFunc returns), or nil where none started.
+var sharedCalls *simdMacro
+
+// SIMDCalls makes count calls of the SIMD module's routine job (its number,
+// wasmsimd.Job) on the threads that serve the products, at most most at
+// once (see Threads): args(i, slot, a) writes the arguments of call i into
+// a (floats as their bits, at most wasmsimd.MaxArgs), where slot, less
+// than most, numbers the calls that run at the same time, so that each may
+// have scratch memory of its own. Calls that run at once must not write
+// what the others read or write. SIMDCalls reports false, having made
+// none, where fewer than two threads serve or count or most is below two:
+// the caller then makes the calls itself. The caller keeps what the calls
+// reach alive.
+func SIMDCalls(job, count, most int, args func(i, slot int, a []int32)) bool {
+	if sharedCalls == nil || count < 2 {
+		return false
+	}
+	t := sharedCalls.threads
+	n := min(t.serving(), most)
+	if n < 2 {
+		return false
+	}
+	for i0 := 0; i0 < count; i0 += n {
+		k := min(n, count-i0)
+		for s := 0; s < k; s++ {
+			blk := t.ctl[s*ctlWords:][:ctlWords]
+			blk[wasmsimd.CtlJob/4] = int32(job)
+			args(i0+s, s, blk[wasmsimd.CtlArgs/4:])
+		}
+		sharedCalls.run.Invoke(offset32(t.ctl), k)
+	}
+	return true
 }
 
 // set makes n threads (the main one included, at most maxThreads and the
@@ -368,6 +436,7 @@ func (t *simdThreads) split(run js.Value, mb, nb, kb, a, b, c, rs, cs int, alpha
 			j0, j1 := colTiles*s/n*simdNR, min(colTiles*(s+1)/n*simdNR, nb)
 			sn, sb, sc = j1-j0, b+4*j0*kb, c+j0*cs
 		}
+		t.ctl[s*ctlWords+wasmsimd.CtlJob/4] = jobMacro
 		args := t.ctl[s*ctlWords+wasmsimd.CtlArgs/4:]
 		tile := offset(t.tiles[s*simdMR*simdNR:])
 		copy(args, []int32{int32(sm), int32(sn), int32(kb), int32(sa), int32(sb), int32(sc), int32(rs), int32(cs), int32(tile),

@@ -28,6 +28,7 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	exports := cat(name("macro"), []byte{0x00, 0x00}, name("pack"), []byte{0x00, 0x01})
 	mb, pb := macro(mr, nr, relaxed), pack()
 	code := cat(u32(len(mb)), mb, u32(len(pb)), pb)
+	vecs := vecFuncs()
 	// Import env.mem: a memory of at least 0 pages with no maximum, or a
 	// shared one of at most MaxPages.
 	limits := []byte{0x00, 0x00}
@@ -36,10 +37,16 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 		types = cat(types, funcType([]byte{i32}), funcType([]byte{i32, i32}))
 		funcs = append(funcs, 2, 3)
 		exports = cat(exports, name("worker"), []byte{0x00, 0x02}, name("run"), []byte{0x00, 0x03})
-		wb, rb := worker(), run()
+		// The routines that the threads run, in the order of Routines:
+		// macro, pack, then the vector routines from function 4 on.
+		rs := []routine{{"macro", macroType, 0}, {"pack", packType, 1}}
+		for i, v := range vecs {
+			rs = append(rs, routine{v.name, v.params, 4 + i})
+		}
+		wb, rb := worker(rs), run(rs)
 		code = cat(code, u32(len(wb)), wb, u32(len(rb)), rb)
 	}
-	for _, v := range vecFuncs() {
+	for _, v := range vecs {
 		idx := len(funcs)
 		types = cat(types, funcType(v.params))
 		funcs = append(funcs, byte(idx))
@@ -62,18 +69,36 @@ func vecFuncs() []vecFunc {
 	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true), packColsFunc())
 }
 
-// callMacro appends a call of macro (function 0) with the arguments of the
-// control block at local blk.
-func (f *fn) callMacro(blk int) *fn {
-	for a := pMB; a < nParams; a++ {
-		f.get(blk)
-		if a == pAlpha || a == pBeta {
-			f.op(opF32Load).mem(CtlArgs + 4*a)
-		} else {
-			f.op(opI32Load).mem(CtlArgs + 4*a)
+// routine is a function of the module that the threads run: its name (as
+// in Routines), parameters and function index.
+type routine struct {
+	name   string
+	params []byte
+	index  int
+}
+
+// dispatch appends the call of the routine that the control block at
+// local blk names (its job word: the routine's place in rs) with the
+// block's arguments.
+func (f *fn) dispatch(blk int, rs []routine) *fn {
+	for k, r := range rs {
+		if r.name != Routines[k] || len(r.params) > MaxArgs {
+			panic("wasmsimd: routine " + r.name + " is not Routines' or has too many parameters")
 		}
+		f.get(blk).op(opI32Load).mem(CtlJob).i32c(k).op(opI32Eq)
+		f.ifOp()
+		for a, t := range r.params {
+			f.get(blk)
+			if t == f32 {
+				f.op(opF32Load).mem(CtlArgs + 4*a)
+			} else {
+				f.op(opI32Load).mem(CtlArgs + 4*a)
+			}
+		}
+		f.call(r.index)
+		f.end()
 	}
-	return f.call(0)
+	return f
 }
 
 // spinJobs is how many times a worker looks for its next job before it
@@ -82,8 +107,9 @@ func (f *fn) callMacro(blk int) *fn {
 // thread costs as long.
 const spinJobs = 1 << 15
 
-// worker returns the body of the worker function (see SharedModule).
-func worker() []byte {
+// worker returns the body of the worker function (see SharedModule), which
+// runs the routines rs.
+func worker(rs []routine) []byte {
 	const (
 		ctl  = iota
 		last // locals
@@ -104,7 +130,7 @@ func worker() []byte {
 	f.br(1)
 	f.end()
 	f.get(ctl).atomic(opI32AtomicLoad, CtlSeq).set(last)
-	f.callMacro(ctl)
+	f.dispatch(ctl, rs)
 	f.get(ctl).get(last).atomic(opI32AtomicStore, CtlDone)
 	f.br(0)
 	f.end()
@@ -112,8 +138,9 @@ func worker() []byte {
 	return cat(vec(1, cat(u32(2), []byte{i32})), f.code)
 }
 
-// run returns the body of the run function (see SharedModule).
-func run() []byte {
+// run returns the body of the run function (see SharedModule), which runs
+// the routines rs.
+func run(rs []routine) []byte {
 	const (
 		ctl = iota
 		n
@@ -133,7 +160,7 @@ func run() []byte {
 	f.br(0)
 	f.end().end()
 	// The main thread's own share.
-	f.callMacro(ctl)
+	f.dispatch(ctl, rs)
 	// Wait for the workers (the main thread of a page may not sleep).
 	f.i32c(1).set(t)
 	f.block().loop()

@@ -64,8 +64,8 @@ func Module(withRelaxed bool) []byte {
 
 // SharedModule returns the binary of the module for a shared memory (the
 // Go program's memory made shared, of at most MaxPages pages), which also
-// exports the functions that run macro on several threads: in each Web
-// Worker
+// exports the functions that run its routines on several threads: in each
+// Web Worker
 //
 //	worker(ctl i32)
 //
@@ -74,15 +74,16 @@ func Module(withRelaxed bool) []byte {
 //
 //	run(ctl, n i32)
 //
-// runs one macro call split n ways: it wakes the workers of the control
-// blocks ctl+1*CtlBytes ... ctl+(n-1)*CtlBytes, runs the share of block
-// ctl itself, then waits until every worker has finished its share. A
-// control block holds, as 32-bit words: the job's sequence number (CtlSeq),
-// the last sequence number its worker finished (CtlDone), that the worker
-// is serving (CtlReady), then macro's twelve arguments from CtlArgs on (the
-// floats alpha and beta as their bits). The caller writes the arguments of
-// every share, then calls run; a worker that has finished its share spins
-// for a short while for the next job before it sleeps.
+// runs n calls at once: it wakes the workers of the control blocks
+// ctl+1*CtlBytes ... ctl+(n-1)*CtlBytes, makes the call of block ctl
+// itself, then waits until every worker has finished its call. A control
+// block holds, as 32-bit words: the job's sequence number (CtlSeq), the
+// last sequence number its worker finished (CtlDone), that the worker is
+// serving (CtlReady), which routine to call (CtlJob: its place in
+// Routines), then the call's arguments from CtlArgs on (floats as their
+// bits), at most MaxArgs. The caller writes every block's call, then calls
+// run; a worker that has finished its call spins for a short while for
+// the next job before it sleeps.
 func SharedModule(withRelaxed bool) []byte {
 	if withRelaxed {
 		return sharedRelaxed
@@ -94,11 +95,32 @@ func SharedModule(withRelaxed bool) []byte {
 // SharedModule imports.
 const MaxPages = 65536
 
-// The layout of a control block (see SharedModule): byte offsets and size.
+// The layout of a control block (see SharedModule): byte offsets and size,
+// and the most arguments a call has.
 const (
 	CtlSeq   = 0
 	CtlDone  = 4
 	CtlReady = 8
+	CtlJob   = 12
 	CtlArgs  = 16
-	CtlBytes = 64 // one cache line: the threads' blocks do not share one
+	CtlBytes = 128 // two cache lines: the threads' blocks share none
+	MaxArgs  = (CtlBytes - CtlArgs) / 4
 )
+
+// Routines are the module's routines that its threads run (see
+// SharedModule), in the order of their job numbers: the macro-kernel, the
+// packing, BatchNorm's passes (bn.go), the convolutions' unfolding and the
+// transposition of their outputs (conv.go), max pooling and its gradient
+// (pool.go) and the packing of operands stored by columns.
+var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols"}
+
+// Job returns the job number of the routine name (its place in Routines),
+// or -1 where the module has none of that name.
+func Job(name string) int {
+	for k, r := range Routines {
+		if r == name {
+			return k
+		}
+	}
+	return -1
+}
