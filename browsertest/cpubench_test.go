@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/internal/fmapeak"
 	"github.com/deeplda/deeplda/kernels/cpu"
 )
 
@@ -29,8 +30,9 @@ const cpuStepSteps = 3
 // cpuRun is a row of BenchmarkCPUStepBrowserNodeNative: its name, and
 // what times one round of it in images/s.
 type cpuRun struct {
-	name string
-	time func() float64
+	name    string
+	threads int // the threads it computes on
+	time    func() float64
 }
 
 // BenchmarkCPUStepBrowserNodeNative times the paper's ConvNet training step
@@ -52,6 +54,11 @@ type cpuRun struct {
 //     training seconds, the first step's warm-up and the page's yields to
 //     the browser included), one thread and isolated.
 //
+// Each figure is also given as a share of the 128-bit FMA peak of the
+// threads it computes on (internal/fmapeak measures one core's), the
+// ceiling of the WebAssembly SIMD module's relaxed multiply-adds; the
+// table names the commit.
+//
 // With DEEPLDA_SITE_BEFORE set to another commit's built site, the page
 // training demo 3 from that site adds two rows, to compare.
 //
@@ -72,14 +79,15 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	nodeTest := buildWasmTest(b, "../experiment")
 	isolated := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
 	defer isolated.Close()
+	cores := runtime.NumCPU()
 	runs := []cpuRun{
-		{"native CPU backend, 1 core", func() float64 { return nativeStep(b, 1) }},
-		{fmt.Sprintf("native CPU backend, %d cores", runtime.NumCPU()), func() float64 { return nativeStep(b, runtime.NumCPU()) }},
-		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", func() float64 { return nodeStep(b, node, nodeTest) }},
-		{"WebAssembly in Chromium, the page on 1 thread", func() float64 { return chromiumStep(b, baseURL, false) }},
-		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", runtime.NumCPU()), func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
-		{"Chromium, the page training demo 3, 1 thread", func() float64 { return chromiumTraining(b, baseURL, false) }},
-		{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", runtime.NumCPU()), func() float64 { return chromiumTraining(b, isolated.URL+prefix, true) }},
+		{"native CPU backend, 1 core", 1, func() float64 { return nativeStep(b, 1) }},
+		{fmt.Sprintf("native CPU backend, %d cores", cores), cores, func() float64 { return nativeStep(b, cores) }},
+		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", 1, func() float64 { return nodeStep(b, node, nodeTest) }},
+		{"WebAssembly in Chromium, the page on 1 thread", 1, func() float64 { return chromiumStep(b, baseURL, false) }},
+		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", cores), cores, func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
+		{"Chromium, the page training demo 3, 1 thread", 1, func() float64 { return chromiumTraining(b, baseURL, false) }},
+		{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", cores), cores, func() float64 { return chromiumTraining(b, isolated.URL+prefix, true) }},
 	}
 	if d := os.Getenv("DEEPLDA_SITE_BEFORE"); d != "" {
 		// Another commit's build, trained in the same rounds.
@@ -89,9 +97,10 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		defer iso.Close()
 		before := " (the site of " + filepath.Base(d) + ")"
 		runs = append(runs,
-			cpuRun{"Chromium, the page training demo 3, 1 thread" + before, func() float64 { return chromiumTraining(b, plain.URL+prefix, false) }},
-			cpuRun{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", runtime.NumCPU()) + before, func() float64 { return chromiumTraining(b, iso.URL+prefix, true) }})
+			cpuRun{"Chromium, the page training demo 3, 1 thread" + before, 1, func() float64 { return chromiumTraining(b, plain.URL+prefix, false) }},
+			cpuRun{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", cores) + before, cores, func() float64 { return chromiumTraining(b, iso.URL+prefix, true) }})
 	}
+	peak, hasPeak := fmapeak.PerCore()
 	ips := make([][]float64, len(runs))
 	for i := 0; i < b.N; i++ {
 		for j, r := range runs {
@@ -102,14 +111,22 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	}
 	b.ReportMetric(0, "ns/op")
 	var tab strings.Builder
-	fmt.Fprintf(&tab, "ConvNet training step, batch %d, CPU backend (%d round(s)):\n", cpuStepBatch, b.N)
-	fmt.Fprintf(&tab, "| where | images/s | of native, 1 core |\n| --- | --- | --- |\n")
+	fmt.Fprintf(&tab, "ConvNet training step, batch %d, CPU backend, %s (%d round(s)):\n", cpuStepBatch, treeCommit(), b.N)
+	if hasPeak {
+		fmt.Fprintf(&tab, "128-bit FMA peak of one core (internal/fmapeak): %.1f GFLOP/s; the step is %.1f MFLOP an image.\n", peak/1e9, experiment.ConvNetFLOPs/1e6)
+	}
+	fmt.Fprintf(&tab, "| where | images/s | of native, 1 core | of the 128-bit FMA peak of its threads |\n| --- | --- | --- | --- |\n")
 	for j, r := range runs {
-		var share []float64
+		var share, ofPeak []float64
 		for i, v := range ips[j] {
 			share = append(share, 100*v/ips[0][i])
+			ofPeak = append(ofPeak, 100*v*experiment.ConvNetFLOPs/(float64(r.threads)*peak))
 		}
-		fmt.Fprintf(&tab, "| %s | %s | %s%% |\n", r.name, span(ips[j], "%.1f"), span(share, "%.0f"))
+		p := "-"
+		if hasPeak {
+			p = span(ofPeak, "%.0f") + "%"
+		}
+		fmt.Fprintf(&tab, "| %s | %s | %s%% | %s |\n", r.name, span(ips[j], "%.1f"), span(share, "%.0f"), p)
 	}
 	b.ReportMetric(mean(ips[0]), "native1-images/s")
 	b.ReportMetric(mean(ips[2]), "node-images/s")
