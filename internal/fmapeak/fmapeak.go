@@ -16,8 +16,8 @@ const chains = 10
 const FLOPsPerIteration = chains * 4 * 2
 
 // PerCore returns the rate, in FLOP/s, of 128-bit multiply-adds on the
-// calling goroutine's core, the best of a few timed runs of about 20 ms
-// each, or false where the machine has no such instruction that this
+// calling goroutine's core, the best of 25 timed runs of about 20 ms
+// each (other work on the core lowers some of them), or false where the machine has no such instruction that this
 // package runs (not amd64, or no FMA).
 func PerCore() (float64, bool) {
 	if !available() {
@@ -25,7 +25,7 @@ func PerCore() (float64, bool) {
 	}
 	const n = 1 << 22
 	best := 0.0
-	for range 5 {
+	for range 25 {
 		start := time.Now()
 		loop(n)
 		best = max(best, n*FLOPsPerIteration/time.Since(start).Seconds())

@@ -13,3 +13,14 @@ func bnTrainChannel(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, 
 func bnBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw, ch int) {
 	ref.BatchNormBackwardChannel(dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
 }
+
+// bnTrainShared does nothing: the channels are shared out between threads
+// in a JavaScript host only (see bn_wasm.go).
+func bnTrainShared(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, n, c, hw int, momentum, eps float32) bool {
+	return false
+}
+
+// bnBackwardShared does nothing, as bnTrainShared.
+func bnBackwardShared(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw int) bool {
+	return false
+}

@@ -3,6 +3,8 @@
 package cpu
 
 import (
+	"fmt"
+	"math"
 	"runtime"
 	"syscall/js"
 	"unsafe"
@@ -13,75 +15,211 @@ import (
 
 // simdPlanes are the passes of bnPlanes in the WebAssembly SIMD module of
 // the products (gemm.SIMDFunc): one call a pass over all of a channel's
-// planes (a call costs about a microsecond).
+// planes (a call costs about a microsecond), made at once or, for a
+// channel of bnShared, handed to the round that makes the calls of all
+// its channels at once.
 type simdPlanes struct {
-	sumFn, sumSqFn, scaleFn, gradSumsFn, gradInputFn js.Value
+	fns   *[len(bnRoutines)]js.Value // the routines
+	slot  int                        // its sums land in bnOut[slot]
+	round chan<- planeCall           // bnShared's, or nil: calls at once
+	done  chan struct{}              // bnShared's word that the call was made
 }
+
+// bnRoutines are the module's BatchNorm routines, in the order of
+// simdPlanes.fns.
+var bnRoutines = [...]string{"bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput"}
+
+// The routines by their place in bnRoutines.
+const (
+	bnSum = iota
+	bnSumSq
+	bnScale
+	bnGradSums
+	bnGradInput
+)
 
 // wasmBN is the module's BatchNorm passes, nil where no module runs.
 var wasmBN = loadBN()
 
 // loadBN returns the module's BatchNorm passes, or nil.
 func loadBN() *simdPlanes {
-	var p simdPlanes
-	for _, f := range []struct {
-		name string
-		fn   *js.Value
-	}{{"bnsum", &p.sumFn}, {"bnsumsq", &p.sumSqFn}, {"bnscale", &p.scaleFn}, {"bngradsums", &p.gradSumsFn}, {"bngradinput", &p.gradInputFn}} {
-		fn, ok := gemm.SIMDFunc(f.name)
+	var fns [len(bnRoutines)]js.Value
+	for r, name := range bnRoutines {
+		fn, ok := gemm.SIMDFunc(name)
 		if !ok {
 			return nil
 		}
-		*f.fn = fn
+		fns[r] = fn
 	}
-	return &p
+	return &simdPlanes{fns: &fns}
 }
 
 // at returns the byte offset of s[0] in the linear memory.
 func at(s []float32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }
 
-// bnOut is where the module's sums land: a variable of the package, which
-// the compiler reads anew after a call (a new array that only an offset
-// leaves could live on the stack, its zeros assumed). The Go program runs
-// on one thread and a call into the module does not switch goroutines.
-var bnOut [2]float64
+// bnOut is where the module's sums land, a slot for each channel that
+// bnShared computes at once: a variable of the package, which the compiler
+// reads anew after a call (a new array that only an offset leaves could
+// live on the stack, its zeros assumed). The Go program runs on one
+// thread, and a channel reads its slot only once its call is made.
+var bnOut [8][2]float64
 
-// out returns the byte offset of bnOut, cleared.
-func out() int {
-	bnOut = [2]float64{}
-	return int(uintptr(unsafe.Pointer(&bnOut)))
+// out returns the byte offset of p's slot of bnOut, cleared.
+func (p *simdPlanes) out() int {
+	bnOut[p.slot] = [2]float64{}
+	return int(uintptr(unsafe.Pointer(&bnOut[p.slot])))
+}
+
+// call makes the call of routine r (its place in bnRoutines) with args
+// (ints and float32s), at once or in bnShared's round.
+func (p *simdPlanes) call(r int, args ...any) {
+	if p.round == nil {
+		p.fns[r].Invoke(args...)
+		return
+	}
+	p.round <- planeCall{slot: p.slot, r: r, args: args}
+	<-p.done
 }
 
 func (p *simdPlanes) sum(x []float32, n, hw, stride int) float64 {
-	p.sumFn.Invoke(out(), at(x), n, hw, 4*stride)
+	p.call(bnSum, p.out(), at(x), n, hw, 4*stride)
 	runtime.KeepAlive(x)
-	return bnOut[0]
+	return bnOut[p.slot][0]
 }
 
 func (p *simdPlanes) sumSqDev(x []float32, n, hw, stride int, mu float32) float64 {
-	p.sumSqFn.Invoke(out(), at(x), n, hw, 4*stride, mu)
+	p.call(bnSumSq, p.out(), at(x), n, hw, 4*stride, mu)
 	runtime.KeepAlive(x)
-	return bnOut[0]
+	return bnOut[p.slot][0]
 }
 
 func (p *simdPlanes) scaleShift(y, x []float32, n, hw, stride int, alpha, shift float32) {
-	p.scaleFn.Invoke(at(y), at(x), n, hw, 4*stride, alpha, shift)
+	p.call(bnScale, at(y), at(x), n, hw, 4*stride, alpha, shift)
 	runtime.KeepAlive(y)
 	runtime.KeepAlive(x)
 }
 
 func (p *simdPlanes) gradSums(dy, x []float32, n, hw, stride int, mean, invStd float32) (db, dg float64) {
-	p.gradSumsFn.Invoke(out(), at(dy), at(x), n, hw, 4*stride, mean, invStd)
+	p.call(bnGradSums, p.out(), at(dy), at(x), n, hw, 4*stride, mean, invStd)
 	runtime.KeepAlive(dy)
 	runtime.KeepAlive(x)
-	return bnOut[0], bnOut[1]
+	return bnOut[p.slot][0], bnOut[p.slot][1]
 }
 
 func (p *simdPlanes) gradInput(dx, dy, x []float32, n, hw, stride int, mean, invStd, k, m, db, dg float32) {
-	p.gradInputFn.Invoke(at(dx), at(dy), at(x), n, hw, 4*stride, mean, invStd, k, m, db, dg)
+	p.call(bnGradInput, at(dx), at(dy), at(x), n, hw, 4*stride, mean, invStd, k, m, db, dg)
 	runtime.KeepAlive(dx)
 	runtime.KeepAlive(dy)
 	runtime.KeepAlive(x)
+}
+
+// planeCall is a call that a channel of bnShared hands to its round.
+type planeCall struct {
+	slot, r int
+	args    []any
+}
+
+// bnJobs are the job numbers of bnRoutines, for gemm.SIMDCalls.
+var bnJobs = func() (jobs [len(bnRoutines)]int) {
+	for r, name := range bnRoutines {
+		jobs[r] = gemm.SIMDJob(name)
+	}
+	return jobs
+}()
+
+// bnShared runs pass(p, ch) for the channels 0..channels-1 with the SIMD
+// module's threads (gemm.SIMDCalls), as many channels at once as serve,
+// and reports whether it did: the channels of a round each run in a
+// goroutine of their own, whose calls (the same passes in the same order)
+// the round collects and makes at once, one call a thread. Every channel
+// computes what it computes alone: the same bits on any number of threads.
+func bnShared(channels int, pass func(p bnPlanes, ch int)) bool {
+	n := min(gemm.Threads(), channels, len(bnOut))
+	if wasmBN == nil || n < 2 {
+		return false
+	}
+	calls := make(chan planeCall)
+	slots := make([]simdPlanes, n)
+	for s := range slots {
+		slots[s] = simdPlanes{fns: wasmBN.fns, slot: s, round: calls, done: make(chan struct{})}
+	}
+	finished := make(chan struct{}, n)
+	batch := make([]planeCall, 0, n)
+	for c0 := 0; c0 < channels; c0 += n {
+		active := min(n, channels-c0)
+		for s := range active {
+			go func() {
+				pass(&slots[s], c0+s)
+				finished <- struct{}{}
+			}()
+		}
+		for active > 0 {
+			// One word from each channel of the round: its next call, or
+			// that it has finished.
+			batch = batch[:0]
+			for left := active; left > 0; left-- {
+				select {
+				case c := <-calls:
+					batch = append(batch, c)
+				case <-finished:
+					active--
+				}
+			}
+			makeCalls(batch, n)
+			for _, c := range batch {
+				slots[c.slot].done <- struct{}{}
+			}
+		}
+	}
+	return true
+}
+
+// makeCalls makes the calls of batch, at most n at once on the SIMD
+// module's threads, each run of calls of one routine together.
+func makeCalls(batch []planeCall, n int) {
+	for len(batch) > 0 {
+		k := 1
+		for k < len(batch) && batch[k].r == batch[0].r {
+			k++
+		}
+		run := batch[:k]
+		if !gemm.SIMDCalls(bnJobs[run[0].r], k, n, func(i, _ int, a []int32) { words(a, run[i].args) }) {
+			for _, c := range run {
+				wasmBN.fns[c.r].Invoke(c.args...)
+			}
+		}
+		batch = batch[k:]
+	}
+}
+
+// words writes args (ints and float32s) into a as 32-bit words, floats as
+// their bits.
+func words(a []int32, args []any) {
+	for i, v := range args {
+		switch v := v.(type) {
+		case int:
+			a[i] = int32(v)
+		case float32:
+			a[i] = int32(math.Float32bits(v))
+		default:
+			panic(fmt.Sprintf("kernels: cpu: a SIMD call's argument of type %T", v))
+		}
+	}
+}
+
+// bnTrainShared does BatchNormTrain's work with the channels shared out
+// between the SIMD module's threads (bnShared) and reports whether it did.
+func bnTrainShared(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, n, c, hw int, momentum, eps float32) bool {
+	return hw > 0 && n > 0 && bnShared(c, func(p bnPlanes, ch int) {
+		bnTrainPlanes(p, y, mean, invStd, x, gamma, beta, runMean, runVar, n, c, hw, ch, momentum, eps)
+	})
+}
+
+// bnBackwardShared does BatchNormBackward's work as bnTrainShared.
+func bnBackwardShared(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw int) bool {
+	return hw > 0 && n > 0 && bnShared(c, func(p bnPlanes, ch int) {
+		bnBackwardPlanes(p, dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
+	})
 }
 
 // bnTrainChannel is ref.BatchNormTrainChannel with its passes over the

@@ -48,7 +48,7 @@ func BenchmarkBNPasses(b *testing.B) {
 			for _, v := range x {
 				s += float64(v)
 			}
-			bnOut[0] = s
+			bnOut[0][0] = s
 		}
 	})
 	b.Run("simd/scale", func(b *testing.B) {

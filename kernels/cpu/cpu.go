@@ -258,6 +258,9 @@ func (b *Backend) BatchNormTrain(y, mean, invStd, x, gamma, beta, runMean, runVa
 	n, c, hw := kernels.BatchNormDims("BatchNormTrain", x, []kernels.Tensor{y}, []kernels.Tensor{mean, invStd, gamma, beta, runMean, runVar})
 	yf, xf := F32(y), F32(x)
 	mf, isf, gf, bf, rm, rv := F32(mean), F32(invStd), F32(gamma), F32(beta), F32(runMean), F32(runVar)
+	if bnTrainShared(yf, mf, isf, xf, gf, bf, rm, rv, n, c, hw, momentum, eps) {
+		return
+	}
 	b.parallel(c, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			bnTrainChannel(yf, mf, isf, xf, gf, bf, rm, rv, n, c, hw, ch, momentum, eps)
@@ -281,6 +284,9 @@ func (b *Backend) BatchNormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, invSt
 	n, c, hw := kernels.BatchNormDims("BatchNormBackward", x, []kernels.Tensor{dx, dy}, []kernels.Tensor{dgamma, dbeta, gamma, mean, invStd})
 	dxf, dgf, dbf, dyf, xf := F32(dx), F32(dgamma), F32(dbeta), F32(dy), F32(x)
 	gf, mf, isf := F32(gamma), F32(mean), F32(invStd)
+	if bnBackwardShared(dxf, dgf, dbf, dyf, xf, gf, mf, isf, n, c, hw) {
+		return
+	}
 	b.parallel(c, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			bnBackwardChannel(dxf, dgf, dbf, dyf, xf, gf, mf, isf, n, c, hw, ch)
