@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +33,8 @@ const cpuStepSteps = 3
 // what times one round of it in images/s.
 type cpuRun struct {
 	name    string
-	threads int // the threads it computes on
+	threads int    // the threads it computes on
+	metric  string // the benchmark metric of its mean, or ""
 	time    func() float64
 }
 
@@ -60,7 +63,9 @@ type cpuRun struct {
 // table names the commit.
 //
 // With DEEPLDA_SITE_BEFORE set to another commit's built site, the page
-// training demo 3 from that site adds two rows, to compare.
+// training demo 3 from that site adds two rows, to compare. With
+// DEEPLDA_BENCH_ROWS set to a regular expression, only the rows whose names
+// it matches run, and the native one-core row.
 //
 // The three kinds of run alternate b.N times (-benchtime Nx), so that a
 // shared machine's load hits them alike; each figure is reported as the
@@ -82,13 +87,13 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	defer isolated.Close()
 	cores := runtime.NumCPU()
 	runs := []cpuRun{
-		{"native CPU backend, 1 core", 1, func() float64 { return nativeStep(b, 1) }},
-		{fmt.Sprintf("native CPU backend, %d cores", cores), cores, func() float64 { return nativeStep(b, cores) }},
-		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", 1, func() float64 { return nodeStep(b, node, nodeTest) }},
-		{"WebAssembly in Chromium, the page on 1 thread", 1, func() float64 { return chromiumStep(b, baseURL, false) }},
-		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", cores), cores, func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
-		{"Chromium, the page training demo 3, 1 thread", 1, func() float64 { return chromiumTraining(b, baseURL, false) }},
-		{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", cores), cores, func() float64 { return chromiumTraining(b, isolated.URL+prefix, true) }},
+		{"native CPU backend, 1 core", 1, "native1-images/s", func() float64 { return nativeStep(b, 1) }},
+		{fmt.Sprintf("native CPU backend, %d cores", cores), cores, "", func() float64 { return nativeStep(b, cores) }},
+		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", 1, "node-images/s", func() float64 { return nodeStep(b, node, nodeTest) }},
+		{"WebAssembly in Chromium, the page on 1 thread", 1, "chromium-images/s", func() float64 { return chromiumStep(b, baseURL, false) }},
+		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", cores), cores, "chromium-isolated-images/s", func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
+		{"Chromium, the page training demo 3, 1 thread", 1, "page-images/s", func() float64 { return chromiumTraining(b, baseURL, false) }},
+		{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", cores), cores, "page-isolated-images/s", func() float64 { return chromiumTraining(b, isolated.URL+prefix, true) }},
 	}
 	if d := os.Getenv("DEEPLDA_SITE_BEFORE"); d != "" {
 		// Another commit's build, trained in the same rounds.
@@ -98,10 +103,18 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		defer iso.Close()
 		before := " (the site of " + filepath.Base(d) + ")"
 		runs = append(runs,
-			cpuRun{"Chromium, the page training demo 3, 1 thread" + before, 1, func() float64 { return chromiumTraining(b, plain.URL+prefix, false) }},
-			cpuRun{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", cores) + before, cores, func() float64 { return chromiumTraining(b, iso.URL+prefix, true) }})
+			cpuRun{"Chromium, the page training demo 3, 1 thread" + before, 1, "", func() float64 { return chromiumTraining(b, plain.URL+prefix, false) }},
+			cpuRun{fmt.Sprintf("Chromium, the page training demo 3, cross-origin isolated, threads=%d", cores) + before, cores, "", func() float64 { return chromiumTraining(b, iso.URL+prefix, true) }})
 	}
 
+	if expr := os.Getenv("DEEPLDA_BENCH_ROWS"); expr != "" {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			b.Fatalf("DEEPLDA_BENCH_ROWS: %v", err)
+		}
+		// The native one-core row, the others' reference, always runs.
+		runs = append(runs[:1], slices.DeleteFunc(runs[1:], func(r cpuRun) bool { return !re.MatchString(r.name) })...)
+	}
 	ips := make([][]float64, len(runs))
 	for i := 0; i < b.N; i++ {
 		for j, r := range runs {
@@ -129,12 +142,11 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		}
 		fmt.Fprintf(&tab, "| %s | %s | %s%% | %s |\n", r.name, span(ips[j], "%.1f"), span(share, "%.0f"), p)
 	}
-	b.ReportMetric(mean(ips[0]), "native1-images/s")
-	b.ReportMetric(mean(ips[2]), "node-images/s")
-	b.ReportMetric(mean(ips[3]), "chromium-images/s")
-	b.ReportMetric(mean(ips[4]), "chromium-isolated-images/s")
-	b.ReportMetric(mean(ips[5]), "page-images/s")
-	b.ReportMetric(mean(ips[6]), "page-isolated-images/s")
+	for j, r := range runs {
+		if r.metric != "" {
+			b.ReportMetric(mean(ips[j]), r.metric)
+		}
+	}
 	fmt.Fprint(os.Stdout, tab.String())
 }
 

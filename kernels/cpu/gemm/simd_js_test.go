@@ -107,7 +107,8 @@ func TestSIMDPlainBits(t *testing.T) {
 // split between this thread and a worker thread (Node.js's worker_threads,
 // as the page's Web Workers), over a shared memory of its own, and checks
 // that the result is the plain module's in one call, bit for bit: shares
-// split by rows and by columns, with edge tiles, beta 0 and not.
+// split by rows and by columns, with edge tiles, beta 0 and not; then
+// another of its routines (pack, by its job number) split likewise.
 func TestSharedModuleThreads(t *testing.T) {
 	g := js.Global()
 	if g.Get("require").Type() != js.TypeFunction {
@@ -182,6 +183,31 @@ func TestSharedModuleThreads(t *testing.T) {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("%dx%dx%d beta %v by rows %v: C[%d] = %v on two threads, %v in one call", mb, nb, kb, beta, byRows, i, got[i], want[i])
 					}
+				}
+			}
+		}
+	}
+	// Another routine by its job number: pack, the micro-panels shared
+	// out as sharePanels does (5 of w = 8 columns and depth 7, from rows
+	// of lds = 45 floats).
+	const w, kb, panels, lds, first = 8, 7, 5, 45, 2
+	src := randSlice(rng, kb*lds)
+	put(aAt, src)
+	for s, share := range [2][2]int{{0, first}, {first, panels}} {
+		args := []int32{int32(cAt + 4*share[0]*w*kb), int32(aAt + 4*share[0]*w), 4 * lds, w, kb, int32(share[1] - share[0])}
+		words.SetIndex((ctl+s*wasmsimd.CtlBytes+wasmsimd.CtlJob)/4, wasmsimd.Job("pack"))
+		for i, v := range args {
+			words.SetIndex((ctl+s*wasmsimd.CtlBytes+wasmsimd.CtlArgs)/4+i, v)
+		}
+	}
+	run.Invoke(ctl, 2)
+	got := make([]float32, panels*w*kb)
+	get(cAt, got)
+	for q := 0; q < panels; q++ {
+		for p := 0; p < kb; p++ {
+			for j := 0; j < w; j++ {
+				if g, want := got[q*w*kb+p*w+j], src[p*lds+q*w+j]; math.Float32bits(g) != math.Float32bits(want) {
+					t.Fatalf("pack on two threads: micro-panel %d, row %d, column %d: %v, want %v", q, p, j, g, want)
 				}
 			}
 		}
