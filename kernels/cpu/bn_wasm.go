@@ -207,6 +207,25 @@ func words(a []int32, args []any) {
 	}
 }
 
+// biasGradSums sets db[c] to the float64 sum of channel c of dy
+// ([outer, ch, inner]) as a float32, each channel one pass of the SIMD
+// module's bnsum (Σ x), the channels shared out between its threads where
+// several serve (bnShared), and reports whether it did: not where no module
+// runs.
+func biasGradSums(db, dy []float32, outer, ch, inner int) bool {
+	if wasmBN == nil || outer == 0 {
+		return false
+	}
+	_, _ = db[ch-1], dy[outer*ch*inner-1]
+	pass := func(p bnPlanes, c int) { db[c] = float32(p.sum(dy[c*inner:], outer, inner, ch*inner)) }
+	if !bnShared(ch, pass) {
+		for c := range ch {
+			pass(wasmBN, c)
+		}
+	}
+	return true
+}
+
 // bnTrainShared does BatchNormTrain's work with the channels shared out
 // between the SIMD module's threads (bnShared) and reports whether it did.
 func bnTrainShared(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, n, c, hw int, momentum, eps float32) bool {

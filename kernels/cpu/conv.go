@@ -34,6 +34,9 @@ func (b *Backend) BiasGrad(db, dy kernels.Tensor) {
 	outer, ch, inner := kernels.BiasGradDims(db, dy)
 	dbf, dyf := F32(db), F32(dy)
 	if inner > 1 {
+		if biasGradSums(dbf, dyf, outer, ch, inner) {
+			return
+		}
 		// Per channel, a float64 sum of its planes' sums, parallel over
 		// channels.
 		b.parallel(ch, 1, func(lo, hi int) {
