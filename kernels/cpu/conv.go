@@ -68,6 +68,13 @@ func convGeom(op string, y, x, w, bias kernels.Tensor, p kernels.ConvParams) ref
 func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2D", y, x, w, bias, p)
 	yf, xf, wf, bf := F32(y), F32(x), F32(w), f32(bias)
+	if wg, ok := newWinograd(g, b.workers); ok && b.winograd {
+		u := b.scratch(len(wf) / 9 * 16)
+		defer b.pool.Put(u)
+		filterTransform(*u, wf, g.Co, g.Ci, false)
+		b.winogradConv(yf, xf, *u, bf, wg, g.Ci, g.Co, false)
+		return
+	}
 	if f, ok := newFrame(g, b.workers); ok {
 		// Op(A) = w [Co, Ci*K*K], passed transposed so that the GEMM packs
 		// it with plain row copies.
@@ -107,6 +114,13 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2DBackwardData", dy, dx, w, nil, p)
 	dxf, dyf, wf := F32(dx), F32(dy), F32(w)
+	if wg, ok := newWinograd(g, b.workers); ok && b.winograd {
+		u := b.scratch(len(wf) / 9 * 16)
+		defer b.pool.Put(u)
+		filterTransform(*u, wf, g.Co, g.Ci, true)
+		b.winogradConv(dxf, dyf, *u, nil, wg, g.Co, g.Ci, true)
+		return
+	}
 	back := ref.Conv{N: g.N, Ci: g.Co, H: g.Ho, W: g.Wo, Co: g.Ci, K: g.K, Stride: 1, Pad: g.K - 1 - g.Pad, Ho: g.H, Wo: g.W}
 	if f, ok := newFrame(back, b.workers); ok && g.Stride == 1 {
 		// wt[(co,kh,kw), ci] = w[co, ci, K-1-kh, K-1-kw]: op(A) of the
@@ -149,6 +163,10 @@ const filterParts = 8
 func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2DBackwardFilter", dy, x, dw, nil, p)
 	dwf, dyf, xf := F32(dw), F32(dy), F32(x)
+	if wg, ok := newWinograd(g, filterParts); ok && b.winograd {
+		b.winogradFilter(dwf, dyf, xf, wg, g.Ci, g.Co)
+		return
+	}
 	if f, ok := newFrame(g, filterParts); ok {
 		b.convFramedFilter(dwf, dyf, xf, f)
 		return

@@ -39,11 +39,14 @@ func (t *tensor) DType() kernels.DType { return t.dt }
 type Backend struct {
 	workers int
 	pool    sync.Pool // *[]float32 scratch buffers for im2col
+	// winograd computes the 3x3 convolutions that F(2x2, 3x3) can with
+	// it (newWinograd): where the SIMD module runs (winogradDefault).
+	winograd bool
 }
 
 // New returns a CPU backend that uses up to runtime.GOMAXPROCS(0) goroutines.
 func New() *Backend {
-	return &Backend{workers: runtime.GOMAXPROCS(0)}
+	return &Backend{workers: runtime.GOMAXPROCS(0), winograd: winogradDefault}
 }
 
 // Info names the backend. Its adapter says on how many threads it computes:

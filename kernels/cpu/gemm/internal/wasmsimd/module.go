@@ -63,10 +63,11 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 
 // vecFuncs are the module's routines for the rest of the CPU backend's
 // step: BatchNorm's passes, the convolutions' unfolding and the
-// transposition of their outputs, max pooling, and the packing of
-// operands stored by columns.
+// transposition of their outputs, max pooling, the packing of operands
+// stored by columns, and the transforms of the F(2x2, 3x3) convolutions.
 func vecFuncs() []vecFunc {
-	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true), packColsFunc())
+	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true), packColsFunc(),
+		wgInFunc(), wgOutFunc(), wgGradFunc())
 }
 
 // routine is a function of the module that the threads run: its name (as
@@ -446,6 +447,7 @@ const (
 	opV128And          = 0x4e
 	opV128AndNot       = 0x4f
 	opV128Bitselect    = 0x52
+	opF32x4Neg         = 0xe1
 	opF32x4Add         = 0xe4
 	opF32x4Sub         = 0xe5
 	opF32x4Mul         = 0xe6

@@ -111,8 +111,9 @@ const (
 // SharedModule), in the order of their job numbers: the macro-kernel, the
 // packing, BatchNorm's passes (bn.go), the convolutions' unfolding and the
 // transposition of their outputs (conv.go), max pooling and its gradient
-// (pool.go) and the packing of operands stored by columns.
-var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols"}
+// (pool.go), the packing of operands stored by columns and the transforms
+// of the F(2x2, 3x3) convolutions (winograd.go).
+var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols", "wgin", "wgout", "wggrad"}
 
 // Job returns the job number of the routine name (its place in Routines),
 // or -1 where the module has none of that name.
