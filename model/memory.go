@@ -12,7 +12,7 @@ import "github.com/deeplda/deeplda/kernels"
 // example.
 const (
 	convNetParams   = 1_200_000      // the ConvNet's convolutions and BatchNorms
-	convNetScratch  = 40 << 20       // unfolded patches and packed panels of the CPU backend's threads
+	convNetScratch  = 72 << 20       // the CPU backend's unfolded patches or transformed tiles, partial sums and packed panels
 	convNetPerPixel = 4_500          // activations per input pixel (H x W) of one example
 	toyPerValue     = 14             // activations per value of an example's layers (MLP, none)
 	mlpHidden       = 32             // the toy MLP's hidden width

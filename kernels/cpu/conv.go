@@ -71,8 +71,8 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	if wg, ok := newWinograd(g, b.workers); ok && b.winograd {
 		u := b.scratch(len(wf) / 9 * 16)
 		defer b.pool.Put(u)
-		filterTransform(*u, wf, g.Co, g.Ci, false)
-		b.winogradConv(yf, xf, *u, bf, wg, g.Ci, g.Co, false)
+		b.filterTransform(*u, wf, g.Co, g.Ci, false)
+		b.winogradConv(yf, xf, *u, bf, wg, g.Ci, g.Co)
 		return
 	}
 	if f, ok := newFrame(g, b.workers); ok {
@@ -117,8 +117,8 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 	if wg, ok := newWinograd(g, b.workers); ok && b.winograd {
 		u := b.scratch(len(wf) / 9 * 16)
 		defer b.pool.Put(u)
-		filterTransform(*u, wf, g.Co, g.Ci, true)
-		b.winogradConv(dxf, dyf, *u, nil, wg, g.Co, g.Ci, true)
+		b.filterTransform(*u, wf, g.Co, g.Ci, true)
+		b.winogradConv(dxf, dyf, *u, nil, wg, g.Co, g.Ci)
 		return
 	}
 	back := ref.Conv{N: g.N, Ci: g.Co, H: g.Ho, W: g.Wo, Co: g.Ci, K: g.K, Stride: 1, Pad: g.K - 1 - g.Pad, Ho: g.H, Wo: g.W}

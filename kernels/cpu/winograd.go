@@ -99,24 +99,30 @@ func winogradTaps() (t, flip [9 * 16]float32) {
 	return t, flip
 }
 
-// filterTransform sets u[xi][co][ci] = (G f G^T)[xi] for each 3x3 filter
-// f[co][ci] of w[Co, Ci, 3, 3] (flipped by 180 degrees with back set: the
-// backward convolution's, from output channel co to input channel ci), as
-// one GEMM: u = winogradT^T w^T.
-func filterTransform(u, w []float32, co, ci int, back bool) {
-	t := winogradT[:]
+// filterTransform sets u[xi][ci][co] = (G f G^T)[xi] for each 3x3 filter
+// f[co][ci] of w[Co, Ci, 3, 3], the forward convolution's transformed
+// filters from its input to its output channels; with back set it sets
+// u[xi][co][ci] from the filters flipped by 180 degrees, the backward
+// convolution's from the output channels to the input channels. The
+// transform is one GEMM, u = winogradT^T w^T (then, forward, each
+// [co][ci] plane transposed).
+func (b *Backend) filterTransform(u, w []float32, co, ci int, back bool) {
 	if back {
-		t = winogradFlip[:]
+		gemm.Sgemm(true, true, 16, co*ci, 9, 1, winogradFlip[:], 16, w, 9, 0, u, co*ci)
+		return
 	}
-	gemm.Sgemm(true, true, 16, co*ci, 9, 1, t, 16, w, 9, 0, u, co*ci)
+	t := b.scratch(16 * co * ci)
+	defer b.pool.Put(t)
+	gemm.Sgemm(true, true, 16, co*ci, 9, 1, winogradT[:], 16, w, 9, 0, *t, co*ci)
+	transposeImages(u, *t, 16, co, ci, nil)
 }
 
 // frameChannelsLast writes images n0..n0+imgs-1 of x[N, c, h, w] into
 // planes (imgs framed planes of [hp, wp] pixels of c channels), pixel
 // (y, x) at framed pixel (y+1, x+1); the frame's pixels are zeros. The
-// SIMD module transposes the rows where it runs (frameSIMD).
+// SIMD module transposes the images where it runs (frameSIMD).
 func (wg *winograd) frameChannelsLast(planes, x []float32, n0, imgs, c int) {
-	clear(planes[:imgs*wg.hp*wg.wp*c])
+	wg.clearFrame(planes, imgs, c)
 	if frameSIMD(wg, planes, x, n0, imgs, c) {
 		return
 	}
@@ -130,6 +136,22 @@ func (wg *winograd) frameChannelsLast(planes, x []float32, n0, imgs, c int) {
 					row[xx*c+ch] = v
 				}
 			}
+		}
+	}
+}
+
+// clearFrame zeroes the frame of imgs framed planes of c channels: the
+// first row and the rows past the plane, and the first pixel and the
+// pixels past the plane of every row between.
+func (wg *winograd) clearFrame(planes []float32, imgs, c int) {
+	row := wg.wp * c
+	for i := 0; i < imgs; i++ {
+		p := planes[i*wg.hp*row:][:wg.hp*row]
+		clear(p[:row])
+		clear(p[(wg.h+1)*row:])
+		for y := 1; y <= wg.h; y++ {
+			clear(p[y*row:][:c])
+			clear(p[y*row+(wg.w+1)*c : (y+1)*row])
 		}
 	}
 }
@@ -275,14 +297,10 @@ func (wg *winograd) gradTransformGo(z, dyt []float32, imgs, d int) {
 }
 
 // winogradConv computes out[N, d, h, w] = conv(in[N, c, h, w]) + bias
-// (bias nil: none) from the transformed filters u[xi][d][c] (u[xi][c][d]
-// with inFirst set), the groups shared out between the workers.
-func (b *Backend) winogradConv(out, in, u, bias []float32, wg winograd, c, d int, inFirst bool) {
+// (bias nil: none) from the transformed filters u[xi][c][d], the groups
+// shared out between the workers.
+func (b *Backend) winogradConv(out, in, u, bias []float32, wg winograd, c, d int) {
 	hw := wg.h * wg.w
-	ldu := c
-	if inFirst {
-		ldu = d
-	}
 	b.parallel(wg.groups(), 1, func(lo, hi int) {
 		nt := wg.tiles(wg.group)
 		planes, v := b.scratch(wg.group*wg.hp*wg.wp*c), b.scratch(16*nt*c)
@@ -297,7 +315,7 @@ func (b *Backend) winogradConv(out, in, u, bias []float32, wg winograd, c, d int
 			wg.frameChannelsLast(*planes, in, n0, imgs, c)
 			wg.inputTransform(*v, *planes, imgs, c)
 			for xi := 0; xi < 16; xi++ {
-				gemm.Sgemm(false, !inFirst, nt, d, c, 1, (*v)[xi*nt*c:], c, u[xi*c*d:], ldu, 0, (*m)[xi*nt*d:], d)
+				gemm.Sgemm(false, false, nt, d, c, 1, (*v)[xi*nt*c:], c, u[xi*c*d:], d, 0, (*m)[xi*nt*d:], d)
 			}
 			wg.outputTransform(*yt, *m, imgs, d)
 			transposeImages(out[n0*d*hw:], *yt, imgs, hw, d, bias)

@@ -20,12 +20,14 @@ const winogradDefault = true
 // wasmsimd's winograd.go), undefined where no module runs, and their job
 // numbers.
 var (
-	wgInFn, hasWgInFn     = gemm.SIMDFunc("wgin")
-	wgOutFn, hasWgOutFn   = gemm.SIMDFunc("wgout")
-	wgGradFn, hasWgGradFn = gemm.SIMDFunc("wggrad")
-	jobWgIn               = gemm.SIMDJob("wgin")
-	jobWgOut              = gemm.SIMDJob("wgout")
-	jobWgGrad             = gemm.SIMDJob("wggrad")
+	wgFrameFn, hasWgFrameFn = gemm.SIMDFunc("wgframe")
+	wgInFn, hasWgInFn       = gemm.SIMDFunc("wgin")
+	wgOutFn, hasWgOutFn     = gemm.SIMDFunc("wgout")
+	wgGradFn, hasWgGradFn   = gemm.SIMDFunc("wggrad")
+	jobWgFrame              = gemm.SIMDJob("wgframe")
+	jobWgIn                 = gemm.SIMDJob("wgin")
+	jobWgOut                = gemm.SIMDJob("wgout")
+	jobWgGrad               = gemm.SIMDJob("wggrad")
 )
 
 // simdCalls makes count calls of the SIMD module's routine fn (job number
@@ -46,18 +48,16 @@ func simdCalls(fn js.Value, job, count int, args func(i, slot int) []int32) {
 	}
 }
 
-// frameSIMD does frameChannelsLast's work (planes cleared) with the SIMD
-// module's transpose, one call an image row, and reports whether it did.
+// frameSIMD does frameChannelsLast's work (the frame cleared) in the
+// SIMD module, one call an image, and reports whether it did.
 func frameSIMD(wg *winograd, planes, x []float32, n0, imgs, c int) bool {
-	if !hasTransposeFn {
+	if !hasWgFrameFn {
 		return false
 	}
 	hw := wg.h * wg.w
 	_, _ = planes[imgs*wg.hp*wg.wp*c-1], x[(n0+imgs)*c*hw-1]
-	simdCalls(transposeFn, jobTranspose, imgs*wg.h, func(k, _ int) []int32 {
-		i, y := k/wg.h, k%wg.h
-		return []int32{int32(at(planes[((i*wg.hp+y+1)*wg.wp+1)*c:])), int32(at(x[(n0+i)*c*hw+y*wg.w:])),
-			int32(c), int32(wg.w), int32(hw), int32(c), 0}
+	simdCalls(wgFrameFn, jobWgFrame, imgs, func(i, _ int) []int32 {
+		return []int32{int32(at(planes[i*wg.hp*wg.wp*c:])), int32(at(x[(n0+i)*c*hw:])), int32(c), int32(wg.h), int32(wg.w), int32(wg.wp)}
 	})
 	runtime.KeepAlive(planes)
 	runtime.KeepAlive(x)

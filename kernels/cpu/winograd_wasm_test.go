@@ -11,13 +11,13 @@ import (
 )
 
 // TestWinogradSIMD checks the SIMD module's transforms of the F(2x2, 3x3)
-// convolutions (the framing by transposed rows, wgin, wgout and wggrad)
+// convolutions (wgframe, wgin, wgout and wggrad)
 // against their Go code bit for bit, for the ConvNet's planes and odd
 // ones, in groups of 1 to all the images, special values included, on as
 // many threads as serve. A NaN matches any NaN: negation in Go and in
 // the module need not keep a NaN's sign alike.
 func TestWinogradSIMD(t *testing.T) {
-	needSIMD(t, hasWgInFn && hasWgOutFn && hasWgGradFn && hasTransposeFn, "Winograd transforms")
+	needSIMD(t, hasWgFrameFn && hasWgInFn && hasWgOutFn && hasWgGradFn, "Winograd transforms")
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, g := range []ref.Conv{
 		{N: 3, Ci: 16, H: 28, W: 28, Co: 32},
@@ -48,10 +48,8 @@ func TestWinogradSIMD(t *testing.T) {
 						t.Fatalf("%s: %s: %v", name, what, err)
 					}
 				}
-				got, want := make([]float32, imgs*wg.hp*wg.wp*g.Ci), make([]float32, imgs*wg.hp*wg.wp*g.Ci)
-				if !frameSIMD(&wg, got, x, n0, imgs, g.Ci) {
-					t.Fatal("frameSIMD did not run")
-				}
+				got, want := specials(r, imgs*wg.hp*wg.wp*g.Ci), make([]float32, imgs*wg.hp*wg.wp*g.Ci)
+				wg.frameChannelsLast(got, x, n0, imgs, g.Ci) // over values left in the planes
 				for i := range imgs {
 					for y := range g.H {
 						for xx := range g.W {

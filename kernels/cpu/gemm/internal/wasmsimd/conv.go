@@ -117,12 +117,29 @@ func transposeFunc() vecFunc {
 		bias
 		nParams
 	)
-	params := i32s(nParams)
 	l := locals{next: nParams}
-	r, c, s, d := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
-	fv := l.add(f32, 1)
-	v := l.add(v128, 8) // v..v+3 the rows read, v+4..v+7 the pairs
+	t := newTransposeLocals(&l)
 	var f fn
+	f.transpose(dst, src, rows, cols, lds, ldd, bias, t)
+	f.end()
+	return vecFunc{"transpose", i32s(nParams), l.body(f.code)}
+}
+
+// transposeLocals are the locals that the transposition's code uses.
+type transposeLocals struct{ r, c, s, d, fv, v int }
+
+// newTransposeLocals declares the transposition's locals in l.
+func newTransposeLocals(l *locals) transposeLocals {
+	t := transposeLocals{r: l.add(i32, 1), c: l.add(i32, 1), s: l.add(i32, 1), d: l.add(i32, 1)}
+	t.fv = l.add(f32, 1)
+	t.v = l.add(v128, 8) // v..v+3 the rows read, v+4..v+7 the pairs
+	return t
+}
+
+// transpose emits the transposition of transposeFunc, its arguments in
+// the i32 locals dst, src, rows, cols, lds, ldd and bias.
+func (f *fn) transpose(dst, src, rows, cols, lds, ldd, bias int, t transposeLocals) {
+	r, c, s, d, fv, v := t.r, t.c, t.s, t.d, t.fv, t.v
 	// at emits: local = base + (i*ld + j)*4 (i, j, ld locals).
 	at := func(local, base, i, ld, j int) {
 		f.get(base).get(i).get(ld).op(opI32Mul).get(j).op(opI32Add).i32c(4).op(opI32Mul).op(opI32Add).set(local)
@@ -173,8 +190,6 @@ func transposeFunc() vecFunc {
 	f.get(r).i32c(1).op(opI32Add).set(r)
 	f.br(0)
 	f.end().end()
-	f.end()
-	return vecFunc{"transpose", params, l.body(f.code)}
 }
 
 // scalarMove emits dst[c*ldd + r] = src[r*lds + c] (+ bias[c] where bias

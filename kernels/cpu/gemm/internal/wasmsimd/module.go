@@ -64,10 +64,11 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 // vecFuncs are the module's routines for the rest of the CPU backend's
 // step: BatchNorm's passes, the convolutions' unfolding and the
 // transposition of their outputs, max pooling, the packing of operands
-// stored by columns, and the transforms of the F(2x2, 3x3) convolutions.
+// stored by columns, the transforms of the F(2x2, 3x3) convolutions, and
+// ReLU.
 func vecFuncs() []vecFunc {
 	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true), packColsFunc(),
-		wgInFunc(), wgOutFunc(), wgGradFunc())
+		wgFrameFunc(), wgInFunc(), wgOutFunc(), wgGradFunc(), reluFunc(false), reluFunc(true))
 }
 
 // routine is a function of the module that the threads run: its name (as
@@ -418,6 +419,7 @@ const (
 	opI32GtS        = 0x4a
 	opI32GeS        = 0x4e
 	opF32Ne         = 0x5c
+	opF32Lt         = 0x5d
 	opF32Gt         = 0x5e
 	opI32Add        = 0x6a
 	opI32Sub        = 0x6b
@@ -443,6 +445,7 @@ const (
 	opI8x16Shuffle     = 0x0d
 	opF64x2ExtractLane = 0x21
 	opF64x2PromoteLow  = 0x5f
+	opF32x4Lt          = 0x43
 	opF32x4Gt          = 0x44
 	opV128And          = 0x4e
 	opV128AndNot       = 0x4f

@@ -4,7 +4,15 @@ package wasmsimd
 
 // The module's transforms of the F(2x2, 3x3) convolutions (kernels/cpu,
 // winograd.go), one image a call, four channels a vector. Channel counts
-// are multiples of 4; offsets and ld are bytes, the rest counts.
+// are multiples of 4 (but wgframe's); offsets and ld are bytes, the rest
+// counts.
+//
+//	wgframe(planes, x, c, h, w, wp)
+//
+// transposes the image's c planes of h×w floats at x into the framed
+// plane at planes (wp pixels a row, c floats a pixel), pixel (y, x) at
+// framed pixel (y+1, x+1), a row at a time as transpose does (the frame
+// is not written).
 //
 //	wgin(v, planes, c, th, tw, wp, ld)
 //
@@ -83,6 +91,32 @@ func (f *fn) vstore(addr, off, j int, value func()) {
 // vbin returns the emitter of a op b (v128 locals).
 func (f *fn) vbin(a int, o int, b int) func() {
 	return func() { f.get(a).get(b).simd(o) }
+}
+
+// wgFrameFunc returns the wgframe routine.
+func wgFrameFunc() vecFunc {
+	const (
+		planes = iota
+		x
+		c
+		h
+		w
+		wp
+		nParams
+	)
+	l := locals{next: nParams}
+	y, dst, src, hw, none := l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1), l.add(i32, 1)
+	t := newTransposeLocals(&l)
+	var f fn
+	f.get(h).get(w).op(opI32Mul).set(hw)
+	f.count(y, h, func() {
+		// dst = planes + ((y+1)*wp + 1)*c*4; src = x + y*w*4.
+		f.get(planes).get(y).i32c(1).op(opI32Add).get(wp).op(opI32Mul).i32c(1).op(opI32Add).get(c).op(opI32Mul).i32c(4).op(opI32Mul).op(opI32Add).set(dst)
+		f.get(x).get(y).get(w).op(opI32Mul).i32c(4).op(opI32Mul).op(opI32Add).set(src)
+		f.transpose(dst, src, c, w, hw, c, none, t)
+	})
+	f.end()
+	return vecFunc{"wgframe", i32s(nParams), l.body(f.code)}
 }
 
 // wgInFunc returns the wgin routine.
