@@ -156,6 +156,13 @@ func (wg *winograd) clearFrame(planes []float32, imgs, c int) {
 	}
 }
 
+// pointLen is the floats from one point's transformed tiles to the next
+// point's, for nt tiles of c channels (v[xi][t][ch] is at xi*pointLen(nt,
+// c) + t*c + ch): a cache line more than they take, so that the 16 runs
+// that a transform reads or writes at once, whose sizes are multiples of
+// 4 KiB in the ConvNet, do not all fall on the same cache sets.
+func pointLen(nt, c int) int { return nt*c + 16 }
+
 // inputTransform sets v[xi][t][ch] = (B^T d B)[xi] for every tile t of
 // imgs images and channel ch < c, d the tile's 4x4 patch of the framed
 // planes, where B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], in the
@@ -178,7 +185,7 @@ func (wg *winograd) inputTransformGo(v, planes []float32, imgs, c int) {
 				base := ((i*wg.hp+2*ty)*wg.wp + 2*tx) * c
 				for k := range d {
 					d[k] = planes[base+(k/4*wg.wp+k%4)*c:][:c]
-					o[k] = v[(k*nt+t)*c:][:c]
+					o[k] = v[k*pointLen(nt, c)+t*c:][:c]
 				}
 				tileInput(&o, &d, c)
 				t++
@@ -226,7 +233,7 @@ func (wg *winograd) outputTransformGo(out, m []float32, imgs, d int) {
 		for ty := 0; ty < wg.th; ty++ {
 			for tx := 0; tx < wg.tw; tx++ {
 				for k := range mt {
-					mt[k] = m[(k*nt+t)*d:][:d]
+					mt[k] = m[k*pointLen(nt, d)+t*d:][:d]
 				}
 				for k := range y {
 					y[k] = spare
@@ -273,7 +280,7 @@ func (wg *winograd) gradTransformGo(z, dyt []float32, imgs, d int) {
 		for ty := 0; ty < wg.th; ty++ {
 			for tx := 0; tx < wg.tw; tx++ {
 				for k := range zt {
-					zt[k] = z[(k*nt+t)*d:][:d]
+					zt[k] = z[k*pointLen(nt, d)+t*d:][:d]
 				}
 				for k := range g {
 					g[k] = zero
@@ -303,8 +310,8 @@ func (b *Backend) winogradConv(out, in, u, bias []float32, wg winograd, c, d int
 	hw := wg.h * wg.w
 	b.parallel(wg.groups(), 1, func(lo, hi int) {
 		nt := wg.tiles(wg.group)
-		planes, v := b.scratch(wg.group*wg.hp*wg.wp*c), b.scratch(16*nt*c)
-		m, yt := b.scratch(16*nt*d), b.scratch(wg.group*hw*d)
+		planes, v := b.scratch(wg.group*wg.hp*wg.wp*c), b.scratch(16*pointLen(nt, c))
+		m, yt := b.scratch(16*pointLen(nt, d)), b.scratch(wg.group*hw*d)
 		defer b.pool.Put(planes)
 		defer b.pool.Put(v)
 		defer b.pool.Put(m)
@@ -315,7 +322,7 @@ func (b *Backend) winogradConv(out, in, u, bias []float32, wg winograd, c, d int
 			wg.frameChannelsLast(*planes, in, n0, imgs, c)
 			wg.inputTransform(*v, *planes, imgs, c)
 			for xi := 0; xi < 16; xi++ {
-				gemm.Sgemm(false, false, nt, d, c, 1, (*v)[xi*nt*c:], c, u[xi*c*d:], d, 0, (*m)[xi*nt*d:], d)
+				gemm.Sgemm(false, false, nt, d, c, 1, (*v)[xi*pointLen(nt, c):], c, u[xi*c*d:], d, 0, (*m)[xi*pointLen(nt, d):], d)
 			}
 			wg.outputTransform(*yt, *m, imgs, d)
 			transposeImages(out[n0*d*hw:], *yt, imgs, hw, d, bias)
@@ -337,8 +344,8 @@ func (b *Backend) winogradFilter(dw, dy, x []float32, wg winograd, ci, co int) {
 	defer b.pool.Put(acc)
 	b.parallel(parts, 1, func(lo, hi int) {
 		nt := wg.tiles(wg.group)
-		planes, v := b.scratch(wg.group*wg.hp*wg.wp*ci), b.scratch(16*nt*ci)
-		dyt, z := b.scratch(wg.group*hw*co), b.scratch(16*nt*co)
+		planes, v := b.scratch(wg.group*wg.hp*wg.wp*ci), b.scratch(16*pointLen(nt, ci))
+		dyt, z := b.scratch(wg.group*hw*co), b.scratch(16*pointLen(nt, co))
 		defer b.pool.Put(planes)
 		defer b.pool.Put(v)
 		defer b.pool.Put(dyt)
@@ -354,7 +361,7 @@ func (b *Backend) winogradFilter(dw, dy, x []float32, wg winograd, ci, co int) {
 				transposeImages(*dyt, dy[n0*co*hw:], imgs, co, hw, nil)
 				wg.gradTransform(*z, *dyt, imgs, co)
 				for xi := 0; xi < 16; xi++ {
-					gemm.Sgemm(true, false, co, ci, nt, 1, (*z)[xi*nt*co:], co, (*v)[xi*nt*ci:], ci, beta, m[xi*cc:], ci)
+					gemm.Sgemm(true, false, co, ci, nt, 1, (*z)[xi*pointLen(nt, co):], co, (*v)[xi*pointLen(nt, ci):], ci, beta, m[xi*cc:], ci)
 				}
 				beta = 1
 			}

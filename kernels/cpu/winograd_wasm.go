@@ -71,9 +71,9 @@ func inputSIMD(wg *winograd, v, planes []float32, imgs, c int) bool {
 		return false
 	}
 	nt, per := wg.tiles(imgs), wg.th*wg.tw
-	_, _ = v[16*nt*c-1], planes[imgs*wg.hp*wg.wp*c-1]
+	_, _ = v[16*pointLen(nt, c)-1], planes[imgs*wg.hp*wg.wp*c-1]
 	simdCalls(wgInFn, jobWgIn, imgs, func(i, _ int) []int32 {
-		return []int32{int32(at(v[i*per*c:])), int32(at(planes[i*wg.hp*wg.wp*c:])), int32(c), int32(wg.th), int32(wg.tw), int32(wg.wp), int32(4 * nt * c)}
+		return []int32{int32(at(v[i*per*c:])), int32(at(planes[i*wg.hp*wg.wp*c:])), int32(c), int32(wg.th), int32(wg.tw), int32(wg.wp), int32(4 * pointLen(nt, c))}
 	})
 	runtime.KeepAlive(v)
 	runtime.KeepAlive(planes)
@@ -87,10 +87,10 @@ func outputSIMD(wg *winograd, out, m []float32, imgs, d int) bool {
 		return false
 	}
 	nt, per, hw := wg.tiles(imgs), wg.th*wg.tw, wg.h*wg.w
-	_, _ = out[imgs*hw*d-1], m[16*nt*d-1]
+	_, _ = out[imgs*hw*d-1], m[16*pointLen(nt, d)-1]
 	spare := make([]float32, gemm.Threads()*d) // each slot's pixels past the edges
 	simdCalls(wgOutFn, jobWgOut, imgs, func(i, slot int) []int32 {
-		return []int32{int32(at(out[i*hw*d:])), int32(at(m[i*per*d:])), int32(d), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4 * nt * d), int32(at(spare[slot*d:]))}
+		return []int32{int32(at(out[i*hw*d:])), int32(at(m[i*per*d:])), int32(d), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4 * pointLen(nt, d)), int32(at(spare[slot*d:]))}
 	})
 	runtime.KeepAlive(out)
 	runtime.KeepAlive(m)
@@ -105,10 +105,10 @@ func gradSIMD(wg *winograd, z, dyt []float32, imgs, d int) bool {
 		return false
 	}
 	nt, per, hw := wg.tiles(imgs), wg.th*wg.tw, wg.h*wg.w
-	_, _ = z[16*nt*d-1], dyt[imgs*hw*d-1]
+	_, _ = z[16*pointLen(nt, d)-1], dyt[imgs*hw*d-1]
 	zero := make([]float32, d) // the gradients past the edges
 	simdCalls(wgGradFn, jobWgGrad, imgs, func(i, _ int) []int32 {
-		return []int32{int32(at(z[i*per*d:])), int32(at(dyt[i*hw*d:])), int32(d), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4 * nt * d), int32(at(zero))}
+		return []int32{int32(at(z[i*per*d:])), int32(at(dyt[i*hw*d:])), int32(d), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4 * pointLen(nt, d)), int32(at(zero))}
 	})
 	runtime.KeepAlive(z)
 	runtime.KeepAlive(dyt)

@@ -61,13 +61,13 @@ func TestWinogradSIMD(t *testing.T) {
 				}
 				check("the framed planes", got, want)
 				planes := got
-				got, want = make([]float32, 16*nt*g.Ci), make([]float32, 16*nt*g.Ci)
+				got, want = make([]float32, 16*pointLen(nt, g.Ci)), make([]float32, 16*pointLen(nt, g.Ci))
 				if !inputSIMD(&wg, got, planes, imgs, g.Ci) {
 					t.Fatal("inputSIMD did not run")
 				}
 				wg.inputTransformGo(want, planes, imgs, g.Ci)
 				check("the transformed input", got, want)
-				m := specials(r, 16*nt*g.Co)
+				m := specials(r, 16*pointLen(nt, g.Co))
 				got, want = make([]float32, imgs*hw*g.Co), make([]float32, imgs*hw*g.Co)
 				if !outputSIMD(&wg, got, m, imgs, g.Co) {
 					t.Fatal("outputSIMD did not run")
@@ -75,7 +75,7 @@ func TestWinogradSIMD(t *testing.T) {
 				wg.outputTransformGo(want, m, imgs, g.Co)
 				check("the output", got, want)
 				dyt := specials(r, imgs*hw*g.Co)
-				got, want = make([]float32, 16*nt*g.Co), make([]float32, 16*nt*g.Co)
+				got, want = make([]float32, 16*pointLen(nt, g.Co)), make([]float32, 16*pointLen(nt, g.Co))
 				if !gradSIMD(&wg, got, dyt, imgs, g.Co) {
 					t.Fatal("gradSIMD did not run")
 				}
