@@ -324,10 +324,14 @@ func (b *Backend) Loss(dscores, stats, scores, y kernels.Tensor, kind kernels.Lo
 	}
 }
 
-// Adam updates param in place, parallel over chunks.
+// Adam updates param in place: in the SIMD module where it runs
+// (adamSIMD), else parallel over chunks.
 func (b *Backend) Adam(param, grad, m, v kernels.Tensor, p kernels.AdamParams) {
 	kernels.SameSizeDims("Adam", param, grad, m, v)
 	pf, gf, mf, vf := F32(param), F32(grad), F32(m), F32(v)
+	if adamSIMD(pf, gf, mf, vf, p) {
+		return
+	}
 	if b.parts(len(pf), 1<<15) <= 1 {
 		// One part, without the closure's allocation.
 		ref.Adam(pf, gf, mf, vf, p)

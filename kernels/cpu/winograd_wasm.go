@@ -3,6 +3,7 @@
 package cpu
 
 import (
+	"math"
 	"runtime"
 	"syscall/js"
 
@@ -34,14 +35,25 @@ var (
 // job), args(i, slot) the arguments of call i: shared out between the
 // module's threads where several serve (slot numbering the calls that run
 // at once, below gemm.Threads()), else one after the other here (slot 0).
+// The arguments are i32 values.
 func simdCalls(fn js.Value, job, count int, args func(i, slot int) []int32) {
+	simdCallsFloats(fn, job, count, math.MaxInt, args)
+}
+
+// simdCallsFloats is simdCalls for routines whose arguments from
+// floatsFrom on are f32 values, given as their bits.
+func simdCallsFloats(fn js.Value, job, count, floatsFrom int, args func(i, slot int) []int32) {
 	if gemm.SIMDCalls(job, count, count, func(i, slot int, a []int32) { copy(a, args(i, slot)) }) {
 		return
 	}
 	vals := make([]any, 0, 16)
 	for i := 0; i < count; i++ {
 		vals = vals[:0]
-		for _, a := range args(i, 0) {
+		for k, a := range args(i, 0) {
+			if k >= floatsFrom {
+				vals = append(vals, float64(math.Float32frombits(uint32(a))))
+				continue
+			}
 			vals = append(vals, int(a))
 		}
 		fn.Invoke(vals...)

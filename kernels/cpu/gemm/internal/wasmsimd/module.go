@@ -64,11 +64,11 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 // vecFuncs are the module's routines for the rest of the CPU backend's
 // step: BatchNorm's passes, the convolutions' unfolding and the
 // transposition of their outputs, max pooling, the packing of operands
-// stored by columns, the transforms of the F(2x2, 3x3) convolutions, and
-// ReLU.
+// stored by columns, the transforms of the F(2x2, 3x3) convolutions,
+// ReLU and Adam.
 func vecFuncs() []vecFunc {
 	return append(bnFuncs(), unfoldFunc(), transposeFunc(), poolFunc(false), poolFunc(true), packColsFunc(),
-		wgFrameFunc(), wgInFunc(), wgOutFunc(), wgGradFunc(), reluFunc(false), reluFunc(true))
+		wgFrameFunc(), wgInFunc(), wgOutFunc(), wgGradFunc(), reluFunc(false), reluFunc(true), adamFunc())
 }
 
 // routine is a function of the module that the threads run: its name (as
@@ -429,6 +429,8 @@ const (
 	opF32Add        = 0x92
 	opF32Sub        = 0x93
 	opF32Mul        = 0x94
+	opF32Div        = 0x95
+	opF32Sqrt       = 0x91
 	opF64Add        = 0xa0
 	opF64Mul        = 0xa2
 	opF64PromoteF32 = 0xbb
@@ -451,9 +453,11 @@ const (
 	opV128AndNot       = 0x4f
 	opV128Bitselect    = 0x52
 	opF32x4Neg         = 0xe1
+	opF32x4Sqrt        = 0xe3
 	opF32x4Add         = 0xe4
 	opF32x4Sub         = 0xe5
 	opF32x4Mul         = 0xe6
+	opF32x4Div         = 0xe7
 	opF64x2Add         = 0xf0
 	opF64x2Mul         = 0xf2
 	opF32x4RelaxedMadd = 0x105

@@ -112,8 +112,9 @@ const (
 // packing, BatchNorm's passes (bn.go), the convolutions' unfolding and the
 // transposition of their outputs (conv.go), max pooling and its gradient
 // (pool.go), the packing of operands stored by columns and the transforms
-// of the F(2x2, 3x3) convolutions (winograd.go) and ReLU (relu.go).
-var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols", "wgframe", "wgin", "wgout", "wggrad", "relu", "reluback"}
+// of the F(2x2, 3x3) convolutions (winograd.go), ReLU (relu.go) and Adam
+// (adam.go).
+var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols", "wgframe", "wgin", "wgout", "wggrad", "relu", "reluback", "adam"}
 
 // Job returns the job number of the routine name (its place in Routines),
 // or -1 where the module has none of that name.
