@@ -84,6 +84,7 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 		b.Fatalf("Node.js (node) is needed: %v", err)
 	}
 	peak, hasPeak := fmapeak.PerCore() // first, while the machine is quiet
+	commit := treeCommit()             // the tree that the Node.js row is built from
 	nodeTest := buildWasmTest(b, "../experiment")
 	isolated := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
 	defer isolated.Close()
@@ -127,7 +128,7 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	}
 	b.ReportMetric(0, "ns/op")
 	var tab strings.Builder
-	fmt.Fprintf(&tab, "ConvNet training step, batch %d, CPU backend, %s (%d round(s)):\n", cpuStepBatch, treeCommit(), b.N)
+	fmt.Fprintf(&tab, "ConvNet training step, batch %d, CPU backend, %s (%d round(s)):\n", cpuStepBatch, commit, b.N)
 	if hasPeak {
 		fmt.Fprintf(&tab, "128-bit FMA peak of one core (internal/fmapeak): %.1f GFLOP/s; the step is %.1f MFLOP an image as direct convolutions (WebAssembly's F(2x2, 3x3) multiplies about half as many).\n", peak/1e9, experiment.ConvNetFLOPs/1e6)
 	}
