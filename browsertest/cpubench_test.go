@@ -47,7 +47,8 @@ type cpuRun struct {
 //   - compiled to WebAssembly under Node.js, one thread
 //     (experiment's BenchmarkConvNetStep, as bench/wasm_simd.sh runs it);
 //   - in Chromium, in the trainer page's benchmark (?bench=1&backend=cpu,
-//     the ConvNet row), as the page trains without WebGPU: served as
+//     the ConvNet row, which the engine times in its Worker as it trains
+//     without WebGPU): served as
 //     GitHub Pages serves it on a first visit (one thread) and with the
 //     cross-origin isolation headers (a shared memory, as once the service
 //     worker controls the page) with threads= the number of cores (the

@@ -13,6 +13,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -209,6 +210,8 @@ func (e *Engine) job(c protocol.Command, files []File) func(context.Context) {
 		return func(context.Context) { e.data.readFiles(c, files) }
 	case protocol.CmdLoad:
 		return func(context.Context) { e.data.preload(c.Data) }
+	case protocol.CmdBench:
+		return func(ctx context.Context) { e.bench(ctx, c.Bench) }
 	}
 	return nil
 }
@@ -246,6 +249,34 @@ func (e *Engine) hello(h protocol.Hello) {
 		e.data.preload(h.Preload)
 	}
 	e.emit(protocol.Event{Kind: protocol.EvReady, Backend: backendOf(be, why), Memory: e.host.Memory()})
+}
+
+// bench times the benchmark suite of b on its backend, letting stop in
+// between the timed steps: EvBench after each benchmark, EvBenchDone at
+// the end with the table of those that finished (or the error).
+func (e *Engine) bench(ctx context.Context, b *protocol.Bench) {
+	if b == nil {
+		e.emit(protocol.Event{Kind: protocol.EvBenchDone, Error: "bench: the command names no suite"})
+		return
+	}
+	be, _ := e.backends.get(b.Backend)
+	total := len(b.Suite.Configs())
+	done := 0
+	rs, err := experiment.RunSuite(ctx, be, b.Suite, experiment.SuiteHooks{
+		Each: func(r experiment.BenchResult) {
+			done++
+			e.emit(protocol.Event{Kind: protocol.EvBench, Bench: &protocol.BenchState{Result: &r, Done: done, Total: total}})
+		},
+		Between: e.host.Yield,
+	})
+	st := &protocol.BenchState{Done: len(rs), Total: total, Stopped: errors.Is(err, context.Canceled)}
+	ev := protocol.Event{Kind: protocol.EvBenchDone, Bench: st}
+	if err == nil || st.Stopped {
+		st.Table = experiment.SuiteTable(rs)
+	} else {
+		ev.Error = err.Error()
+	}
+	e.emit(ev)
 }
 
 // backendOf describes be for an event.

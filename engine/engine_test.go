@@ -236,3 +236,47 @@ func TestStopWhileQueued(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestBench times a small suite through the engine (the page's bench=1):
+// an event per benchmark, then the table; and stop ends a long suite
+// after the step in progress, with the table of what finished.
+func TestBench(t *testing.T) {
+	h := enginetest.New("")
+	e := started(t, h)
+	suite, err := experiment.ParseSuite("32", "1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(suite.Configs())
+	from := h.Len()
+	e.Handle(protocol.Command{Kind: protocol.CmdBench, Bench: &protocol.Bench{Suite: suite, Backend: experiment.BackendCPU}}, nil)
+	evs, done := h.Wait(t, from, protocol.EvBenchDone)
+	if done.Error != "" || done.Bench == nil || done.Bench.Stopped || done.Bench.Done != total || done.Bench.Total != total {
+		t.Fatalf("bench-done: error %q, state %+v; want %d of %d benchmarks", done.Error, done.Bench, total, total)
+	}
+	var n int
+	for _, ev := range evs {
+		if ev.Kind == protocol.EvBench {
+			n++
+			if ev.Bench == nil || ev.Bench.Result == nil || ev.Bench.Done != n || ev.Bench.Result.Backend.Name != "cpu" {
+				t.Fatalf("bench event %d: %+v", n, ev.Bench)
+			}
+		}
+	}
+	if n != total || !strings.Contains(done.Bench.Table, "| matmul 32 |") {
+		t.Fatalf("%d bench events, table %q; want %d and the matmul's row", n, done.Bench.Table, total)
+	}
+
+	long, err := experiment.ParseSuite("32", "1", 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from = h.Len()
+	e.Handle(protocol.Command{Kind: protocol.CmdBench, Bench: &protocol.Bench{Suite: long, Backend: experiment.BackendCPU}}, nil)
+	h.Wait(t, from, protocol.EvBench)
+	e.Handle(protocol.Command{Kind: protocol.CmdStop}, nil)
+	_, done = h.Wait(t, from, protocol.EvBenchDone)
+	if done.Error != "" || done.Bench == nil || !done.Bench.Stopped || done.Bench.Done < 1 || done.Bench.Done >= total || !strings.Contains(done.Bench.Table, "| matmul 32 |") {
+		t.Fatalf("after stop: error %q, state %+v; want stopped with the matmul's row", done.Error, done.Bench)
+	}
+}

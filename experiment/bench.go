@@ -224,10 +224,10 @@ func randn(n int) []float32 {
 
 // SuiteConfig says what RunSuite times.
 type SuiteConfig struct {
-	Sizes    []int // matmul sizes S (SxSxS products)
-	Batches  []int // ConvNet batch sizes
-	ToyBatch int   // the toy step's batch size
-	Steps    int   // timed steps of each, after one untimed warm-up step
+	Sizes    []int `json:"sizes"`     // matmul sizes S (SxSxS products)
+	Batches  []int `json:"batches"`   // ConvNet batch sizes
+	ToyBatch int   `json:"toy_batch"` // the toy step's batch size
+	Steps    int   `json:"steps"`     // timed steps of each, after one untimed warm-up step
 }
 
 // DefaultSuite is the GPU table of BENCHMARKS.md: the 1024, 2048 and 4096

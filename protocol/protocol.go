@@ -39,6 +39,10 @@ const (
 	CmdFiles = "files"
 	// CmdLoad loads a hosted data set ahead of a run (Data names it).
 	CmdLoad = "load"
+	// CmdBench times a benchmark suite (Bench) instead of training: EvBench
+	// after each benchmark, EvBenchDone at the end; stop ends it after the
+	// step in progress.
+	CmdBench = "bench"
 )
 
 // Command is what a view asks of the engine.
@@ -53,7 +57,15 @@ type Command struct {
 	Files []string `json:"files,omitempty"`
 	// Data is the data set the form names: the one CmdLoad loads, and
 	// the one CmdFiles reads files as when they could be either.
-	Data string `json:"data,omitempty"`
+	Data  string `json:"data,omitempty"`
+	Bench *Bench `json:"bench,omitempty"`
+}
+
+// Bench is a benchmark suite to time (deeplda bench -suite's) and the
+// backend to time it on.
+type Bench struct {
+	Suite   experiment.SuiteConfig `json:"suite"`
+	Backend experiment.BackendKind `json:"backend"`
 }
 
 // Trains reports whether c trains a session (start, resume, continue).
@@ -160,6 +172,11 @@ const (
 	// EvLoading: what the engine is doing before a run can start (Text:
 	// downloading, reading, evaluating).
 	EvLoading = "loading"
+	// EvBench: a benchmark of CmdBench's suite finished (BenchState).
+	EvBench = "bench"
+	// EvBenchDone: the suite ended (BenchState, with its table), or
+	// failed (Error).
+	EvBenchDone = "bench-done"
 )
 
 // Event is what the engine tells its view.
@@ -190,7 +207,20 @@ type Event struct {
 	Checkpoint []byte `json:"checkpoint,omitempty"`
 	// MemoryBytes is the engine's memory where its host knows it (the
 	// worker's WebAssembly memory), with progress and the session's end.
-	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+	MemoryBytes int64       `json:"memory_bytes,omitempty"`
+	Bench       *BenchState `json:"bench,omitempty"`
+}
+
+// BenchState is how far a benchmark suite is: with EvBench the benchmark
+// that finished, with EvBenchDone the table of those that finished
+// (Markdown, as deeplda bench -suite prints it) and whether stop ended
+// the suite.
+type BenchState struct {
+	Result  *experiment.BenchResult `json:"result,omitempty"`
+	Done    int                     `json:"done"`
+	Total   int                     `json:"total"`
+	Table   string                  `json:"table,omitempty"`
+	Stopped bool                    `json:"stopped,omitempty"`
 }
 
 // Figures are SVG figures by file name.

@@ -13,7 +13,6 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
-	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
@@ -170,12 +169,7 @@ func (a *app) start() {
 	setState("idle")
 	a.setProgressText("")
 	if q.Get("bench") == "1" {
-		go func() {
-			defer a.guard()
-			be, why := pageBackend(s.Backend)
-			a.showBackend(&protocol.Backend{Info: be.Info(), Kind: experiment.BackendOf(be), Why: why})
-			a.prepareBench(q, be, s.Autostart)
-		}()
+		a.benchMode(q, s.Backend, hello, s.Autostart)
 		return
 	}
 	if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
@@ -356,10 +350,10 @@ func (a *app) sendSession(c protocol.Command, files []js.Value) {
 
 // stop asks the training goroutine to stop after the current step.
 func (a *app) stop() {
-	if a.bench != nil && a.bench.cancel != nil {
+	if a.bench != nil && a.bench.running {
 		enable(a.stopBtn, false)
 		a.setProgressText("Stopping after the current step…")
-		a.bench.cancel()
+		a.engine.send(protocol.Command{Kind: protocol.CmdStop}, nil)
 		return
 	}
 	if a.sess != nil && state() == "training" {

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"syscall/js"
 
-	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
 )
 
@@ -36,19 +34,6 @@ func openWebGPU() (be kernels.Backend, why string) {
 		return nil, fmt.Sprintf("WebGPU could not start (%v), %s", err, cpuNote)
 	}
 	return b, ""
-}
-
-// pageBackend returns the backend for a choice in the page itself (the
-// benchmark's), with why WebGPU is not used when it was wanted.
-func pageBackend(choice experiment.BackendKind) (kernels.Backend, string) {
-	if choice != experiment.BackendCPU {
-		if be, why := openWebGPU(); be != nil {
-			return be, ""
-		} else {
-			return cpu.New(), why
-		}
-	}
-	return cpu.New(), ""
 }
 
 // loseDevices destroys the WebGPU devices that site/engine.js (or

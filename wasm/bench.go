@@ -3,15 +3,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
-	"honnef.co/go/js/dom/v2"
-
 	"github.com/deeplda/deeplda/experiment"
-	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
@@ -24,18 +20,20 @@ type benchResult struct {
 }
 
 // pageBench is the page's benchmark, bench=1 in the URL: instead of
-// training, it times the GPU table of "deeplda bench -suite"
-// (experiment.RunSuite) on the backend the page chose (backend=webgpu to
-// insist on the GPU), shows the table in Markdown and writes {"results":
-// [...], "table": "..."} into #report; sizes=, batches= and steps=
-// (default 2) change the suite as the command's flags do, within the
-// settings' bounds and the page's memory. It starts on the Train button,
-// or at once with autostart=1, and Stop ends it after the step in
-// progress.
+// training, the engine times the GPU table of "deeplda bench -suite"
+// (experiment.RunSuite, CmdBench) on the backend the page chose
+// (backend=webgpu to insist on the GPU), in its Worker like a session;
+// the page shows the table in Markdown and writes {"results": [...],
+// "table": "..."} into #report. sizes=, batches= and steps= (default 2)
+// change the suite as the command's flags do, within the settings' bounds
+// and the page's memory. It starts on the Train button, or at once with
+// autostart=1, and Stop ends it after the step in progress.
 type pageBench struct {
-	suite  experiment.SuiteConfig
-	be     kernels.Backend
-	cancel context.CancelFunc // of the benchmark running, or nil
+	suite   experiment.SuiteConfig
+	backend experiment.BackendKind
+	name    string // the engine's backend's
+	running bool
+	results []experiment.BenchResult
 }
 
 // parseBench reads the benchmark's settings from the URL and checks them.
@@ -53,79 +51,81 @@ func parseBench(q config.Query) (experiment.SuiteConfig, error) {
 	return c, err
 }
 
-// prepareBench readies the benchmark of the URL on be: the Train button
-// runs it, autostart runs it now. Bad settings end in the error state with
-// the one-line notice.
-func (a *app) prepareBench(q config.Query, be kernels.Backend, autostart bool) {
-	body := doc.(dom.HTMLDocument).Body()
+// benchMode readies the benchmark of the URL: bad settings end in the
+// error state with the one-line notice; else the engine starts on
+// backend (hello) and, once it is ready, the Train button runs the suite,
+// or autostart runs it at once.
+func (a *app) benchMode(q config.Query, backend experiment.BackendKind, hello *protocol.Hello, autostart bool) {
 	suite, err := parseBench(q)
 	if err != nil {
 		a.showError("The benchmark's settings: " + err.Error())
 		a.writeBench(benchResult{Results: []experiment.BenchResult{}, Error: err.Error()})
 		setState("error")
-		body.SetAttribute("data-ready", "1")
+		body().SetAttribute("data-ready", "1")
 		return
 	}
-	a.bench = &pageBench{suite: suite, be: be}
-	a.trainBtn.SetTextContent("Run the benchmark")
-	a.ready = true
-	a.setIdle(false)
-	a.setProgressText(fmt.Sprintf("The GPU table on %s: %d benchmarks, ready to run.", be.Info().Name, len(suite.Configs())))
-	show(a.progressBox, true)
-	setState("idle")
-	body.SetAttribute("data-ready", "1")
-	if autostart {
-		a.runBench()
+	a.bench = &pageBench{suite: suite, backend: backend}
+	a.onReady = func() {
+		a.trainBtn.SetTextContent("Run the benchmark")
+		a.setProgressText(fmt.Sprintf("The GPU table on %s: %d benchmarks, ready to run.", a.bench.name, len(suite.Configs())))
+		show(a.progressBox, true)
+		if autostart {
+			a.runBench()
+		}
 	}
+	a.engine = startEngine(a)
+	a.engine.send(protocol.Command{Kind: protocol.CmdHello, Hello: hello}, nil)
 }
 
-// runBench times the suite, unless it is running.
+// runBench has the engine time the suite, unless it is running.
 func (a *app) runBench() {
 	b := a.bench
-	if b.cancel != nil {
+	if b.running {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b.cancel = cancel
+	b.running, b.results = true, nil
 	a.hideError()
 	a.setTraining()
-	go func() {
-		defer a.guard()
-		defer func() { b.cancel = nil }()
-		res := benchResult{Results: []experiment.BenchResult{}}
-		n := len(b.suite.Configs())
-		name := b.be.Info().Name
-		a.setProgressText(fmt.Sprintf("Timing the GPU table on %s: 0 of %d benchmarks…", name, n))
-		rs, err := experiment.RunSuite(ctx, b.be, b.suite, experiment.SuiteHooks{
-			Each: func(r experiment.BenchResult) {
-				res.Results = append(res.Results, r)
-				a.setProgress(float64(len(res.Results)) / float64(n))
-				a.setProgressText(fmt.Sprintf("Timing the GPU table on %s: %d of %d benchmarks…", name, len(res.Results), n))
-			},
-			Between: a.yield.maybe,
-		})
-		res.Stopped = errors.Is(err, context.Canceled)
-		if err == nil || res.Stopped {
-			res.Table = experiment.SuiteTable(rs)
-		} else {
-			res.Error = err.Error()
+	a.setProgressText(fmt.Sprintf("Timing the GPU table on %s: 0 of %d benchmarks…", b.name, len(b.suite.Configs())))
+	a.engine.send(protocol.Command{Kind: protocol.CmdBench, Bench: &protocol.Bench{Suite: b.suite, Backend: b.backend}}, nil)
+}
+
+// onBench shows an event of the engine's benchmark (EvBench, EvBenchDone).
+func (a *app) onBench(ev protocol.Event) {
+	b := a.bench
+	if b == nil || !b.running {
+		return
+	}
+	st := ev.Bench
+	if ev.Kind == protocol.EvBench {
+		if st != nil && st.Result != nil {
+			b.results = append(b.results, *st.Result)
+			a.setProgress(float64(st.Done) / float64(max(st.Total, 1)))
+			a.setProgressText(fmt.Sprintf("Timing the GPU table on %s: %d of %d benchmarks…", b.name, st.Done, st.Total))
 		}
-		a.writeBench(res)
-		switch {
-		case res.Stopped:
-			a.setProgressText(fmt.Sprintf("Stopped after %d of %d benchmarks; the table of those:", len(rs), n))
-			a.setIdle(false)
-			setState("idle")
-		case err != nil:
-			a.showError("The benchmark failed: " + res.Error)
-			a.setIdle(false)
-			setState("error")
-		default:
-			a.setProgressText("The GPU table, in Markdown for BENCHMARKS.md:")
-			a.setIdle(false)
-			setState("done")
-		}
-	}()
+		return
+	}
+	b.running = false
+	res := benchResult{Results: b.results, Error: ev.Error}
+	if res.Results == nil {
+		res.Results = []experiment.BenchResult{}
+	}
+	if st != nil {
+		res.Table, res.Stopped = st.Table, st.Stopped
+	}
+	a.writeBench(res)
+	a.setIdle(false)
+	switch {
+	case res.Error != "":
+		a.showError("The benchmark failed: " + res.Error)
+		setState("error")
+	case res.Stopped:
+		a.setProgressText(fmt.Sprintf("Stopped after %d of %d benchmarks; the table of those:", st.Done, st.Total))
+		setState("idle")
+	default:
+		a.setProgressText("The GPU table, in Markdown for BENCHMARKS.md:")
+		setState("done")
+	}
 }
 
 // writeBench shows res: its table in the summary and the whole of it in

@@ -24,7 +24,7 @@
 // to the CPU, errors), view.go (results), data.go (the images demo's
 // data panel), model.go (the trained models it opens: the site's, by
 // model= in the URL or its list, or a dropped checkpoint), bench.go (the
-// GPU table, timed in the page), backend.go, yield.go, jsutil.go,
+// GPU table, which the engine times), backend.go, yield.go, jsutil.go,
 // download.go and dom.go (helpers). The settings and their validation are
 // in package config (wasm/config), tested natively.
 //
@@ -39,7 +39,7 @@
 // device halfway through a run (once it has a save point); body's
 // data-lost-step, data-resume-step and data-kept-epochs then say where the
 // device was lost, after which step the CPU took over and how many epochs
-// of the history it kept. With bench=1 the page times the GPU table
+// of the history it kept. With bench=1 the engine times the GPU table
 // instead of training (bench.go).
 package main
 

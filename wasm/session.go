@@ -48,6 +48,9 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		return
 	case protocol.EvRefused:
 		consoleWarn("deeplda: the engine refused a command: " + ev.Error)
+	case protocol.EvBench, protocol.EvBenchDone:
+		a.onBench(ev)
+		return
 	}
 	s := a.sess
 	switch {
