@@ -69,10 +69,7 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2D", y, x, w, bias, p)
 	yf, xf, wf, bf := F32(y), F32(x), F32(w), f32(bias)
 	if wg, ok := newWinograd(g, b.workers); ok && b.winograd {
-		u := b.scratch(len(wf) / 9 * 16)
-		defer b.pool.Put(u)
-		b.filterTransform(*u, wf, g.Co, g.Ci, false)
-		b.winogradConv(yf, xf, *u, bf, wg, g.Ci, g.Co)
+		b.winogradConv(yf, xf, wf, bf, wg, g.Co, g.Ci, false)
 		return
 	}
 	if f, ok := newFrame(g, b.workers); ok {
@@ -115,10 +112,7 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 	g := convGeom("Conv2DBackwardData", dy, dx, w, nil, p)
 	dxf, dyf, wf := F32(dx), F32(dy), F32(w)
 	if wg, ok := newWinograd(g, b.workers); ok && b.winograd {
-		u := b.scratch(len(wf) / 9 * 16)
-		defer b.pool.Put(u)
-		b.filterTransform(*u, wf, g.Co, g.Ci, true)
-		b.winogradConv(dxf, dyf, *u, nil, wg, g.Co, g.Ci)
+		b.winogradConv(dxf, dyf, wf, nil, wg, g.Co, g.Ci, true)
 		return
 	}
 	back := ref.Conv{N: g.N, Ci: g.Co, H: g.Ho, W: g.Wo, Co: g.Ci, K: g.K, Stride: 1, Pad: g.K - 1 - g.Pad, Ho: g.H, Wo: g.W}

@@ -224,34 +224,44 @@ func (wg *winograd) outputTransform(out, m []float32, imgs, d int) {
 // outputTransformGo is outputTransform in Go, its arithmetic along the
 // channels.
 func (wg *winograd) outputTransformGo(out, m []float32, imgs, d int) {
-	nt := wg.tiles(imgs)
-	var mt [16][]float32
-	var y [4][]float32
 	spare := make([]float32, d) // where the pixels past the edges go
+	wg.eachTile(imgs, d, m, out, spare, func(mt *[16][]float32, y *[4][]float32) {
+		for ch := 0; ch < d; ch++ {
+			var s [8]float32 // s = A^T m (2x4)
+			for q := 0; q < 4; q++ {
+				m0, m1, m2, m3 := mt[q][ch], mt[4+q][ch], mt[8+q][ch], mt[12+q][ch]
+				s[q], s[4+q] = m0+m1+m2, m1-m2-m3
+			}
+			for a := 0; a < 2; a++ {
+				s0, s1, s2, s3 := s[4*a], s[4*a+1], s[4*a+2], s[4*a+3]
+				y[2*a][ch], y[2*a+1][ch] = s0+s1+s2, s1-s2-s3
+			}
+		}
+	})
+}
+
+// eachTile calls fn for every tile of imgs images in order, with the
+// tile's 16 points of d channels in points ([xi][t][d], pointLen apart)
+// and its 2x2 pixels, row by row, in pixels ([pixel][d], imgs images of
+// h*w pixels; alt for the pixels past the planes' edges).
+func (wg *winograd) eachTile(imgs, d int, points, pixels, alt []float32, fn func(pt *[16][]float32, px *[4][]float32)) {
+	nt := wg.tiles(imgs)
+	var pt [16][]float32
+	var px [4][]float32
 	t := 0
 	for i := 0; i < imgs; i++ {
 		for ty := 0; ty < wg.th; ty++ {
 			for tx := 0; tx < wg.tw; tx++ {
-				for k := range mt {
-					mt[k] = m[k*pointLen(nt, d)+t*d:][:d]
+				for k := range pt {
+					pt[k] = points[k*pointLen(nt, d)+t*d:][:d]
 				}
-				for k := range y {
-					y[k] = spare
-					if py, px := 2*ty+k/2, 2*tx+k%2; py < wg.h && px < wg.w {
-						y[k] = out[((i*wg.h+py)*wg.w+px)*d:][:d]
+				for k := range px {
+					px[k] = alt
+					if y, x := 2*ty+k/2, 2*tx+k%2; y < wg.h && x < wg.w {
+						px[k] = pixels[((i*wg.h+y)*wg.w+x)*d:][:d]
 					}
 				}
-				for ch := 0; ch < d; ch++ {
-					var s [8]float32 // s = A^T m (2x4)
-					for q := 0; q < 4; q++ {
-						m0, m1, m2, m3 := mt[q][ch], mt[4+q][ch], mt[8+q][ch], mt[12+q][ch]
-						s[q], s[4+q] = m0+m1+m2, m1-m2-m3
-					}
-					for a := 0; a < 2; a++ {
-						s0, s1, s2, s3 := s[4*a], s[4*a+1], s[4*a+2], s[4*a+3]
-						y[2*a][ch], y[2*a+1][ch] = s0+s1+s2, s1-s2-s3
-					}
-				}
+				fn(&pt, &px)
 				t++
 			}
 		}
@@ -271,42 +281,32 @@ func (wg *winograd) gradTransform(z, dyt []float32, imgs, d int) {
 // gradTransformGo is gradTransform in Go, its arithmetic along the
 // channels.
 func (wg *winograd) gradTransformGo(z, dyt []float32, imgs, d int) {
-	nt := wg.tiles(imgs)
-	var zt [16][]float32
-	var g [4][]float32
 	zero := make([]float32, d) // the gradients past the edges
-	t := 0
-	for i := 0; i < imgs; i++ {
-		for ty := 0; ty < wg.th; ty++ {
-			for tx := 0; tx < wg.tw; tx++ {
-				for k := range zt {
-					zt[k] = z[k*pointLen(nt, d)+t*d:][:d]
-				}
-				for k := range g {
-					g[k] = zero
-					if py, px := 2*ty+k/2, 2*tx+k%2; py < wg.h && px < wg.w {
-						g[k] = dyt[((i*wg.h+py)*wg.w+px)*d:][:d]
-					}
-				}
-				for ch := 0; ch < d; ch++ {
-					g0, g1, g2, g3 := g[0][ch], g[1][ch], g[2][ch], g[3][ch]
-					// e = A dY (4x2), then z = e A^T (4x4).
-					e := [8]float32{g0, g1, g0 + g2, g1 + g3, g0 - g2, g1 - g3, -g2, -g3}
-					for r := 0; r < 4; r++ {
-						e0, e1 := e[2*r], e[2*r+1]
-						zt[4*r][ch], zt[4*r+1][ch], zt[4*r+2][ch], zt[4*r+3][ch] = e0, e0+e1, e0-e1, -e1
-					}
-				}
-				t++
+	wg.eachTile(imgs, d, z, dyt, zero, func(zt *[16][]float32, g *[4][]float32) {
+		for ch := 0; ch < d; ch++ {
+			g0, g1, g2, g3 := g[0][ch], g[1][ch], g[2][ch], g[3][ch]
+			// e = A dY (4x2), then z = e A^T (4x4).
+			e := [8]float32{g0, g1, g0 + g2, g1 + g3, g0 - g2, g1 - g3, -g2, -g3}
+			for r := 0; r < 4; r++ {
+				e0, e1 := e[2*r], e[2*r+1]
+				zt[4*r][ch], zt[4*r+1][ch], zt[4*r+2][ch], zt[4*r+3][ch] = e0, e0+e1, e0-e1, -e1
 			}
 		}
-	}
+	})
 }
 
-// winogradConv computes out[N, d, h, w] = conv(in[N, c, h, w]) + bias
-// (bias nil: none) from the transformed filters u[xi][c][d], the groups
-// shared out between the workers.
-func (b *Backend) winogradConv(out, in, u, bias []float32, wg winograd, c, d int) {
+// winogradConv computes the convolution of w[co, ci, 3, 3] (the forward
+// one, from ci to co channels, with the bias, nil for none) or with back
+// set its backward one (from co to ci channels): out[N, d, h, w] from
+// in[N, c, h, w], the groups of images shared out between the workers.
+func (b *Backend) winogradConv(out, in, w, bias []float32, wg winograd, co, ci int, back bool) {
+	c, d := ci, co
+	if back {
+		c, d = co, ci
+	}
+	u := b.scratch(16 * c * d)
+	defer b.pool.Put(u)
+	b.filterTransform(*u, w, co, ci, back)
 	hw := wg.h * wg.w
 	b.parallel(wg.groups(), 1, func(lo, hi int) {
 		nt := wg.tiles(wg.group)
@@ -322,7 +322,7 @@ func (b *Backend) winogradConv(out, in, u, bias []float32, wg winograd, c, d int
 			wg.frameChannelsLast(*planes, in, n0, imgs, c)
 			wg.inputTransform(*v, *planes, imgs, c)
 			for xi := 0; xi < 16; xi++ {
-				gemm.Sgemm(false, false, nt, d, c, 1, (*v)[xi*pointLen(nt, c):], c, u[xi*c*d:], d, 0, (*m)[xi*pointLen(nt, d):], d)
+				gemm.Sgemm(false, false, nt, d, c, 1, (*v)[xi*pointLen(nt, c):], c, (*u)[xi*c*d:], d, 0, (*m)[xi*pointLen(nt, d):], d)
 			}
 			wg.outputTransform(*yt, *m, imgs, d)
 			transposeImages(out[n0*d*hw:], *yt, imgs, hw, d, bias)
