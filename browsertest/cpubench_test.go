@@ -87,13 +87,15 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	peak, hasPeak := fmapeak.PerCore() // first, while the machine is quiet
 	commit := treeCommit()             // the tree that the Node.js row is built from
 	nodeTest := buildWasmTest(b, "../experiment")
+	nodeShared := sharedWasm(b, nodeTest)
 	isolated := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
 	defer isolated.Close()
 	cores := runtime.NumCPU()
 	runs := []cpuRun{
 		{"native CPU backend, 1 core", 1, "native1-images/s", func() float64 { return nativeStep(b, 1) }},
 		{fmt.Sprintf("native CPU backend, %d cores", cores), cores, "", func() float64 { return nativeStep(b, cores) }},
-		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", 1, "node-images/s", func() float64 { return nodeStep(b, node, nodeTest) }},
+		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", 1, "node-images/s", func() float64 { return nodeStep(b, node, nodeTest, 1) }},
+		{fmt.Sprintf("WebAssembly under Node.js %s, a shared memory, threads=%d", nodeVersion(node), cores), cores, "node-threads-images/s", func() float64 { return nodeStep(b, node, nodeShared, cores) }},
 		{"WebAssembly in Chromium, the page on 1 thread", 1, "chromium-images/s", func() float64 { return chromiumStep(b, baseURL, false) }},
 		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", cores), cores, "chromium-isolated-images/s", func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
 		{"Chromium, the page training demo 3, 1 thread", 1, "page-images/s", func() float64 { return chromiumTraining(b, baseURL, false) }},
@@ -210,39 +212,71 @@ func nodeVersion(node string) string {
 	return strings.TrimSpace(string(v))
 }
 
+// sharedWasm returns the WebAssembly program test rewritten by
+// internal/sharedwasm to run on a shared memory.
+func sharedWasm(b *testing.B, test string) string {
+	b.Helper()
+	out := strings.TrimSuffix(test, ".wasm") + "-shared.wasm"
+	cmd := exec.Command("go", "run", "./internal/sharedwasm", test, out)
+	cmd.Dir = ".."
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("sharedwasm: %v\n%s", err, msg)
+	}
+	return out
+}
+
 // nodeStep returns the images/s of experiment's BenchmarkConvNetStep at
-// batch 64, compiled to WebAssembly (test) and run under Node.js.
-func nodeStep(b *testing.B, node, test string) float64 {
+// batch 64, compiled to WebAssembly (test) and run under Node.js: on one
+// thread, or with threads > 1 on that many (test then runs on a shared
+// memory, started by testdata/wasm_exec_threads.js as a cross-origin
+// isolated page starts it).
+func nodeStep(b *testing.B, node, test string, threads int) float64 {
 	b.Helper()
 	root, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		b.Fatal(err)
 	}
+	wasmDir := filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm")
 	args := []string{"--stack-size=8192"}
 	if exec.Command(node, "--experimental-wasm-relaxed-simd", "-e", "0").Run() == nil {
 		args = append(args, "--experimental-wasm-relaxed-simd") // on by default in later Node.js
 	}
-	args = append(args, filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec_node.js"), test,
-		"-test.run", "^$", "-test.bench", fmt.Sprintf("ConvNetStep/batch%d$", cpuStepBatch), "-test.benchtime", fmt.Sprintf("%dx", cpuStepSteps))
+	if threads > 1 {
+		launcher, err := filepath.Abs("testdata/wasm_exec_threads.js")
+		if err != nil {
+			b.Fatal(err)
+		}
+		args = append(args, launcher, wasmDir, strconv.Itoa(threads), test)
+	} else {
+		args = append(args, filepath.Join(wasmDir, "wasm_exec_node.js"), test)
+	}
+	args = append(args, "-test.run", "^$", "-test.bench", fmt.Sprintf("ConvNetStep/batch%d$", cpuStepBatch), "-test.benchtime", fmt.Sprintf("%dx", cpuStepSteps))
 	cmd := exec.Command(node, args...)
 	cmd.Dir = "../experiment"
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("the benchmark under Node.js: %v\n%s", err, out)
 	}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		for i := 1; i < len(f); i++ {
-			if f[i] == "images/s" && strings.HasPrefix(line, "BenchmarkConvNetStep") {
-				v, err := strconv.ParseFloat(f[i-1], 64)
-				if err == nil {
-					return v
+	metric := func(unit string) (float64, bool) {
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			for i := 1; i < len(f) && strings.HasPrefix(line, "BenchmarkConvNetStep"); i++ {
+				if f[i] == unit {
+					v, err := strconv.ParseFloat(f[i-1], 64)
+					return v, err == nil
 				}
 			}
 		}
+		return 0, false
 	}
-	b.Fatalf("no images/s in the output under Node.js:\n%s", out)
-	return 0
+	if n, ok := metric("module-threads"); !ok || int(n) != threads {
+		b.Fatalf("the benchmark under Node.js ran on %v threads (found: %v), want %d:\n%s", n, ok, threads, out)
+	}
+	v, ok := metric("images/s")
+	if !ok {
+		b.Fatalf("no images/s in the output under Node.js:\n%s", out)
+	}
+	return v
 }
 
 // chromiumTraining returns the images/s of the page at page training demo

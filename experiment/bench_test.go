@@ -12,6 +12,7 @@ import (
 
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/model"
 )
 
@@ -37,8 +38,9 @@ func BenchmarkToyDNLL(b *testing.B) {
 
 // BenchmarkConvNetStep times one training step (forward, backward, Adam) of
 // the paper's ConvNet with the spherical LDA head and DNLL on 28x28 inputs,
-// reporting images/s and GFLOP/s (695.5 MFLOP per image). Compare with
-// bench/pytorch_baseline.py convnet.
+// reporting images/s and GFLOP/s (695.5 MFLOP per image), and in a
+// JavaScript host the threads of the SIMD module that served the last
+// step (module-threads). Compare with bench/pytorch_baseline.py convnet.
 func BenchmarkConvNetStep(b *testing.B) {
 	for _, batch := range []int{64, 256} {
 		b.Run(map[int]string{64: "batch64", 256: "batch256"}[batch], func(b *testing.B) {
@@ -67,6 +69,9 @@ func BenchmarkConvNetStep(b *testing.B) {
 			sec := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(float64(batch)/sec, "images/s")
 			b.ReportMetric(float64(batch)*ConvNetFLOPs/sec/1e9, "GFLOP/s")
+			if gemm.SIMD() {
+				b.ReportMetric(float64(gemm.Threads()), "module-threads")
+			}
 		})
 	}
 }
