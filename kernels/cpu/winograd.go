@@ -307,6 +307,9 @@ func (b *Backend) winogradConv(out, in, w, bias []float32, wg winograd, co, ci i
 	u := b.scratch(16 * c * d)
 	defer b.pool.Put(u)
 	b.filterTransform(*u, w, co, ci, back)
+	if b.winogradConvCalls(out, in, *u, bias, wg, c, d) {
+		return
+	}
 	hw := wg.h * wg.w
 	b.parallel(wg.groups(), 1, func(lo, hi int) {
 		nt := wg.tiles(wg.group)
@@ -338,10 +341,20 @@ func (b *Backend) winogradConv(out, in, w, bias []float32, wg winograd, co, ci i
 // the partials p and points xi, in that order, of m_p[xi][co][ci] *
 // winogradT[tap][xi].
 func (b *Backend) winogradFilter(dw, dy, x []float32, wg winograd, ci, co int) {
-	hw, cc := wg.h*wg.w, ci*co
+	cc := ci * co
 	parts := min(filterParts, wg.groups())
 	acc := b.scratch(parts * 16 * cc)
 	defer b.pool.Put(acc)
+	if !b.winogradFilterCalls(*acc, dy, x, wg, ci, co, parts) {
+		b.winogradFilterParts(*acc, dy, x, wg, ci, co, parts)
+	}
+	gemm.Sgemm(true, false, cc, 9, parts*16, 1, *acc, cc, winogradSums[:parts*16*9], 9, 0, dw, 9)
+}
+
+// winogradFilterParts computes winogradFilter's partial sums into acc
+// (parts of [16][co][ci]), the workers sharing out the parts.
+func (b *Backend) winogradFilterParts(acc, dy, x []float32, wg winograd, ci, co, parts int) {
+	hw, cc := wg.h*wg.w, ci*co
 	b.parallel(parts, 1, func(lo, hi int) {
 		nt := wg.tiles(wg.group)
 		planes, v := b.scratch(wg.group*wg.hp*wg.wp*ci), b.scratch(16*pointLen(nt, ci))
@@ -351,7 +364,7 @@ func (b *Backend) winogradFilter(dw, dy, x []float32, wg winograd, ci, co int) {
 		defer b.pool.Put(dyt)
 		defer b.pool.Put(z)
 		for part := lo; part < hi; part++ {
-			m := (*acc)[part*16*cc:]
+			m := acc[part*16*cc:]
 			beta := float32(0)
 			for grp := part * wg.groups() / parts; grp < (part+1)*wg.groups()/parts; grp++ {
 				n0, imgs := wg.images(grp)
@@ -367,7 +380,6 @@ func (b *Backend) winogradFilter(dw, dy, x []float32, wg winograd, ci, co int) {
 			}
 		}
 	})
-	gemm.Sgemm(true, false, cc, 9, parts*16, 1, *acc, cc, winogradSums[:parts*16*9], 9, 0, dw, 9)
 }
 
 // winogradSums is the transpose of winogradT, filterParts times one

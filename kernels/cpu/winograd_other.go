@@ -20,3 +20,13 @@ func outputSIMD(wg *winograd, out, m []float32, imgs, d int) bool { return false
 
 // gradSIMD does nothing, as frameSIMD.
 func gradSIMD(wg *winograd, z, dyt []float32, imgs, d int) bool { return false }
+
+// winogradConvCalls does nothing, as frameSIMD.
+func (b *Backend) winogradConvCalls(out, in, u, bias []float32, wg winograd, c, d int) bool {
+	return false
+}
+
+// winogradFilterCalls does nothing, as frameSIMD.
+func (b *Backend) winogradFilterCalls(acc, dy, x []float32, wg winograd, ci, co, parts int) bool {
+	return false
+}

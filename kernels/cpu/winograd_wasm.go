@@ -17,6 +17,10 @@ import (
 // the step.
 const winogradDefault = true
 
+// winogradLists is true: winogradConv makes its calls of the SIMD module
+// as lists (winogradConvCalls) where it can; tests turn it off to compare.
+var winogradLists = true
+
 // The SIMD module's transforms of the F(2x2, 3x3) convolutions (see
 // wasmsimd's winograd.go), undefined where no module runs, and their job
 // numbers.
@@ -126,4 +130,142 @@ func gradSIMD(wg *winograd, z, dyt []float32, imgs, d int) bool {
 	runtime.KeepAlive(dyt)
 	runtime.KeepAlive(zero)
 	return true
+}
+
+// winogradConvCalls does winogradConv's work, u the transformed filters
+// ([16][c][d]), as lists of the SIMD module's calls (gemm.Calls), one a
+// thread, each a run of the images in groups, from their framing to the
+// output's transposition: the threads wait for each other twice (once
+// for the packed filters), where sharing out every call of every group
+// between them made them wait after each. It computes the same bits on
+// any number of threads: the products are Sgemm's where it packs
+// (gemm.Calls.Product), over the tiles padded to whole micro-panels,
+// whose extra rows no transform reads. It reports whether it did.
+func (b *Backend) winogradConvCalls(out, in, u, bias []float32, wg winograd, c, d int) bool {
+	if !winogradLists || !gemm.CallsReady() || !hasWgFrameFn || !hasWgInFn || !hasWgOutFn || !hasTransposeFn || c%4 != 0 || d%gemm.PanelCols != 0 {
+		return false
+	}
+	hw, per := wg.h*wg.w, wg.th*wg.tw
+	_, _, _ = out[wg.n*d*hw-1], in[wg.n*c*hw-1], u[16*c*d-1]
+	bp := 0
+	if bias != nil {
+		bp = at(bias[:d])
+	}
+	pool := pooled{b: b}
+	defer pool.put()
+	threads := max(1, min(gemm.Threads(), wg.n))
+	lists := make([]gemm.Calls, threads)
+	plen := gemm.PackedBLen(c, d)
+	packed := pool.get(16 * plen)
+	for xi := 0; xi < 16; xi++ {
+		lists[xi*threads/16].PackB(packed[xi*plen:], u[xi*c*d:], d, c, d)
+	}
+	gemm.RunCalls(lists)
+	ntp := ceilDiv(wg.tiles(wg.group), gemm.ProductRows) * gemm.ProductRows
+	vLen, mLen := pointLen(ntp, c), pointLen(ntp, d)
+	for s := range lists {
+		planes, v, m := pool.get(wg.group*wg.hp*wg.wp*c), pool.get(16*vLen), pool.get(16*mLen)
+		yt, bufA, tile, spare := pool.get(wg.group*hw*d), pool.get(gemm.PackedALen()), pool.get(gemm.TileLen()), pool.get(d)
+		wg.clearFrame(planes, wg.group, c)
+		l := &lists[s]
+		l.Reset()
+		for n0, end := wg.n*s/threads, wg.n*(s+1)/threads; n0 < end; n0 += wg.group {
+			imgs := min(wg.group, end-n0)
+			wg.transformCalls(l, v, planes, in, n0, imgs, c, vLen)
+			rows := ceilDiv(wg.tiles(imgs), gemm.ProductRows) * gemm.ProductRows
+			for xi := 0; xi < 16; xi++ {
+				l.Product(false, rows, d, c, v[xi*vLen:], c, packed[xi*plen:], 0, m[xi*mLen:], d, bufA, tile)
+			}
+			for i := 0; i < imgs; i++ {
+				l.Add(jobWgOut, int32(at(yt[i*hw*d:])), int32(at(m[i*per*d:])), int32(d), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4*mLen), int32(at(spare)))
+				l.Add(jobTranspose, int32(at(out[(n0+i)*d*hw:])), int32(at(yt[i*hw*d:])), int32(hw), int32(d), int32(d), int32(hw), int32(bp))
+			}
+		}
+	}
+	gemm.RunCalls(lists)
+	runtime.KeepAlive(out)
+	runtime.KeepAlive(in)
+	runtime.KeepAlive(u)
+	runtime.KeepAlive(bias)
+	return true
+}
+
+// winogradFilterCalls does the partial sums of winogradFilter's work
+// (acc: parts of [16][co][ci]) as lists of the SIMD module's calls, the
+// parts shared out between the threads, and reports whether it did (see
+// winogradConvCalls). Each part sums its groups in order, as
+// winogradFilter's: the same bits on any number of threads.
+func (b *Backend) winogradFilterCalls(acc, dy, x []float32, wg winograd, ci, co, parts int) bool {
+	if !winogradLists || !gemm.CallsReady() || !hasWgFrameFn || !hasWgInFn || !hasWgGradFn || !hasTransposeFn || co%gemm.ProductRows != 0 || ci%gemm.PanelCols != 0 {
+		return false
+	}
+	hw, per, cc := wg.h*wg.w, wg.th*wg.tw, ci*co
+	_, _, _ = acc[parts*16*cc-1], dy[wg.n*co*hw-1], x[wg.n*ci*hw-1]
+	pool := pooled{b: b}
+	defer pool.put()
+	threads := max(1, min(gemm.Threads(), parts))
+	lists := make([]gemm.Calls, threads)
+	nt := wg.tiles(wg.group)
+	vLen, zLen := pointLen(nt, ci), pointLen(nt, co)
+	for s := range lists {
+		planes, v, dyt, z := pool.get(wg.group*wg.hp*wg.wp*ci), pool.get(16*vLen), pool.get(wg.group*hw*co), pool.get(16*zLen)
+		bufA, bufB, tile, zero := pool.get(gemm.PackedALen()), pool.get(gemm.PackedBLen(nt, ci)), pool.get(gemm.TileLen()), pool.get(co)
+		clear(zero)
+		wg.clearFrame(planes, wg.group, ci)
+		l := &lists[s]
+		for part := parts * s / threads; part < parts*(s+1)/threads; part++ {
+			m := acc[part*16*cc:]
+			beta := float32(0)
+			for grp := part * wg.groups() / parts; grp < (part+1)*wg.groups()/parts; grp++ {
+				n0, imgs := wg.images(grp)
+				nt := wg.tiles(imgs)
+				wg.transformCalls(l, v, planes, x, n0, imgs, ci, vLen)
+				for i := 0; i < imgs; i++ {
+					l.Add(jobTranspose, int32(at(dyt[i*hw*co:])), int32(at(dy[(n0+i)*co*hw:])), int32(co), int32(hw), int32(hw), int32(co), 0)
+					l.Add(jobWgGrad, int32(at(z[i*per*co:])), int32(at(dyt[i*hw*co:])), int32(co), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4*zLen), int32(at(zero)))
+				}
+				for xi := 0; xi < 16; xi++ {
+					l.PackB(bufB, v[xi*vLen:], ci, nt, ci)
+					l.Product(true, co, ci, nt, z[xi*zLen:], co, bufB, beta, m[xi*cc:], ci, bufA, tile)
+				}
+				beta = 1
+			}
+		}
+	}
+	gemm.RunCalls(lists)
+	runtime.KeepAlive(acc)
+	runtime.KeepAlive(dy)
+	runtime.KeepAlive(x)
+	return true
+}
+
+// transformCalls appends to l the calls that frame images n0..n0+imgs-1
+// of x[N, c, h, w] into planes (whose frame is clear) and transform them
+// into v, the points vLen floats apart (frameSIMD's and inputSIMD's).
+func (wg *winograd) transformCalls(l *gemm.Calls, v, planes, x []float32, n0, imgs, c, vLen int) {
+	hw, per, plane := wg.h*wg.w, wg.th*wg.tw, wg.hp*wg.wp*c
+	for i := 0; i < imgs; i++ {
+		l.Add(jobWgFrame, int32(at(planes[i*plane:])), int32(at(x[(n0+i)*c*hw:])), int32(c), int32(wg.h), int32(wg.w), int32(wg.wp))
+		l.Add(jobWgIn, int32(at(v[i*per*c:])), int32(at(planes[i*plane:])), int32(c), int32(wg.th), int32(wg.tw), int32(wg.wp), int32(4*vLen))
+	}
+}
+
+// pooled hands out scratch from a backend's pool and puts it all back.
+type pooled struct {
+	b    *Backend
+	held []*[]float32
+}
+
+// get returns n floats of scratch (their values left over).
+func (p *pooled) get(n int) []float32 {
+	s := p.b.scratch(n)
+	p.held = append(p.held, s)
+	return *s
+}
+
+// put puts back all that get handed out.
+func (p *pooled) put() {
+	for _, s := range p.held {
+		p.b.pool.Put(s)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
@@ -82,6 +83,80 @@ func TestWinogradSIMD(t *testing.T) {
 				wg.gradTransformGo(want, dyt, imgs, g.Co)
 				check("the transformed gradients", got, want)
 			}
+		}
+	}
+}
+
+// TestWinogradCalls checks that the F(2x2, 3x3) convolutions made as
+// lists of the SIMD module's calls (winogradConvCalls), forward and
+// backward, and their filter gradients (winogradFilterCalls) give the
+// bits of the same computations made call by call, for
+// the ConvNet's planes and odd ones, with and without a bias, on as many
+// threads as serve. Each group's products are above gemm's direct limit
+// (2^18 multiply-adds), where Sgemm packs as the lists do; below it,
+// Sgemm sums in another order (the conformance tests cover such shapes).
+func TestWinogradCalls(t *testing.T) {
+	needSIMD(t, hasWgFrameFn && hasWgInFn && hasWgOutFn && gemm.CallsReady(), "Winograd transforms and lists of calls")
+	r := rand.New(rand.NewPCG(15, 16))
+	b := New()
+	for _, g := range []ref.Conv{
+		{N: 6, Ci: 64, H: 28, W: 28, Co: 64},
+		{N: 12, Ci: 64, H: 14, W: 14, Co: 48},
+		{N: 32, Ci: 128, H: 7, W: 7, Co: 64},
+		{N: 16, Ci: 128, H: 8, W: 9, Co: 128},
+		{N: 64, Ci: 256, H: 1, W: 1, Co: 256},
+	} {
+		g.K, g.Stride, g.Pad, g.Ho, g.Wo = 3, 1, 1, g.H, g.W
+		w := specials(r, g.Co*g.Ci*9)
+		for i := range w {
+			w[i] = r.Float32() - 0.5
+		}
+		wg, ok := newWinograd(g, 1)
+		if !ok {
+			t.Fatalf("%+v has no F(2x2, 3x3) layout", g)
+		}
+		for _, back := range []bool{false, true} {
+			c, d := g.Ci, g.Co
+			if back {
+				c, d = g.Co, g.Ci
+			}
+			x := make([]float32, g.N*c*g.H*g.W)
+			for i := range x {
+				x[i] = r.Float32()*2 - 1
+			}
+			var bias []float32
+			if !back {
+				bias = make([]float32, d)
+				for i := range bias {
+					bias[i] = r.Float32()
+				}
+			}
+			got, want := specials(r, g.N*d*g.H*g.W), specials(r, g.N*d*g.H*g.W)
+			b.winogradConv(got, x, w, bias, wg, g.Co, g.Ci, back)
+			winogradLists = false
+			b.winogradConv(want, x, w, bias, wg, g.Co, g.Ci, back)
+			winogradLists = true
+			if err := sameBits(got, want); err != nil {
+				t.Fatalf("%+v, backward %v, on %d threads: %v", g, back, gemm.Threads(), err)
+			}
+		}
+		wf, ok := newWinograd(g, filterParts)
+		if !ok {
+			t.Fatalf("%+v has no F(2x2, 3x3) layout", g)
+		}
+		x, dy := make([]float32, g.N*g.Ci*g.H*g.W), make([]float32, g.N*g.Co*g.H*g.W)
+		for _, s := range [][]float32{x, dy} {
+			for i := range s {
+				s[i] = r.Float32()*2 - 1
+			}
+		}
+		got, want := specials(r, g.Co*g.Ci*9), specials(r, g.Co*g.Ci*9)
+		b.winogradFilter(got, dy, x, wf, g.Ci, g.Co)
+		winogradLists = false
+		b.winogradFilter(want, dy, x, wf, g.Ci, g.Co)
+		winogradLists = true
+		if err := sameBits(got, want); err != nil {
+			t.Fatalf("%+v, the filter gradient, on %d threads: %v", g, gemm.Threads(), err)
 		}
 	}
 }

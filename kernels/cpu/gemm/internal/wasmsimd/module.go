@@ -20,7 +20,7 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	// Type 0 (macro): nine i32 parameters, alpha and beta (f32), vec
 	// (i32). Type 1 (pack): six i32 parameters. Type 2 (worker): one i32.
 	// Type 3 (run): two i32. Then the types of the vector routines
-	// (vecFuncs), one each, function i of type i.
+	// (vecFuncs) and seq's, one each, function i of type i.
 	macroType := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
 	packType := []byte{i32, i32, i32, i32, i32, i32}
 	types := cat(funcType(macroType), funcType(packType))
@@ -29,6 +29,18 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	mb, pb := macro(mr, nr, relaxed), pack()
 	code := cat(u32(len(mb)), mb, u32(len(pb)), pb)
 	vecs := vecFuncs()
+	// The routines, in the order of Routines: macro, pack, the vector
+	// routines from function 2 on (4 on in a shared module, after worker
+	// and run), then seq, the last function.
+	first := 2
+	if shared {
+		first = 4
+	}
+	rs := []routine{{"macro", macroType, 0}, {"pack", packType, 1}}
+	for i, v := range vecs {
+		rs = append(rs, routine{v.name, v.params, first + i})
+	}
+	rs = append(rs, routine{"seq", seqType, first + len(vecs)})
 	// Import env.mem: a memory of at least 0 pages with no maximum, or a
 	// shared one of at most MaxPages.
 	limits := []byte{0x00, 0x00}
@@ -37,16 +49,10 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 		types = cat(types, funcType([]byte{i32}), funcType([]byte{i32, i32}))
 		funcs = append(funcs, 2, 3)
 		exports = cat(exports, name("worker"), []byte{0x00, 0x02}, name("run"), []byte{0x00, 0x03})
-		// The routines that the threads run, in the order of Routines:
-		// macro, pack, then the vector routines from function 4 on.
-		rs := []routine{{"macro", macroType, 0}, {"pack", packType, 1}}
-		for i, v := range vecs {
-			rs = append(rs, routine{v.name, v.params, 4 + i})
-		}
 		wb, rb := worker(rs), run(rs)
 		code = cat(code, u32(len(wb)), wb, u32(len(rb)), rb)
 	}
-	for _, v := range vecs {
+	for _, v := range append(vecs, vecFunc{"seq", seqType, seq(rs[:len(rs)-1])}) {
 		idx := len(funcs)
 		types = cat(types, funcType(v.params))
 		funcs = append(funcs, byte(idx))
@@ -177,6 +183,33 @@ func run(rs []routine) []byte {
 	f.end().end()
 	f.end()
 	return cat(vec(1, cat(u32(3), []byte{i32})), f.code)
+}
+
+// seqType is the type of seq: a list's offset and its length.
+var seqType = []byte{i32, i32}
+
+// seq returns the body of seq(list, n), which makes the n calls that the
+// list at list describes, one after the other: each a block of CtlBytes
+// bytes laid out as a control block's job word and arguments (see
+// Routines), a routine of rs.
+func seq(rs []routine) []byte {
+	const (
+		list = iota
+		n
+		blk // locals
+		end
+	)
+	var f fn
+	f.get(list).get(n).i32c(CtlBytes).op(opI32Mul).op(opI32Add).set(end)
+	f.get(list).set(blk)
+	f.block().loop()
+	f.get(blk).get(end).op(opI32GeU).brIf(1)
+	f.dispatch(blk, rs)
+	f.get(blk).i32c(CtlBytes).op(opI32Add).set(blk)
+	f.br(0)
+	f.end().end()
+	f.end()
+	return cat(vec(1, cat(u32(2), []byte{i32})), f.code)
 }
 
 // funcType returns the encoding of a function type with the given
@@ -418,6 +451,7 @@ const (
 	opI32LtS        = 0x48
 	opI32GtS        = 0x4a
 	opI32GeS        = 0x4e
+	opI32GeU        = 0x4f
 	opF32Ne         = 0x5c
 	opF32Lt         = 0x5d
 	opF32Gt         = 0x5e

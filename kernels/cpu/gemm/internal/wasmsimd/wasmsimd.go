@@ -33,6 +33,17 @@
 // hardware has FMA, so the last bit may differ). A whole tile with vec set
 // (rs a row stride, cs 4) is stored with vector stores; any other tile goes
 // through tile, mr*nr floats of scratch, and is merged element by element.
+//
+// Its export "seq" makes a list of calls of the other routines, one after
+// the other, in one call from the Go program:
+//
+//	seq(list, n i32)
+//
+// where list is the byte offset of n blocks of CtlBytes bytes, each laid
+// out as a control block's job word (CtlJob: the routine's place in
+// Routines) and arguments (from CtlArgs on); a list may not call seq.
+// Threads run lists too: a control block whose job is seq runs its list
+// (see SharedModule).
 package wasmsimd
 
 import _ "embed"
@@ -113,8 +124,9 @@ const (
 // transposition of their outputs (conv.go), max pooling and its gradient
 // (pool.go), the packing of operands stored by columns and the transforms
 // of the F(2x2, 3x3) convolutions (winograd.go), ReLU (relu.go) and Adam
-// (adam.go).
-var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols", "wgframe", "wgin", "wgout", "wggrad", "relu", "reluback", "adam"}
+// (adam.go), and seq, which makes a list of calls of the others (see
+// Module).
+var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols", "wgframe", "wgin", "wgout", "wggrad", "relu", "reluback", "adam", "seq"}
 
 // Job returns the job number of the routine name (its place in Routines),
 // or -1 where the module has none of that name.

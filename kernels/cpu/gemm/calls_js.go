@@ -1,0 +1,131 @@
+//go:build js && wasm && !purego
+
+package gemm
+
+import (
+	"math"
+
+	"github.com/deeplda/deeplda/kernels/cpu/gemm/internal/wasmsimd"
+)
+
+// Calls is a list of calls of the SIMD module's routines that the module
+// makes one after the other in one call from Go (wasmsimd's seq), on the
+// thread that RunCalls gives it. A caller that would otherwise share out
+// every routine's call between the threads, and wait for them after each,
+// gives each thread a list of whole pieces of work instead: one wait in
+// all.
+type Calls struct{ w []int32 }
+
+// ProductRows is what the rows of a Product are a multiple of: the
+// macro-kernel's micro-panels of A.
+const ProductRows = simdMR
+
+// PanelCols is what the columns of a matrix that PackB packs are a
+// multiple of: the macro-kernel's micro-panels of B.
+const PanelCols = simdNR
+
+// jobSeq is seq's job number.
+var jobSeq = int32(wasmsimd.Job("seq"))
+
+// CallsReady reports whether lists of calls can run: the module that the
+// products run in has seq.
+func CallsReady() bool {
+	return len(simdKernels) > 0 && activeKernel == simdKernels[0] && !simdExports.Get("seq").IsUndefined()
+}
+
+// Add appends the call of the routine job (its number, SIMDJob) with args
+// (floats as their bits, at most wasmsimd.MaxArgs).
+func (l *Calls) Add(job int, args ...int32) {
+	if len(args) > wasmsimd.MaxArgs {
+		panic("gemm: a call of more than wasmsimd.MaxArgs arguments")
+	}
+	n := len(l.w)
+	l.w = append(l.w, make([]int32, ctlWords)...)
+	l.w[n+wasmsimd.CtlJob/4] = int32(job)
+	copy(l.w[n+wasmsimd.CtlArgs/4:], args)
+}
+
+// Len returns the number of calls in the list.
+func (l *Calls) Len() int { return len(l.w) / ctlWords }
+
+// Reset empties the list, keeping its memory.
+func (l *Calls) Reset() { l.w = l.w[:0] }
+
+// PackedBLen returns the floats of a k×n matrix packed by PackB.
+func PackedBLen(k, n int) int { return k * roundUp(n, simdNR) }
+
+// PackedALen returns the floats of the scratch that Product packs A into.
+func PackedALen() int { return activeKernel.mc * activeKernel.kc }
+
+// TileLen returns the floats of a scratch tile of the macro-kernel.
+func TileLen() int { return simdMR * simdNR }
+
+// PackB appends the calls that pack the k×n matrix B (row stride ldb, n a
+// multiple of wasmsimd.NR) into dst, PackedBLen(k, n) floats, for
+// Product: in blocks of the kernel's depth kc, each a sequence of
+// micro-panels as Sgemm packs them.
+func (l *Calls) PackB(dst, b []float32, ldb, k, n int) {
+	if n%simdNR != 0 {
+		panic("gemm: PackB's n is not a multiple of wasmsimd.NR")
+	}
+	kc := activeKernel.kc
+	for pc := 0; pc < k; pc += kc {
+		l.Add(int(jobPack), int32(offset(dst[pc*n:])), int32(offset(b[pc*ldb:])), int32(4*ldb), simdNR, int32(min(kc, k-pc)), int32(n/simdNR))
+	}
+}
+
+// Product appends the calls that compute C = op(A)*B + beta*C, as
+// Sgemm(transA, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc) computes
+// it where it packs (above the direct limit), from the same bits: op(A)
+// is m×k (m a multiple of wasmsimd.MR), stored as A (row stride lda) or,
+// with transA, as its transpose; packedB is B packed by PackB; C is m×n
+// (row stride ldc); bufA (PackedALen floats) and tile (TileLen floats)
+// are the scratch of the thread that runs the list. The caller checks the
+// slices' bounds and keeps them alive until the list has run.
+func (l *Calls) Product(transA bool, m, n, k int, a []float32, lda int, packedB []float32, beta float32, c []float32, ldc int, bufA, tile []float32) {
+	mc, kc := activeKernel.mc, activeKernel.kc
+	if m%simdMR != 0 {
+		panic("gemm: Product's m is not a multiple of wasmsimd.MR")
+	}
+	one := int32(math.Float32bits(1))
+	for i0 := 0; i0 < m; i0 += mc {
+		mb := min(mc, m-i0)
+		for pc := 0; pc < k; pc += kc {
+			kb := min(kc, k-pc)
+			b := int32(math.Float32bits(beta))
+			if pc > 0 {
+				b = one // later k blocks accumulate into C
+			}
+			if transA {
+				l.Add(int(jobPack), int32(offset(bufA)), int32(offset(a[pc*lda+i0:])), int32(4*lda), simdMR, int32(kb), int32(mb/simdMR))
+			} else {
+				l.Add(int(jobPackCols), int32(offset(bufA)), int32(offset(a[i0*lda+pc:])), int32(lda), simdMR, int32(kb), int32(mb/simdMR))
+			}
+			l.Add(int(jobMacro), int32(mb), int32(n), int32(kb), int32(offset(bufA)), int32(offset(packedB[pc*roundUp(n, simdNR):])),
+				int32(offset(c[i0*ldc:])), int32(4*ldc), 4, int32(offset(tile)), one, b, 1)
+		}
+	}
+}
+
+// RunCalls runs the lists, each on a thread of its own where as many
+// threads serve the products (see Threads), else one after the other on
+// this one. The caller keeps what the calls reach alive.
+func RunCalls(lists []Calls) {
+	if sharedCalls != nil && len(lists) >= 2 && len(lists) <= sharedCalls.threads.serving() {
+		t := sharedCalls.threads
+		for s := range lists {
+			blk := t.ctl[s*ctlWords:][:ctlWords]
+			blk[wasmsimd.CtlJob/4] = jobSeq
+			blk[wasmsimd.CtlArgs/4] = int32(offset32(lists[s].w))
+			blk[wasmsimd.CtlArgs/4+1] = int32(lists[s].Len())
+		}
+		sharedCalls.run.Invoke(offset32(t.ctl), len(lists))
+		return
+	}
+	seq := simdExports.Get("seq")
+	for s := range lists {
+		if lists[s].Len() > 0 {
+			seq.Invoke(offset32(lists[s].w), lists[s].Len())
+		}
+	}
+}
