@@ -58,11 +58,12 @@ func loadBN() *simdPlanes {
 func at(s []float32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }
 
 // bnOut is where the module's sums land, a slot for each channel that
-// bnShared computes at once: a variable of the package, which the compiler
-// reads anew after a call (a new array that only an offset leaves could
-// live on the stack, its zeros assumed). The Go program runs on one
-// thread, and a channel reads its slot only once its call is made.
-var bnOut [8][2]float64
+// bnShared computes at once (the first for wasmBN's own calls): a
+// variable of the package, which the compiler reads anew after a call (a
+// new array that only an offset leaves could live on the stack, its zeros
+// assumed). The Go program runs on one thread, and a channel reads its
+// slot only once its call is made.
+var bnOut = make([][2]float64, 1)
 
 // out returns the byte offset of p's slot of bnOut, cleared.
 func (p *simdPlanes) out() int {
@@ -128,68 +129,68 @@ var bnJobs = func() (jobs [len(bnRoutines)]int) {
 }()
 
 // bnShared runs pass(p, ch) for the channels 0..channels-1 with the SIMD
-// module's threads (gemm.SIMDCalls), as many channels at once as serve,
-// and reports whether it did: the channels of a round each run in a
-// goroutine of their own, whose calls (the same passes in the same order)
-// the round collects and makes at once, one call a thread. Every channel
-// computes what it computes alone: the same bits on any number of threads.
+// module's threads, all channels at once, and reports whether it did
+// (not on one thread): each channel runs in a goroutine of its own,
+// whose calls (the same passes in the same order) are collected, a pass
+// of every channel at a time, and made as one list of calls a thread
+// (gemm.RunCalls). Every channel computes what it computes alone: the
+// same bits on any number of threads.
 func bnShared(channels int, pass func(p bnPlanes, ch int)) bool {
-	n := min(gemm.Threads(), channels, len(bnOut))
-	if wasmBN == nil || n < 2 {
+	n := min(gemm.Threads(), channels)
+	if wasmBN == nil || n < 2 || !gemm.CallsReady() {
 		return false
 	}
+	if len(bnOut) < channels {
+		bnOut = make([][2]float64, channels)
+	}
 	calls := make(chan planeCall)
-	slots := make([]simdPlanes, n)
+	slots := make([]simdPlanes, channels)
+	finished := make(chan struct{}, channels)
 	for s := range slots {
 		slots[s] = simdPlanes{fns: wasmBN.fns, slot: s, round: calls, done: make(chan struct{})}
+		go func() {
+			pass(&slots[s], s)
+			finished <- struct{}{}
+		}()
 	}
-	finished := make(chan struct{}, n)
-	batch := make([]planeCall, 0, n)
-	for c0 := 0; c0 < channels; c0 += n {
-		active := min(n, channels-c0)
-		for s := range active {
-			go func() {
-				pass(&slots[s], c0+s)
-				finished <- struct{}{}
-			}()
+	batch := make([]planeCall, 0, channels)
+	lists := make([]gemm.Calls, n)
+	for active := channels; active > 0; {
+		// One word from each channel: its next call, or that it has
+		// finished.
+		batch = batch[:0]
+		for left := active; left > 0; left-- {
+			select {
+			case c := <-calls:
+				batch = append(batch, c)
+			case <-finished:
+				active--
+			}
 		}
-		for active > 0 {
-			// One word from each channel of the round: its next call, or
-			// that it has finished.
-			batch = batch[:0]
-			for left := active; left > 0; left-- {
-				select {
-				case c := <-calls:
-					batch = append(batch, c)
-				case <-finished:
-					active--
-				}
-			}
-			makeCalls(batch, n)
-			for _, c := range batch {
-				slots[c.slot].done <- struct{}{}
-			}
+		makeCalls(lists, batch)
+		for _, c := range batch {
+			slots[c.slot].done <- struct{}{}
 		}
 	}
 	return true
 }
 
-// makeCalls makes the calls of batch, at most n at once on the SIMD
-// module's threads, each run of calls of one routine together.
-func makeCalls(batch []planeCall, n int) {
-	for len(batch) > 0 {
-		k := 1
-		for k < len(batch) && batch[k].r == batch[0].r {
-			k++
-		}
-		run := batch[:k]
-		if !gemm.SIMDCalls(bnJobs[run[0].r], k, n, func(i, _ int, a []int32) { words(a, run[i].args) }) {
-			for _, c := range run {
-				wasmBN.fns[c.r].Invoke(c.args...)
-			}
-		}
-		batch = batch[k:]
+// makeCalls makes the calls of batch, shared out in runs of whole calls
+// between the threads of lists (one list each).
+func makeCalls(lists []gemm.Calls, batch []planeCall) {
+	if len(batch) == 0 {
+		return
 	}
+	for s := range lists {
+		l := &lists[s]
+		l.Reset()
+		for _, c := range batch[len(batch)*s/len(lists) : len(batch)*(s+1)/len(lists)] {
+			var a [12]int32
+			words(a[:len(c.args)], c.args)
+			l.Add(bnJobs[c.r], a[:len(c.args)]...)
+		}
+	}
+	gemm.RunCalls(lists)
 }
 
 // words writes args (ints and float32s) into a as 32-bit words, floats as

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels"
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/kernels/ref"
 )
 
@@ -50,8 +51,12 @@ func TestUnfoldSIMD(t *testing.T) {
 				if err := sameBits(got[:n], want[:n]); err != nil {
 					t.Fatalf("%s: the unfolded matrix: %v", name, err)
 				}
-				if err := sameBits(gotPlanes, wantPlanes); err != nil {
-					t.Fatalf("%s: the framed planes: %v", name, err)
+				// Shared out between threads, the channels leave their
+				// framed planes in each thread's own scratch.
+				if min(gemm.Threads(), g.Ci) < 2 {
+					if err := sameBits(gotPlanes, wantPlanes); err != nil {
+						t.Fatalf("%s: the framed planes: %v", name, err)
+					}
 				}
 			}
 		}

@@ -345,9 +345,10 @@ func (b *Backend) winogradFilter(dw, dy, x []float32, wg winograd, ci, co int) {
 	parts := min(filterParts, wg.groups())
 	acc := b.scratch(parts * 16 * cc)
 	defer b.pool.Put(acc)
-	if !b.winogradFilterCalls(*acc, dy, x, wg, ci, co, parts) {
-		b.winogradFilterParts(*acc, dy, x, wg, ci, co, parts)
+	if b.winogradFilterCalls(dw, *acc, dy, x, wg, ci, co, parts) {
+		return
 	}
+	b.winogradFilterParts(*acc, dy, x, wg, ci, co, parts)
 	gemm.Sgemm(true, false, cc, 9, parts*16, 1, *acc, cc, winogradSums[:parts*16*9], 9, 0, dw, 9)
 }
 

@@ -27,6 +27,6 @@ func (b *Backend) winogradConvCalls(out, in, u, bias []float32, wg winograd, c, 
 }
 
 // winogradFilterCalls does nothing, as frameSIMD.
-func (b *Backend) winogradFilterCalls(acc, dy, x []float32, wg winograd, ci, co, parts int) bool {
+func (b *Backend) winogradFilterCalls(dw, acc, dy, x []float32, wg winograd, ci, co, parts int) bool {
 	return false
 }

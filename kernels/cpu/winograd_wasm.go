@@ -190,17 +190,18 @@ func (b *Backend) winogradConvCalls(out, in, u, bias []float32, wg winograd, c, 
 	return true
 }
 
-// winogradFilterCalls does the partial sums of winogradFilter's work
-// (acc: parts of [16][co][ci]) as lists of the SIMD module's calls, the
-// parts shared out between the threads, and reports whether it did (see
-// winogradConvCalls). Each part sums its groups in order, as
-// winogradFilter's: the same bits on any number of threads.
-func (b *Backend) winogradFilterCalls(acc, dy, x []float32, wg winograd, ci, co, parts int) bool {
+// winogradFilterCalls does winogradFilter's work as lists of the SIMD
+// module's calls, and reports whether it did (see winogradConvCalls):
+// the partial sums into acc (parts of [16][co][ci]), the parts shared out
+// between the threads, each summing its groups in order as
+// winogradFilter's, then their sums with the inverse transform into dw,
+// its rows shared out. The same bits on any number of threads.
+func (b *Backend) winogradFilterCalls(dw, acc, dy, x []float32, wg winograd, ci, co, parts int) bool {
 	if !winogradLists || !gemm.CallsReady() || !hasWgFrameFn || !hasWgInFn || !hasWgGradFn || !hasTransposeFn || co%gemm.ProductRows != 0 || ci%gemm.PanelCols != 0 {
 		return false
 	}
 	hw, per, cc := wg.h*wg.w, wg.th*wg.tw, ci*co
-	_, _, _ = acc[parts*16*cc-1], dy[wg.n*co*hw-1], x[wg.n*ci*hw-1]
+	_, _, _, _ = dw[cc*9-1], acc[parts*16*cc-1], dy[wg.n*co*hw-1], x[wg.n*ci*hw-1]
 	pool := pooled{b: b}
 	defer pool.put()
 	threads := max(1, min(gemm.Threads(), parts))
@@ -233,6 +234,22 @@ func (b *Backend) winogradFilterCalls(acc, dy, x []float32, wg winograd, ci, co,
 		}
 	}
 	gemm.RunCalls(lists)
+	// dw = acc^T winogradSums, by runs of whole micro-panels of rows.
+	k := parts * 16
+	sums := pool.get(gemm.PackedBLen(k, 9))
+	gemm.PackB(sums, winogradSums, 9, k, 9)
+	panels := cc / gemm.ProductRows
+	for s := range lists {
+		l := &lists[s]
+		l.Reset()
+		p0, p1 := panels*s/threads, panels*(s+1)/threads
+		if p1 > p0 {
+			r0, bufA, tile := p0*gemm.ProductRows, pool.get(gemm.PackedALen()), pool.get(gemm.TileLen())
+			l.Product(true, (p1-p0)*gemm.ProductRows, 9, k, acc[r0:], cc, sums, 0, dw[r0*9:], 9, bufA, tile)
+		}
+	}
+	gemm.RunCalls(lists)
+	runtime.KeepAlive(dw)
 	runtime.KeepAlive(acc)
 	runtime.KeepAlive(dy)
 	runtime.KeepAlive(x)

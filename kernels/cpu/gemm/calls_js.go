@@ -60,6 +60,16 @@ func PackedALen() int { return activeKernel.mc * activeKernel.kc }
 // TileLen returns the floats of a scratch tile of the macro-kernel.
 func TileLen() int { return simdMR * simdNR }
 
+// PackB packs the k×n matrix B (row stride ldb) into dst, PackedBLen(k,
+// n) floats, at once, as (*Calls).PackB packs it (the last micro-panel
+// zero-padded): for Product's B of any n.
+func PackB(dst, b []float32, ldb, k, n int) {
+	kc := activeKernel.kc
+	for pc := 0; pc < k; pc += kc {
+		packB(dst[pc*roundUp(n, simdNR):], false, b, ldb, pc, 0, min(kc, k-pc), n, simdNR)
+	}
+}
+
 // PackB appends the calls that pack the k×n matrix B (row stride ldb, n a
 // multiple of wasmsimd.NR) into dst, PackedBLen(k, n) floats, for
 // Product: in blocks of the kernel's depth kc, each a sequence of
@@ -78,7 +88,7 @@ func (l *Calls) PackB(dst, b []float32, ldb, k, n int) {
 // Sgemm(transA, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc) computes
 // it where it packs (above the direct limit), from the same bits: op(A)
 // is m×k (m a multiple of wasmsimd.MR), stored as A (row stride lda) or,
-// with transA, as its transpose; packedB is B packed by PackB; C is m×n
+// with transA, as its transpose; packedB is B packed by either PackB; C is m×n
 // (row stride ldc); bufA (PackedALen floats) and tile (TileLen floats)
 // are the scratch of the thread that runs the list. The caller checks the
 // slices' bounds and keeps them alive until the list has run.
