@@ -177,6 +177,10 @@ test_runs() {
 	node_exec="node --stack-size=8192 $(relaxed_simd_flag) $(go env GOROOT)/lib/wasm/wasm_exec_node.js"
 	GOOS=js GOARCH=wasm gotest js/wasm -count=1 -exec "$node_exec" -skip Trajectory ./kernels/ref ./kernels/cpu/... ./model ./train
 	GOOS=js GOARCH=wasm gotest js/wasm-trajectory -count=1 -short -run Trajectory -exec "$node_exec" ./kernels/cpu
+	# The CPU backend again on two threads, its memory shared as in a
+	# cross-origin isolated page: the same bits as on one.
+	DEEPLDA_TEST_THREADS=2 GOOS=js GOARCH=wasm gotest js/wasm-threads -count=1 -p 1 -skip Trajectory \
+		-exec "$PWD/browsertest/testdata/wasm_exec_threads.sh 2" ./kernels/cpu/...
 	# The browser tests run alone: they time the page's responsiveness.
 	DEEPLDA_SITE="$PWD/out/site" gotest browser -count=1 -timeout 20m ./browsertest
 }

@@ -4,7 +4,11 @@ package cpu
 
 import (
 	"os"
+	"strconv"
 	"testing"
+	"time"
+
+	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 )
 
 // TestSIMDBatchNormLoaded checks that the BatchNorm passes run in the SIMD
@@ -17,7 +21,9 @@ func TestSIMDBatchNormLoaded(t *testing.T) {
 // needSIMD skips a test of the SIMD module's routines where
 // DEEPLDA_WASM_SIMD=off keeps the module off, and fails it where the
 // routines (what) did not load although the module runs everywhere the
-// tests do (Node.js, Chromium).
+// tests do (Node.js, Chromium). Where DEEPLDA_TEST_THREADS names a number
+// of threads (build.sh's run on a shared memory), it waits until as many
+// serve, and fails the test if they do not within 30 seconds.
 func needSIMD(t *testing.T, loaded bool, what string) {
 	t.Helper()
 	if os.Getenv("DEEPLDA_WASM_SIMD") == "off" {
@@ -25,6 +31,17 @@ func needSIMD(t *testing.T, loaded bool, what string) {
 	}
 	if !loaded {
 		t.Fatalf("the SIMD module's %s did not load: they run as plain Go", what)
+	}
+	if env := os.Getenv("DEEPLDA_TEST_THREADS"); env != "" {
+		want, err := strconv.Atoi(env)
+		if err != nil {
+			t.Fatalf("DEEPLDA_TEST_THREADS=%q: %v", env, err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); gemm.Threads() < want; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of the %d threads that DEEPLDA_TEST_THREADS asks for serve the SIMD module", gemm.Threads(), want)
+			}
+		}
 	}
 }
 

@@ -37,13 +37,16 @@ func TestSIMDLoads(t *testing.T) {
 
 // TestSIMDFallback checks that a module the host does not validate (as
 // SIMD where the host has none) gives no kernel, without a panic, and that
-// a valid one gives a kernel.
+// a valid one (for the Go program's memory, shared or not) gives a kernel.
 func TestSIMDFallback(t *testing.T) {
 	mem, ok := goMemory()
 	if !ok {
 		t.Fatal("no Go memory")
 	}
 	bin := wasmsimd.Module(false)
+	if isShared(mem) {
+		bin = wasmsimd.SharedModule(false)
+	}
 	if k := newSIMDKernel("x", mem, bin[:len(bin)-1]); k != nil {
 		t.Error("a kernel from a module that does not validate")
 	}
