@@ -91,11 +91,16 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 	isolated := httptest.NewServer(NewIsolatedHandler(siteDir, prefix))
 	defer isolated.Close()
 	cores := runtime.NumCPU()
+	var serial []float64 // the threads row's serial fraction, by round
 	runs := []cpuRun{
 		{"native CPU backend, 1 core", 1, "native1-images/s", func() float64 { return nativeStep(b, 1) }},
 		{fmt.Sprintf("native CPU backend, %d cores", cores), cores, "", func() float64 { return nativeStep(b, cores) }},
-		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", 1, "node-images/s", func() float64 { return nodeStep(b, node, nodeTest, 1) }},
-		{fmt.Sprintf("WebAssembly under Node.js %s, a shared memory, threads=%d", nodeVersion(node), cores), cores, "node-threads-images/s", func() float64 { return nodeStep(b, node, nodeShared, cores) }},
+		{"WebAssembly under Node.js " + nodeVersion(node) + ", 1 thread", 1, "node-images/s", func() float64 { v, _ := nodeStep(b, node, nodeTest, 1); return v }},
+		{fmt.Sprintf("WebAssembly under Node.js %s, a shared memory, threads=%d", nodeVersion(node), cores), cores, "node-threads-images/s", func() float64 {
+			v, s := nodeStep(b, node, nodeShared, cores)
+			serial = append(serial, s)
+			return v
+		}},
 		{"WebAssembly in Chromium, the page on 1 thread", 1, "chromium-images/s", func() float64 { return chromiumStep(b, baseURL, false) }},
 		{fmt.Sprintf("WebAssembly in Chromium, the page cross-origin isolated, threads=%d", cores), cores, "chromium-isolated-images/s", func() float64 { return chromiumStep(b, isolated.URL+prefix, true) }},
 		{"Chromium, the page training demo 3, 1 thread", 1, "page-images/s", func() float64 { return chromiumTraining(b, baseURL, false) }},
@@ -153,7 +158,32 @@ func BenchmarkCPUStepBrowserNodeNative(b *testing.B) {
 			b.ReportMetric(mean(ips[j]), r.metric)
 		}
 	}
+	amdahl(&tab, runs, ips, serial, cores)
 	fmt.Fprint(os.Stdout, tab.String())
+}
+
+// amdahl adds to tab, where the rounds timed Node.js on one thread and on
+// threads, the serial fraction of the step that the threads row measured
+// (the time outside the calls shared out between the threads, by
+// experiment's BenchmarkConvNetStep), as a share of the threads' step and
+// of one thread's (the other row of the same round), and Amdahl's bounds
+// from the latter for threads and for eight threads.
+func amdahl(tab *strings.Builder, runs []cpuRun, ips [][]float64, serial []float64, threads int) {
+	one := slices.IndexFunc(runs, func(r cpuRun) bool { return r.metric == "node-images/s" })
+	many := slices.IndexFunc(runs, func(r cpuRun) bool { return r.metric == "node-threads-images/s" })
+	if one < 0 || many < 0 || len(serial) == 0 {
+		return
+	}
+	var ofOne, bound, measured, eight []float64
+	for i, s := range serial {
+		s1 := s * ips[one][i] / ips[many][i] // the same serial seconds over one thread's step
+		ofOne = append(ofOne, s1)
+		bound = append(bound, 1/(s1+(1-s1)/float64(threads)))
+		measured = append(measured, ips[many][i]/ips[one][i])
+		eight = append(eight, 1/(s1+(1-s1)/8))
+	}
+	fmt.Fprintf(tab, "\nSerial fraction of the step under Node.js (the time outside the calls shared out between the threads): %s of a step on %d threads, %s of a step on one. Amdahl's law bounds %d threads at %sx (measured: %sx) and estimates 8 threads at %sx.\n",
+		span(serial, "%.3f"), threads, span(ofOne, "%.3f"), threads, span(bound, "%.2f"), span(measured, "%.2f"), span(eight, "%.1f"))
 }
 
 // span formats the range of vs with format: "lo-hi", or one value.
@@ -229,8 +259,8 @@ func sharedWasm(b *testing.B, test string) string {
 // batch 64, compiled to WebAssembly (test) and run under Node.js: on one
 // thread, or with threads > 1 on that many (test then runs on a shared
 // memory, started by testdata/wasm_exec_threads.js as a cross-origin
-// isolated page starts it).
-func nodeStep(b *testing.B, node, test string, threads int) float64 {
+// isolated page starts it), and then its serial fraction too.
+func nodeStep(b *testing.B, node, test string, threads int) (ips, serial float64) {
 	b.Helper()
 	root, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
@@ -276,7 +306,12 @@ func nodeStep(b *testing.B, node, test string, threads int) float64 {
 	if !ok {
 		b.Fatalf("no images/s in the output under Node.js:\n%s", out)
 	}
-	return v
+	if threads > 1 {
+		if serial, ok = metric("serial-fraction"); !ok {
+			b.Fatalf("no serial-fraction in the output under Node.js on %d threads:\n%s", threads, out)
+		}
+	}
+	return v, serial
 }
 
 // chromiumTraining returns the images/s of the page at page training demo

@@ -4,6 +4,7 @@ package gemm
 
 import (
 	"math"
+	"slices"
 
 	"github.com/deeplda/deeplda/kernels/cpu/gemm/internal/wasmsimd"
 )
@@ -40,9 +41,10 @@ func (l *Calls) Add(job int, args ...int32) {
 		panic("gemm: a call of more than wasmsimd.MaxArgs arguments")
 	}
 	n := len(l.w)
-	l.w = append(l.w, make([]int32, ctlWords)...)
-	l.w[n+wasmsimd.CtlJob/4] = int32(job)
-	copy(l.w[n+wasmsimd.CtlArgs/4:], args)
+	l.w = slices.Grow(l.w, ctlWords)[:n+ctlWords]
+	blk := l.w[n:]
+	blk[wasmsimd.CtlJob/4] = int32(job)
+	clear(blk[copy(blk[wasmsimd.CtlArgs/4:], args)+wasmsimd.CtlArgs/4:])
 }
 
 // Len returns the number of calls in the list.
@@ -129,7 +131,7 @@ func RunCalls(lists []Calls) {
 			blk[wasmsimd.CtlArgs/4] = int32(offset32(lists[s].w))
 			blk[wasmsimd.CtlArgs/4+1] = int32(lists[s].Len())
 		}
-		sharedCalls.run.Invoke(offset32(t.ctl), len(lists))
+		runShared(sharedCalls.run, t.ctl, len(lists))
 		return
 	}
 	seq := simdExports.Get("seq")

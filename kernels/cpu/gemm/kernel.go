@@ -1,5 +1,7 @@
 package gemm
 
+import "time"
+
 // kernelFunc computes one tile of C, of some fixed size rows×cols, from
 // packed micro-panels of A and B:
 //
@@ -61,6 +63,15 @@ func Threads() int {
 	}
 	return jsThreads()
 }
+
+// SharedTime returns the time spent so far in calls of the SIMD module
+// shared out between its threads, from handing them out to the end of
+// the last (see simd_js.go): the parallel part of a step, whose rest is
+// the serial part; zero where fewer than two threads serve.
+func SharedTime() time.Duration { return sharedTime }
+
+// sharedTime is SharedTime's sum.
+var sharedTime time.Duration
 
 // SIMD reports whether the products run in the WebAssembly SIMD module
 // (see simd_js.go): in a JavaScript host that has WebAssembly SIMD.

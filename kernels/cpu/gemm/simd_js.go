@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"syscall/js"
+	"time"
 	"unsafe"
 
 	"github.com/deeplda/deeplda/kernels/cpu/gemm/internal/wasmsimd"
@@ -386,7 +387,7 @@ func SIMDCalls(job, count, most int, args func(i, slot int, a []int32)) bool {
 			blk[wasmsimd.CtlJob/4] = int32(job)
 			args(i0+s, s, blk[wasmsimd.CtlArgs/4:])
 		}
-		sharedCalls.run.Invoke(offset32(t.ctl), k)
+		runShared(sharedCalls.run, t.ctl, k)
 	}
 	return true
 }
@@ -442,8 +443,16 @@ func (t *simdThreads) split(run js.Value, mb, nb, kb, a, b, c, rs, cs int, alpha
 		copy(args, []int32{int32(sm), int32(sn), int32(kb), int32(sa), int32(sb), int32(sc), int32(rs), int32(cs), int32(tile),
 			int32(math.Float32bits(alpha)), int32(math.Float32bits(beta)), int32(vec)})
 	}
-	run.Invoke(offset32(t.ctl), n)
+	runShared(run, t.ctl, n)
 	return true
+}
+
+// runShared makes the n calls of the control blocks ctl at once through
+// run (a shared module's), adding their time to sharedTime.
+func runShared(run js.Value, ctl []int32, n int) {
+	start := time.Now()
+	run.Invoke(offset32(ctl), n)
+	sharedTime += time.Since(start)
 }
 
 // offset32 returns the byte offset of s[0] in the linear memory.
