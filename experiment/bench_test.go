@@ -41,8 +41,8 @@ func BenchmarkToyDNLL(b *testing.B) {
 // reporting images/s and GFLOP/s (695.5 MFLOP per image), and in a
 // JavaScript host the threads of the SIMD module that served the last
 // step (module-threads) and, where several did, the share of the steps'
-// time outside the calls shared out between them (serial-fraction, see
-// gemm.SharedTime). Compare with bench/pytorch_baseline.py convnet.
+// time outside the calls shared out between them (serial-fraction) and
+// the rounds of such calls a step (rounds/step; see gemm.SharedTime). Compare with bench/pytorch_baseline.py convnet.
 func BenchmarkConvNetStep(b *testing.B) {
 	for _, batch := range []int{64, 256} {
 		b.Run(map[int]string{64: "batch64", 256: "batch256"}[batch], func(b *testing.B) {
@@ -65,11 +65,12 @@ func BenchmarkConvNetStep(b *testing.B) {
 			be.WriteInt(y, ys)
 			m.TrainStep(x, y) // allocate the activations
 			b.ResetTimer()
-			shared := gemm.SharedTime()
+			shared0, rounds0 := gemm.SharedTime()
 			for i := 0; i < b.N; i++ {
 				m.TrainStep(x, y)
 			}
-			shared = gemm.SharedTime() - shared
+			shared, rounds := gemm.SharedTime()
+			shared, rounds = shared-shared0, rounds-rounds0
 			sec := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(float64(batch)/sec, "images/s")
 			b.ReportMetric(float64(batch)*ConvNetFLOPs/sec/1e9, "GFLOP/s")
@@ -78,6 +79,7 @@ func BenchmarkConvNetStep(b *testing.B) {
 			}
 			if gemm.Threads() >= 2 {
 				b.ReportMetric(1-shared.Seconds()/b.Elapsed().Seconds(), "serial-fraction")
+				b.ReportMetric(float64(rounds)/float64(b.N), "rounds/step")
 			}
 		})
 	}

@@ -67,11 +67,16 @@ func Threads() int {
 // SharedTime returns the time spent so far in calls of the SIMD module
 // shared out between its threads, from handing them out to the end of
 // the last (see simd_js.go): the parallel part of a step, whose rest is
-// the serial part; zero where fewer than two threads serve.
-func SharedTime() time.Duration { return sharedTime }
+// the serial part; and the number of rounds of such calls, each ended by
+// the threads waiting for each other. Zero where fewer than two threads
+// serve.
+func SharedTime() (time.Duration, int) { return sharedTime, sharedRounds }
 
-// sharedTime is SharedTime's sum.
-var sharedTime time.Duration
+// sharedTime and sharedRounds are SharedTime's sums.
+var (
+	sharedTime   time.Duration
+	sharedRounds int
+)
 
 // SIMD reports whether the products run in the WebAssembly SIMD module
 // (see simd_js.go): in a JavaScript host that has WebAssembly SIMD.

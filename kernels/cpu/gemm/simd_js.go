@@ -448,11 +448,12 @@ func (t *simdThreads) split(run js.Value, mb, nb, kb, a, b, c, rs, cs int, alpha
 }
 
 // runShared makes the n calls of the control blocks ctl at once through
-// run (a shared module's), adding their time to sharedTime.
+// run (a shared module's), counting the round and its time (SharedTime).
 func runShared(run js.Value, ctl []int32, n int) {
 	start := time.Now()
 	run.Invoke(offset32(ctl), n)
 	sharedTime += time.Since(start)
+	sharedRounds++
 }
 
 // offset32 returns the byte offset of s[0] in the linear memory.
