@@ -185,7 +185,7 @@ func makeCalls(lists []gemm.Calls, batch []planeCall) {
 		l := &lists[s]
 		l.Reset()
 		for _, c := range batch[len(batch)*s/len(lists) : len(batch)*(s+1)/len(lists)] {
-			var a [12]int32
+			var a [12]int32 // the most arguments of a BatchNorm routine (bngradinput's)
 			words(a[:len(c.args)], c.args)
 			l.Add(bnJobs[c.r], a[:len(c.args)]...)
 		}

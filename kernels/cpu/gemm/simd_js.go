@@ -190,8 +190,6 @@ func (s *simdMacro) block(mb, nb, kb int, packedA, packedB, tile []float32, alph
 	} else {
 		_ = c[(mb-1)*ldc+nb-1]
 	}
-	MacroCalls++
-	MacroFlops += mb * nb * kb
 	if s.threads != nil && s.threads.split(s.run, mb, nb, kb, offset(packedA), offset(packedB), offset(c), rs, cs, alpha, beta, vec) {
 		runtime.KeepAlive(packedA)
 		runtime.KeepAlive(packedB)
@@ -262,7 +260,7 @@ func wasmCopyPanels(dst, src []float32, lds, w, kb, panels int) int {
 		return 0
 	}
 	_, _ = dst[panels*w*kb-1], src[(kb-1)*lds+panels*w-1]
-	PackCalls++
+	packCalls++
 	if !sharePanels(jobPack, offset(dst), offset(src), 4*w, 4*lds, w, kb, panels) {
 		packFn.Invoke(offset(dst), offset(src), 4*lds, w, kb, panels)
 	}
@@ -280,7 +278,7 @@ func wasmPackCols(dst, src []float32, lds, w, kb, panels int) int {
 		return 0
 	}
 	_, _ = dst[panels*w*kb-1], src[(panels*w-1)*lds+kb-1]
-	PackCalls++
+	packCalls++
 	if !sharePanels(jobPackCols, offset(dst), offset(src), 4*w*lds, lds, w, kb, panels) {
 		packColsFn.Invoke(offset(dst), offset(src), lds, w, kb, panels)
 	}
@@ -289,7 +287,8 @@ func wasmPackCols(dst, src []float32, lds, w, kb, panels int) int {
 	return panels
 }
 
-var MacroCalls, MacroFlops, PackCalls int
+// packCalls counts the module's packing calls (for TestPackColsSIMD).
+var packCalls int
 
 // maxThreads is the most threads (the main one included) that run the
 // products.

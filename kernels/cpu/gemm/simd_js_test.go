@@ -226,7 +226,7 @@ func TestPackColsSIMD(t *testing.T) {
 		t.Skip("SKIPPED: no SIMD module in this host")
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
-	calls := PackCalls
+	calls := packCalls
 	for _, mb := range []int{4, 7, 8, 64, 130} {
 		for _, kb := range []int{1, 3, 4, 7, 64, 129, 256} {
 			a := newMatrix(rng, mb, kb+3, 5)
@@ -253,7 +253,7 @@ func TestPackColsSIMD(t *testing.T) {
 			}
 		}
 	}
-	if PackCalls == calls {
+	if packCalls == calls {
 		t.Error("the module packed no micro-panel")
 	}
 }
