@@ -132,9 +132,9 @@ var bnJobs = func() (jobs [len(bnRoutines)]int) {
 // module's threads, all channels at once, and reports whether it did
 // (not on one thread): each channel runs in a goroutine of its own,
 // whose calls (the same passes in the same order) are collected, a pass
-// of every channel at a time, and made as one list of calls a thread
-// (gemm.RunCalls). Every channel computes what it computes alone: the
-// same bits on any number of threads.
+// of every channel at a time, and made as lists of calls that the threads
+// claim, a call each (gemm.RunCalls). Every channel computes what it
+// computes alone: the same bits on any number of threads.
 func bnShared(channels int, pass func(p bnPlanes, ch int)) bool {
 	n := min(gemm.Threads(), channels)
 	if wasmBN == nil || n < 2 || !gemm.CallsReady() {
@@ -154,7 +154,6 @@ func bnShared(channels int, pass func(p bnPlanes, ch int)) bool {
 		}()
 	}
 	batch := make([]planeCall, 0, channels)
-	lists := make([]gemm.Calls, n)
 	for active := channels; active > 0; {
 		// One word from each channel: its next call, or that it has
 		// finished.
@@ -167,7 +166,7 @@ func bnShared(channels int, pass func(p bnPlanes, ch int)) bool {
 				active--
 			}
 		}
-		makeCalls(lists, batch)
+		makeCalls(batch)
 		for _, c := range batch {
 			slots[c.slot].done <- struct{}{}
 		}
@@ -175,22 +174,18 @@ func bnShared(channels int, pass func(p bnPlanes, ch int)) bool {
 	return true
 }
 
-// makeCalls makes the calls of batch, shared out in runs of whole calls
-// between the threads of lists (one list each).
-func makeCalls(lists []gemm.Calls, batch []planeCall) {
+// makeCalls makes the calls of batch, a list each that the threads claim.
+func makeCalls(batch []planeCall) {
 	if len(batch) == 0 {
 		return
 	}
-	for s := range lists {
-		l := &lists[s]
-		l.Reset()
-		for _, c := range batch[len(batch)*s/len(lists) : len(batch)*(s+1)/len(lists)] {
-			var a [12]int32 // the most arguments of a BatchNorm routine (bngradinput's)
-			words(a[:len(c.args)], c.args)
-			l.Add(bnJobs[c.r], a[:len(c.args)]...)
-		}
+	lists := callLists(len(batch))
+	for i, c := range batch {
+		var a [12]int32 // the most arguments of a BatchNorm routine (bngradinput's)
+		words(a[:len(c.args)], c.args)
+		lists[i].Add(bnJobs[c.r], a[:len(c.args)]...)
 	}
-	gemm.RunCalls(lists)
+	gemm.RunCalls(lists, len(lists), 0)
 }
 
 // words writes args (ints and float32s) into a as 32-bit words, floats as

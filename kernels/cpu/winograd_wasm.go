@@ -133,14 +133,15 @@ func gradSIMD(wg *winograd, z, dyt []float32, imgs, d int) bool {
 }
 
 // winogradConvCalls does winogradConv's work, u the transformed filters
-// ([16][c][d]), as lists of the SIMD module's calls (gemm.Calls), one a
-// thread, each a run of the images in groups, from their framing to the
-// output's transposition: the threads wait for each other twice (once
-// for the packed filters), where sharing out every call of every group
-// between them made them wait after each. It computes the same bits on
-// any number of threads: the products are Sgemm's where it packs
-// (gemm.Calls.Product), over the tiles padded to whole micro-panels,
-// whose extra rows no transform reads. It reports whether it did.
+// ([16][c][d]), as lists of the SIMD module's calls (gemm.Calls) that the
+// threads claim (gemm.RunCalls), each list a group of images from their
+// framing to the output's transposition: the threads wait for each other
+// twice (once for the packed filters), where sharing out every call of
+// every group between them made them wait after each. It computes the
+// same bits on any number of threads: the products are Sgemm's where it
+// packs (gemm.Calls.Product), over the tiles padded to whole
+// micro-panels, whose extra rows no transform reads. It reports whether
+// it did.
 func (b *Backend) winogradConvCalls(out, in, u, bias []float32, wg winograd, c, d int) bool {
 	if !winogradLists || !gemm.CallsReady() || !hasWgFrameFn || !hasWgInFn || !hasWgOutFn || !hasTransposeFn || c%4 != 0 || d%gemm.PanelCols != 0 {
 		return false
@@ -153,36 +154,36 @@ func (b *Backend) winogradConvCalls(out, in, u, bias []float32, wg winograd, c, 
 	}
 	pool := pooled{b: b}
 	defer pool.put()
-	threads := max(1, min(gemm.Threads(), wg.n))
-	lists := make([]gemm.Calls, threads)
 	plen := gemm.PackedBLen(c, d)
 	packed := pool.get(16 * plen)
-	for xi := 0; xi < 16; xi++ {
-		lists[xi*threads/16].PackB(packed[xi*plen:], u[xi*c*d:], d, c, d)
+	lists := callLists(16)
+	for xi := range lists {
+		lists[xi].PackB(packed[xi*plen:], u[xi*c*d:], d, c, d)
 	}
-	gemm.RunCalls(lists)
+	gemm.RunCalls(lists, len(lists), 0)
 	ntp := ceilDiv(wg.tiles(wg.group), gemm.ProductRows) * gemm.ProductRows
 	vLen, mLen := pointLen(ntp, c), pointLen(ntp, d)
-	for s := range lists {
-		planes, v, m := pool.get(wg.group*wg.hp*wg.wp*c), pool.get(16*vLen), pool.get(16*mLen)
-		yt, bufA, tile, spare := pool.get(wg.group*hw*d), pool.get(gemm.PackedALen()), pool.get(gemm.TileLen()), pool.get(d)
-		wg.clearFrame(planes, wg.group, c)
-		l := &lists[s]
-		l.Reset()
-		for n0, end := wg.n*s/threads, wg.n*(s+1)/threads; n0 < end; n0 += wg.group {
-			imgs := min(wg.group, end-n0)
-			wg.transformCalls(l, v, planes, in, n0, imgs, c, vLen)
-			rows := ceilDiv(wg.tiles(imgs), gemm.ProductRows) * gemm.ProductRows
-			for xi := 0; xi < 16; xi++ {
-				l.Product(false, rows, d, c, v[xi*vLen:], c, packed[xi*plen:], 0, m[xi*mLen:], d, bufA, tile)
-			}
-			for i := 0; i < imgs; i++ {
-				l.Add(jobWgOut, int32(at(yt[i*hw*d:])), int32(at(m[i*per*d:])), int32(d), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4*mLen), int32(at(spare)))
-				l.Add(jobTranspose, int32(at(out[(n0+i)*d*hw:])), int32(at(yt[i*hw*d:])), int32(hw), int32(d), int32(d), int32(hw), int32(bp))
-			}
+	sc := pool.slab(wg.group*wg.hp*wg.wp*c, 16*vLen, 16*mLen, wg.group*hw*d, gemm.PackedALen(), gemm.TileLen(), d)
+	for t := range sc.threads {
+		wg.clearFrame(sc.piece(t, 0), wg.group, c)
+	}
+	planes, v, m, yt, bufA, tile, spare := sc.piece(0, 0), sc.piece(0, 1), sc.piece(0, 2), sc.piece(0, 3), sc.piece(0, 4), sc.piece(0, 5), sc.piece(0, 6)
+	lists = callLists(wg.groups())
+	for grp := range lists {
+		l := &lists[grp]
+		l.Local(sc.first())
+		n0, imgs := wg.images(grp)
+		wg.transformCalls(l, v, planes, in, n0, imgs, c, vLen)
+		rows := ceilDiv(wg.tiles(imgs), gemm.ProductRows) * gemm.ProductRows
+		for xi := 0; xi < 16; xi++ {
+			l.Product(false, rows, d, c, v[xi*vLen:], c, packed[xi*plen:], 0, m[xi*mLen:], d, bufA, tile)
+		}
+		for i := 0; i < imgs; i++ {
+			l.Add(jobWgOut, int32(at(yt[i*hw*d:])), int32(at(m[i*per*d:])), int32(d), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4*mLen), int32(at(spare)))
+			l.Add(jobTranspose, int32(at(out[(n0+i)*d*hw:])), int32(at(yt[i*hw*d:])), int32(hw), int32(d), int32(d), int32(hw), int32(bp))
 		}
 	}
-	gemm.RunCalls(lists)
+	sc.run(lists)
 	runtime.KeepAlive(out)
 	runtime.KeepAlive(in)
 	runtime.KeepAlive(u)
@@ -191,11 +192,11 @@ func (b *Backend) winogradConvCalls(out, in, u, bias []float32, wg winograd, c, 
 }
 
 // winogradFilterCalls does winogradFilter's work as lists of the SIMD
-// module's calls, and reports whether it did (see winogradConvCalls):
-// the partial sums into acc (parts of [16][co][ci]), the parts shared out
-// between the threads, each summing its groups in order as
-// winogradFilter's, then their sums with the inverse transform into dw,
-// its rows shared out. The same bits on any number of threads.
+// module's calls that the threads claim, and reports whether it did (see
+// winogradConvCalls): the partial sums into acc (parts of [16][co][ci]),
+// a list a part, each summing its groups in order as winogradFilter's,
+// then their sums with the inverse transform into dw, a list a run of its
+// rows. The same bits on any number of threads.
 func (b *Backend) winogradFilterCalls(dw, acc, dy, x []float32, wg winograd, ci, co, parts int) bool {
 	if !winogradLists || !gemm.CallsReady() || !hasWgFrameFn || !hasWgInFn || !hasWgGradFn || !hasTransposeFn || co%gemm.ProductRows != 0 || ci%gemm.PanelCols != 0 {
 		return false
@@ -204,57 +205,60 @@ func (b *Backend) winogradFilterCalls(dw, acc, dy, x []float32, wg winograd, ci,
 	_, _, _, _ = dw[cc*9-1], acc[parts*16*cc-1], dy[wg.n*co*hw-1], x[wg.n*ci*hw-1]
 	pool := pooled{b: b}
 	defer pool.put()
-	threads := max(1, min(gemm.Threads(), parts))
-	lists := make([]gemm.Calls, threads)
 	nt := wg.tiles(wg.group)
 	vLen, zLen := pointLen(nt, ci), pointLen(nt, co)
-	for s := range lists {
-		planes, v, dyt, z := pool.get(wg.group*wg.hp*wg.wp*ci), pool.get(16*vLen), pool.get(wg.group*hw*co), pool.get(16*zLen)
-		bufA, bufB, tile, zero := pool.get(gemm.PackedALen()), pool.get(gemm.PackedBLen(nt, ci)), pool.get(gemm.TileLen()), pool.get(co)
-		clear(zero)
-		wg.clearFrame(planes, wg.group, ci)
-		l := &lists[s]
-		for part := parts * s / threads; part < parts*(s+1)/threads; part++ {
-			m := acc[part*16*cc:]
-			beta := float32(0)
-			for grp := part * wg.groups() / parts; grp < (part+1)*wg.groups()/parts; grp++ {
-				n0, imgs := wg.images(grp)
-				nt := wg.tiles(imgs)
-				wg.transformCalls(l, v, planes, x, n0, imgs, ci, vLen)
-				for i := 0; i < imgs; i++ {
-					l.Add(jobTranspose, int32(at(dyt[i*hw*co:])), int32(at(dy[(n0+i)*co*hw:])), int32(co), int32(hw), int32(hw), int32(co), 0)
-					l.Add(jobWgGrad, int32(at(z[i*per*co:])), int32(at(dyt[i*hw*co:])), int32(co), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4*zLen), int32(at(zero)))
-				}
-				for xi := 0; xi < 16; xi++ {
-					l.PackB(bufB, v[xi*vLen:], ci, nt, ci)
-					l.Product(true, co, ci, nt, z[xi*zLen:], co, bufB, beta, m[xi*cc:], ci, bufA, tile)
-				}
-				beta = 1
+	sc := pool.slab(wg.group*wg.hp*wg.wp*ci, 16*vLen, wg.group*hw*co, 16*zLen, gemm.PackedALen(), gemm.PackedBLen(nt, ci), gemm.TileLen(), co)
+	for t := range sc.threads {
+		wg.clearFrame(sc.piece(t, 0), wg.group, ci)
+		clear(sc.piece(t, 7))
+	}
+	planes, v, dyt, z, bufA, bufB, tile, zero := sc.piece(0, 0), sc.piece(0, 1), sc.piece(0, 2), sc.piece(0, 3), sc.piece(0, 4), sc.piece(0, 5), sc.piece(0, 6), sc.piece(0, 7)
+	lists := callLists(parts)
+	for part := range lists {
+		l := &lists[part]
+		l.Local(sc.first())
+		m := acc[part*16*cc:]
+		beta := float32(0)
+		for grp := part * wg.groups() / parts; grp < (part+1)*wg.groups()/parts; grp++ {
+			n0, imgs := wg.images(grp)
+			nt := wg.tiles(imgs)
+			wg.transformCalls(l, v, planes, x, n0, imgs, ci, vLen)
+			for i := 0; i < imgs; i++ {
+				l.Add(jobTranspose, int32(at(dyt[i*hw*co:])), int32(at(dy[(n0+i)*co*hw:])), int32(co), int32(hw), int32(hw), int32(co), 0)
+				l.Add(jobWgGrad, int32(at(z[i*per*co:])), int32(at(dyt[i*hw*co:])), int32(co), int32(wg.th), int32(wg.tw), int32(wg.h), int32(wg.w), int32(4*zLen), int32(at(zero)))
 			}
+			for xi := 0; xi < 16; xi++ {
+				l.PackB(bufB, v[xi*vLen:], ci, nt, ci)
+				l.Product(true, co, ci, nt, z[xi*zLen:], co, bufB, beta, m[xi*cc:], ci, bufA, tile)
+			}
+			beta = 1
 		}
 	}
-	gemm.RunCalls(lists)
-	// dw = acc^T winogradSums, by runs of whole micro-panels of rows.
+	sc.run(lists)
+	// dw = acc^T winogradSums, a list a run of whole micro-panels of rows.
 	k := parts * 16
 	sums := pool.get(gemm.PackedBLen(k, 9))
 	gemm.PackB(sums, winogradSums, 9, k, 9)
 	panels := cc / gemm.ProductRows
-	for s := range lists {
-		l := &lists[s]
-		l.Reset()
-		p0, p1 := panels*s/threads, panels*(s+1)/threads
-		if p1 > p0 {
-			r0, bufA, tile := p0*gemm.ProductRows, pool.get(gemm.PackedALen()), pool.get(gemm.TileLen())
-			l.Product(true, (p1-p0)*gemm.ProductRows, 9, k, acc[r0:], cc, sums, 0, dw[r0*9:], 9, bufA, tile)
-		}
+	lists = callLists(min(panels, filterRuns))
+	for i := range lists {
+		l := &lists[i]
+		l.Local(sc.first())
+		p0, p1 := panels*i/len(lists), panels*(i+1)/len(lists)
+		r0 := p0 * gemm.ProductRows
+		l.Product(true, (p1-p0)*gemm.ProductRows, 9, k, acc[r0:], cc, sums, 0, dw[r0*9:], 9, bufA, tile)
 	}
-	gemm.RunCalls(lists)
+	sc.run(lists)
 	runtime.KeepAlive(dw)
 	runtime.KeepAlive(acc)
 	runtime.KeepAlive(dy)
 	runtime.KeepAlive(x)
 	return true
 }
+
+// filterRuns is how many runs of rows the threads claim in the last
+// product of winogradFilterCalls.
+const filterRuns = 8
 
 // transformCalls appends to l the calls that frame images n0..n0+imgs-1
 // of x[N, c, h, w] into planes (whose frame is clear) and transform them
@@ -264,25 +268,5 @@ func (wg *winograd) transformCalls(l *gemm.Calls, v, planes, x []float32, n0, im
 	for i := 0; i < imgs; i++ {
 		l.Add(jobWgFrame, int32(at(planes[i*plane:])), int32(at(x[(n0+i)*c*hw:])), int32(c), int32(wg.h), int32(wg.w), int32(wg.wp))
 		l.Add(jobWgIn, int32(at(v[i*per*c:])), int32(at(planes[i*plane:])), int32(c), int32(wg.th), int32(wg.tw), int32(wg.wp), int32(4*vLen))
-	}
-}
-
-// pooled hands out scratch from a backend's pool and puts it all back.
-type pooled struct {
-	b    *Backend
-	held []*[]float32
-}
-
-// get returns n floats of scratch (their values left over).
-func (p *pooled) get(n int) []float32 {
-	s := p.b.scratch(n)
-	p.held = append(p.held, s)
-	return *s
-}
-
-// put puts back all that get handed out.
-func (p *pooled) put() {
-	for _, s := range p.held {
-		p.b.pool.Put(s)
 	}
 }

@@ -11,11 +11,15 @@ import (
 
 // Calls is a list of calls of the SIMD module's routines that the module
 // makes one after the other in one call from Go (wasmsimd's seq), on the
-// thread that RunCalls gives it. A caller that would otherwise share out
-// every routine's call between the threads, and wait for them after each,
-// gives each thread a list of whole pieces of work instead: one wait in
-// all.
-type Calls struct{ w []int32 }
+// thread that claims it (RunCalls). A caller that would otherwise share
+// out every routine's call between the threads, and wait for them after
+// each, cuts its work into lists of whole pieces that the threads claim
+// one at a time: one wait in all, and a thread that the host slows down
+// claims fewer.
+type Calls struct {
+	w      []int32
+	lo, hi int // the byte offsets of the thread's scratch (Local)
+}
 
 // ProductRows is what the rows of a Product are a multiple of: the
 // macro-kernel's micro-panels of A.
@@ -25,13 +29,21 @@ const ProductRows = simdMR
 // multiple of: the macro-kernel's micro-panels of B.
 const PanelCols = simdNR
 
-// jobSeq is seq's job number.
-var jobSeq = int32(wasmsimd.Job("seq"))
+// jobClaim is claim's job number.
+var jobClaim = int32(wasmsimd.Job("claim"))
 
 // CallsReady reports whether lists of calls can run: the module that the
-// products run in has seq.
+// products run in has claim.
 func CallsReady() bool {
-	return len(simdKernels) > 0 && activeKernel == simdKernels[0] && !simdExports.Get("seq").IsUndefined()
+	return len(simdKernels) > 0 && activeKernel == simdKernels[0] && !simdExports.Get("claim").IsUndefined()
+}
+
+// Local names the scratch of the first thread, which the calls appended
+// from now on use: RunCalls moves their byte offsets into it (the
+// arguments of wasmsimd.Pointers) to the scratch of the thread that claims
+// the list, the same size, stride bytes further on each thread.
+func (l *Calls) Local(scratch []float32) {
+	l.lo, l.hi = offset(scratch), offset(scratch)+4*len(scratch)
 }
 
 // Add appends the call of the routine job (its number, SIMDJob) with args
@@ -43,15 +55,21 @@ func (l *Calls) Add(job int, args ...int32) {
 	n := len(l.w)
 	l.w = slices.Grow(l.w, ctlWords)[:n+ctlWords]
 	blk := l.w[n:]
-	blk[wasmsimd.CtlJob/4] = int32(job)
+	word := int32(job)
+	for _, a := range wasmsimd.Pointers[job] {
+		if a < len(args) && int(args[a]) >= l.lo && int(args[a]) < l.hi {
+			word |= wasmsimd.ShiftBit << a
+		}
+	}
+	blk[wasmsimd.CtlJob/4] = word
 	clear(blk[copy(blk[wasmsimd.CtlArgs/4:], args)+wasmsimd.CtlArgs/4:])
 }
 
 // Len returns the number of calls in the list.
 func (l *Calls) Len() int { return len(l.w) / ctlWords }
 
-// Reset empties the list, keeping its memory.
-func (l *Calls) Reset() { l.w = l.w[:0] }
+// Reset empties the list, keeping its memory, and forgets its scratch.
+func (l *Calls) Reset() { l.w, l.lo, l.hi = l.w[:0], 0, 0 }
 
 // PackedBLen returns the floats of a k×n matrix packed by PackB.
 func PackedBLen(k, n int) int { return k * roundUp(n, simdNR) }
@@ -92,7 +110,7 @@ func (l *Calls) PackB(dst, b []float32, ldb, k, n int) {
 // is m×k (m a multiple of wasmsimd.MR), stored as A (row stride lda) or,
 // with transA, as its transpose; packedB is B packed by either PackB; C is m×n
 // (row stride ldc); bufA (PackedALen floats) and tile (TileLen floats)
-// are the scratch of the thread that runs the list. The caller checks the
+// are scratch of the thread's own (Local). The caller checks the
 // slices' bounds and keeps them alive until the list has run.
 func (l *Calls) Product(transA bool, m, n, k int, a []float32, lda int, packedB []float32, beta float32, c []float32, ldc int, bufA, tile []float32) {
 	mc, kc := activeKernel.mc, activeKernel.kc
@@ -119,25 +137,35 @@ func (l *Calls) Product(transA bool, m, n, k int, a []float32, lda int, packedB 
 	}
 }
 
-// RunCalls runs the lists, each on a thread of its own where as many
-// threads serve the products (see Threads), else one after the other on
-// this one. The caller keeps what the calls reach alive.
-func RunCalls(lists []Calls) {
-	if sharedCalls != nil && len(lists) >= 2 && len(lists) <= sharedCalls.threads.serving() {
-		t := sharedCalls.threads
-		for s := range lists {
-			blk := t.ctl[s*ctlWords:][:ctlWords]
-			blk[wasmsimd.CtlJob/4] = jobSeq
-			blk[wasmsimd.CtlArgs/4] = int32(offset32(lists[s].w))
-			blk[wasmsimd.CtlArgs/4+1] = int32(lists[s].Len())
-		}
-		runShared(sharedCalls.run, t.ctl, len(lists))
-		return
+// RunCalls runs the lists, at most threads of the threads that serve the
+// products (see Threads) claiming them one at a time in order, this one
+// too, until none is left; else one after the other on this thread. The
+// list that thread t claims has its offsets into the first thread's
+// scratch (Local) moved t*stride bytes on. What the lists compute must not
+// depend on which thread runs which, or in which order. The caller keeps
+// what the calls reach alive.
+func RunCalls(lists []Calls, threads, stride int) {
+	claims = slices.Grow(claims[:0], 1+2*len(lists))[:1+2*len(lists)]
+	claims[0] = 0 // the lists claimed
+	for i := range lists {
+		claims[1+2*i], claims[2+2*i] = int32(offset32(lists[i].w)), int32(lists[i].Len())
 	}
-	seq := simdExports.Get("seq")
-	for s := range lists {
-		if lists[s].Len() > 0 {
-			seq.Invoke(offset32(lists[s].w), lists[s].Len())
+	table, counter := offset32(claims[1:]), offset32(claims)
+	if sharedCalls != nil && len(lists) >= 2 {
+		if n := min(len(lists), threads, sharedCalls.threads.serving()); n >= 2 {
+			t := sharedCalls.threads
+			for s := range n {
+				blk := t.ctl[s*ctlWords:][:ctlWords]
+				blk[wasmsimd.CtlJob/4] = jobClaim
+				copy(blk[wasmsimd.CtlArgs/4:], []int32{int32(table), int32(len(lists)), int32(counter), int32(s * stride)})
+			}
+			runShared(sharedCalls.run, t.ctl, n)
+			return
 		}
 	}
+	simdExports.Get("claim").Invoke(table, len(lists), counter, 0)
 }
+
+// claims is RunCalls's table of the lists, after the counter of those
+// claimed.
+var claims []int32

@@ -20,9 +20,7 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	// Type 0 (macro): nine i32 parameters, alpha and beta (f32), vec
 	// (i32). Type 1 (pack): six i32 parameters. Type 2 (worker): one i32.
 	// Type 3 (run): two i32. Then the types of the vector routines
-	// (vecFuncs) and seq's, one each, function i of type i.
-	macroType := []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
-	packType := []byte{i32, i32, i32, i32, i32, i32}
+	// (vecFuncs), seq's and claim's, one each, function i of type i.
 	types := cat(funcType(macroType), funcType(packType))
 	funcs := []byte{0, 1}
 	exports := cat(name("macro"), []byte{0x00, 0x00}, name("pack"), []byte{0x00, 0x01})
@@ -31,7 +29,7 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	vecs := vecFuncs()
 	// The routines, in the order of Routines: macro, pack, the vector
 	// routines from function 2 on (4 on in a shared module, after worker
-	// and run), then seq, the last function.
+	// and run), then seq and claim, the last functions.
 	first := 2
 	if shared {
 		first = 4
@@ -40,7 +38,7 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	for i, v := range vecs {
 		rs = append(rs, routine{v.name, v.params, first + i})
 	}
-	rs = append(rs, routine{"seq", seqType, first + len(vecs)})
+	rs = append(rs, routine{"seq", seqType, first + len(vecs)}, routine{"claim", claimType, first + len(vecs) + 1})
 	// Import env.mem: a memory of at least 0 pages with no maximum, or a
 	// shared one of at most MaxPages.
 	limits := []byte{0x00, 0x00}
@@ -52,7 +50,8 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 		wb, rb := worker(rs), run(rs)
 		code = cat(code, u32(len(wb)), wb, u32(len(rb)), rb)
 	}
-	for _, v := range append(vecs, vecFunc{"seq", seqType, seq(rs[:len(rs)-1])}) {
+	lists := rs[:len(rs)-2] // what a list may call
+	for _, v := range append(vecs, vecFunc{"seq", seqType, seq(lists)}, vecFunc{"claim", claimType, claim(rs[len(rs)-2].index, shared)}) {
 		idx := len(funcs)
 		types = cat(types, funcType(v.params))
 		funcs = append(funcs, byte(idx))
@@ -66,6 +65,12 @@ func build(mr, nr int, relaxed, shared bool) []byte {
 	m = section(m, 10, vec(len(funcs), code))
 	return m
 }
+
+// macroType and packType are the parameters of macro and pack.
+var (
+	macroType = []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32, f32, f32, i32}
+	packType  = []byte{i32, i32, i32, i32, i32, i32}
+)
 
 // vecFuncs are the module's routines for the rest of the CPU backend's
 // step: BatchNorm's passes, the convolutions' unfolding and the
@@ -88,19 +93,35 @@ type routine struct {
 // dispatch appends the call of the routine that the control block at
 // local blk names (its job word: the routine's place in rs) with the
 // block's arguments.
-func (f *fn) dispatch(blk int, rs []routine) *fn {
+func (f *fn) dispatch(blk int, rs []routine) *fn { return f.dispatchShifted(blk, rs, -1, -1) }
+
+// dispatchShifted is dispatch for a call of a list, its job word loaded
+// into local job: the routine's place in rs in its low 16 bits, and each
+// bit 16+a set where argument a (an i32) is to be moved by local shift
+// (see Module). Where job is negative, it is dispatch.
+func (f *fn) dispatchShifted(blk int, rs []routine, job, shift int) *fn {
 	for k, r := range rs {
 		if r.name != Routines[k] || len(r.params) > MaxArgs {
 			panic("wasmsimd: routine " + r.name + " is not Routines' or has too many parameters")
 		}
-		f.get(blk).op(opI32Load).mem(CtlJob).i32c(k).op(opI32Eq)
+		if job < 0 {
+			f.get(blk).op(opI32Load).mem(CtlJob)
+		} else {
+			f.get(job).i32c(ShiftBit - 1).op(opI32And)
+		}
+		f.i32c(k).op(opI32Eq)
 		f.ifOp()
 		for a, t := range r.params {
 			f.get(blk)
 			if t == f32 {
 				f.op(opF32Load).mem(CtlArgs + 4*a)
-			} else {
-				f.op(opI32Load).mem(CtlArgs + 4*a)
+				continue
+			}
+			f.op(opI32Load).mem(CtlArgs + 4*a)
+			if job >= 0 && a < ShiftArgs {
+				// + (shift & -(job>>(16+a) & 1))
+				f.i32c(0).get(job).i32c(16 + a).op(opI32ShrU).i32c(1).op(opI32And).op(opI32Sub)
+				f.get(shift).op(opI32And).op(opI32Add)
 			}
 		}
 		f.call(r.index)
@@ -185,31 +206,70 @@ func run(rs []routine) []byte {
 	return cat(vec(1, cat(u32(3), []byte{i32})), f.code)
 }
 
-// seqType is the type of seq: a list's offset and its length.
-var seqType = []byte{i32, i32}
+// seqType is the type of seq: a list's offset, its length and the shift
+// of its arguments.
+var seqType = []byte{i32, i32, i32}
 
-// seq returns the body of seq(list, n), which makes the n calls that the
-// list at list describes, one after the other: each a block of CtlBytes
-// bytes laid out as a control block's job word and arguments (see
-// Routines), a routine of rs.
+// seq returns the body of seq(list, n, shift), which makes the n calls
+// that the list at list describes, one after the other: each a block of
+// CtlBytes bytes laid out as a control block's job word and arguments
+// (see Routines), a routine of rs, the arguments that the job word marks
+// moved by shift (see Module).
 func seq(rs []routine) []byte {
 	const (
 		list = iota
 		n
+		shift
 		blk // locals
 		end
+		job
 	)
 	var f fn
 	f.get(list).get(n).i32c(CtlBytes).op(opI32Mul).op(opI32Add).set(end)
 	f.get(list).set(blk)
 	f.block().loop()
 	f.get(blk).get(end).op(opI32GeU).brIf(1)
-	f.dispatch(blk, rs)
+	f.get(blk).op(opI32Load).mem(CtlJob).set(job)
+	f.dispatchShifted(blk, rs, job, shift)
 	f.get(blk).i32c(CtlBytes).op(opI32Add).set(blk)
 	f.br(0)
 	f.end().end()
 	f.end()
-	return cat(vec(1, cat(u32(2), []byte{i32})), f.code)
+	return cat(vec(1, cat(u32(3), []byte{i32})), f.code)
+}
+
+// claimType is the type of claim: a table of lists, its length, the
+// counter of the lists claimed and the shift of their arguments.
+var claimType = []byte{i32, i32, i32, i32}
+
+// claim returns the body of claim(table, count, counter, shift), which
+// claims lists of the table at table (count pairs of i32: a list's offset
+// and length) one at a time, adding one to the i32 at counter, and makes
+// each with seq (function seqFn) and shift, until none is left: with
+// atomics on a shared memory, where the threads claim from one counter.
+func claim(seqFn int, shared bool) []byte {
+	const (
+		table = iota
+		count
+		counter
+		shift
+		i // local
+	)
+	var f fn
+	f.block().loop()
+	if shared {
+		f.get(counter).i32c(1).atomic(opI32AtomicRmwAdd, 0)
+	} else {
+		f.get(counter).get(counter).op(opI32Load).mem(0).tee(i).i32c(1).op(opI32Add).op(opI32Store).mem(0).get(i)
+	}
+	f.tee(i).get(count).op(opI32GeU).brIf(1)
+	f.get(table).get(i).i32c(8).op(opI32Mul).op(opI32Add).tee(i).op(opI32Load).mem(0)
+	f.get(i).op(opI32Load).mem(4)
+	f.get(shift).call(seqFn)
+	f.br(0)
+	f.end().end()
+	f.end()
+	return cat(vec(1, cat(u32(1), []byte{i32})), f.code)
 }
 
 // funcType returns the encoding of a function type with the given
@@ -460,6 +520,8 @@ const (
 	opI32Mul        = 0x6c
 	opI32DivS       = 0x6d
 	opI32And        = 0x71
+	opI32ShrU       = 0x76
+	opI32Store      = 0x36
 	opF32Add        = 0x92
 	opF32Sub        = 0x93
 	opF32Mul        = 0x94
@@ -499,10 +561,11 @@ const (
 
 // Atomic opcodes (after the 0xfe prefix).
 const (
-	opNotify         = 0x00
-	opWait32         = 0x01
-	opI32AtomicLoad  = 0x10
-	opI32AtomicStore = 0x17
+	opNotify          = 0x00
+	opWait32          = 0x01
+	opI32AtomicLoad   = 0x10
+	opI32AtomicStore  = 0x17
+	opI32AtomicRmwAdd = 0x1e
 )
 
 // fn accumulates the code of a function body.

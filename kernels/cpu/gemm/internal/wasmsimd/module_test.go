@@ -55,3 +55,26 @@ func TestModulesUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// TestPointers checks Pointers against the routines' parameters: one entry
+// a routine, each place an i32 parameter, the first ShiftArgs only.
+func TestPointers(t *testing.T) {
+	params := map[string][]byte{"macro": macroType, "pack": packType, "seq": seqType, "claim": claimType}
+	for _, v := range vecFuncs() {
+		params[v.name] = v.params
+	}
+	if len(Pointers) != len(Routines) {
+		t.Fatalf("%d entries in Pointers for %d routines", len(Pointers), len(Routines))
+	}
+	for k, name := range Routines {
+		ps, ok := params[name]
+		if !ok {
+			t.Fatalf("no routine %s", name)
+		}
+		for _, a := range Pointers[k] {
+			if a >= len(ps) || a >= ShiftArgs || ps[a] != i32 {
+				t.Errorf("%s: argument %d is not an i32 parameter that seq can shift", name, a)
+			}
+		}
+	}
+}

@@ -37,13 +37,25 @@
 // Its export "seq" makes a list of calls of the other routines, one after
 // the other, in one call from the Go program:
 //
-//	seq(list, n i32)
+//	seq(list, n, shift i32)
 //
 // where list is the byte offset of n blocks of CtlBytes bytes, each laid
 // out as a control block's job word (CtlJob: the routine's place in
-// Routines) and arguments (from CtlArgs on); a list may not call seq.
-// Threads run lists too: a control block whose job is seq runs its list
-// (see SharedModule).
+// Routines in its low 16 bits) and arguments (from CtlArgs on); a list may
+// call neither seq nor claim. Bit ShiftBit<<a of the job word marks
+// argument a (an i32, a < ShiftArgs) as a byte offset into the scratch of
+// the thread that makes the list: seq adds shift to it, so that a list made
+// with one thread's scratch runs on any thread's. Its export "claim"
+// makes lists that the threads claim one at a time:
+//
+//	claim(table, count, counter, shift i32)
+//
+// where table holds count pairs of i32, a list's offset and length:
+// until the i32 at counter (which claim adds one to, atomically in a
+// shared memory) reaches count, claim makes the list it names with seq and
+// shift. Threads run lists too: a control block whose job is seq or claim
+// runs them (see SharedModule); each thread that claims from one counter
+// passes its own shift.
 package wasmsimd
 
 import _ "embed"
@@ -118,15 +130,49 @@ const (
 	MaxArgs  = (CtlBytes - CtlArgs) / 4
 )
 
+// ShiftBit is the bit of a list's job word that marks its first argument
+// as moved by seq's shift (see Module); ShiftArgs arguments can be.
+const (
+	ShiftBit  = 1 << 16
+	ShiftArgs = 16
+)
+
 // Routines are the module's routines that its threads run (see
 // SharedModule), in the order of their job numbers: the macro-kernel, the
 // packing, BatchNorm's passes (bn.go), the convolutions' unfolding and the
 // transposition of their outputs (conv.go), max pooling and its gradient
 // (pool.go), the packing of operands stored by columns and the transforms
 // of the F(2x2, 3x3) convolutions (winograd.go), ReLU (relu.go) and Adam
-// (adam.go), and seq, which makes a list of calls of the others (see
-// Module).
-var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols", "wgframe", "wgin", "wgout", "wggrad", "relu", "reluback", "adam", "seq"}
+// (adam.go), then seq, which makes a list of calls of the others, and
+// claim, which makes lists that the threads claim (see Module).
+var Routines = []string{"macro", "pack", "bnsum", "bnsumsq", "bnscale", "bngradsums", "bngradinput", "unfold", "transpose", "maxpool", "maxpoolback", "packcols", "wgframe", "wgin", "wgout", "wggrad", "relu", "reluback", "adam", "seq", "claim"}
+
+// Pointers are the places of the arguments of each of Routines (in its
+// order) that are byte offsets into the memory: those that a list's job
+// word can mark for seq's shift.
+var Pointers = [][]int{
+	{3, 4, 5, 8}, // macro: a, b, c, tile
+	{0, 1},       // pack: dst, src
+	{0, 1},       // bnsum: out, x
+	{0, 1},       // bnsumsq: out, x
+	{0, 1},       // bnscale: y, x
+	{0, 1, 2},    // bngradsums: out, dy, x
+	{0, 1, 2},    // bngradinput: dx, dy, x
+	{0, 1, 2},    // unfold: col, planes, x
+	{0, 1, 6},    // transpose: dst, src, bias
+	{0, 1},       // maxpool: y, x
+	{0, 1, 2},    // maxpoolback: dx, dy, x
+	{0, 1},       // packcols: dst, src
+	{0, 1},       // wgframe: planes, x
+	{0, 1},       // wgin: v, planes
+	{0, 1, 8},    // wgout: out, m, spare
+	{0, 1, 8},    // wggrad: z, dyt, zero
+	{0, 1},       // relu: y, x
+	{0, 1, 2},    // reluback: dx, dy, y
+	{0, 1, 2, 3}, // adam: param, grad, m, v
+	{0},          // seq: list
+	{0, 2},       // claim: table, counter
+}
 
 // Job returns the job number of the routine name (its place in Routines),
 // or -1 where the module has none of that name.
