@@ -22,6 +22,9 @@ func warmUp(cpu, be kernels.Backend) error {
 			return fmt.Errorf("warming up the CPU backend: %w", err)
 		}
 	}
+	if err := warmUpConvNet(cpu); err != nil {
+		return fmt.Errorf("warming up the CPU backend: %w", err)
+	}
 	if be != cpu {
 		return warmUpRun(be, model.EncoderMLP)
 	}
@@ -59,5 +62,33 @@ func warmUpRun(be kernels.Backend, encoder model.EncoderKind) (err error) {
 	if _, err := safetensors.Encode(st); err != nil {
 		return err
 	}
+	return be.Sync()
+}
+
+// warmUpConvNet takes one training step and one evaluation-mode forward
+// pass of the images' ConvNet on be, over a few blank 28x28 images: its
+// convolutions, BatchNorm and pooling are none of the toy's, and their
+// first calls would otherwise fall into an image run's first steps.
+func warmUpConvNet(be kernels.Backend) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	const n = 4
+	m, err := model.New(be, model.Spec{Encoder: model.EncoderConvNet, Input: []int{1, 28, 28}, Classes: 10, Dim: 9,
+		Head: model.HeadLDA, Cov: kernels.Spherical, Loss: kernels.DNLL, Lambda: 0.01, LR: 1e-3})
+	if err != nil {
+		return err
+	}
+	defer m.Release()
+	x, y := be.Alloc(kernels.Float32, n, 1, 28, 28), be.Alloc(kernels.Int32, n)
+	defer be.Free(x)
+	defer be.Free(y)
+	m.TrainStep(x, y)
+	if _, err := m.ReadStats(); err != nil {
+		return err
+	}
+	m.Forward(x, false)
 	return be.Sync()
 }

@@ -76,7 +76,7 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 		// Op(A) = w [Co, Ci*K*K], passed transposed so that the GEMM packs
 		// it with plain row copies.
 		wt := b.scratch(len(wf))
-		defer b.pool.Put(wt)
+		defer b.release(wt)
 		rows := g.Ci * g.K * g.K
 		for co := 0; co < g.Co; co++ {
 			for r, v := range wf[co*rows : (co+1)*rows] {
@@ -89,7 +89,7 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
 	b.parallel(g.N, 1, func(lo, hi int) {
 		col := b.scratch(rows * cols)
-		defer b.pool.Put(col)
+		defer b.release(col)
 		for n := lo; n < hi; n++ {
 			im2col(*col, xf[n*g.Ci*g.H*g.W:], g)
 			out := yf[n*g.Co*cols : (n+1)*g.Co*cols]
@@ -120,7 +120,7 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 		// wt[(co,kh,kw), ci] = w[co, ci, K-1-kh, K-1-kw]: op(A) of the
 		// backward convolution, transposed.
 		wt := b.scratch(len(wf))
-		defer b.pool.Put(wt)
+		defer b.release(wt)
 		kk := g.K * g.K
 		for co := 0; co < g.Co; co++ {
 			for ci := 0; ci < g.Ci; ci++ {
@@ -136,7 +136,7 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 	rows, cols := g.Ci*g.K*g.K, g.Ho*g.Wo
 	b.parallel(g.N, 1, func(lo, hi int) {
 		col := b.scratch(rows * cols)
-		defer b.pool.Put(col)
+		defer b.release(col)
 		for n := lo; n < hi; n++ {
 			gemm.Sgemm(true, false, rows, cols, g.Co, 1, wf, rows, dyf[n*g.Co*cols:], cols, 0, *col, cols)
 			col2im(dxf[n*g.Ci*g.H*g.W:(n+1)*g.Ci*g.H*g.W], *col, g)
@@ -170,7 +170,7 @@ func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvP
 	partial := make([][]float32, parts)
 	b.parallel(parts, 1, func(lo, hi int) {
 		col := b.scratch(rows * cols)
-		defer b.pool.Put(col)
+		defer b.release(col)
 		for part := lo; part < hi; part++ {
 			acc := dwf
 			if part > 0 {

@@ -14,6 +14,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 
@@ -38,7 +39,7 @@ func (t *tensor) DType() kernels.DType { return t.dt }
 // not usable; call New.
 type Backend struct {
 	workers int
-	pool    sync.Pool // *[]float32 scratch buffers for im2col
+	pools   [bits.UintSize]sync.Pool // scratch buffers (*[]float32), pools[k] those of 1<<k floats
 	// winograd computes the 3x3 convolutions that F(2x2, 3x3) can with
 	// it (newWinograd): where the SIMD module runs (winogradDefault).
 	winograd bool
@@ -200,15 +201,21 @@ func (b *Backend) parts(n, minChunk int) int {
 	return min(b.workers, max(n/max(minChunk, 1), 1))
 }
 
-// scratch returns a buffer of at least n floats from the pool.
+// scratch returns a buffer of n floats (their values left over) from the
+// pool of its size class, the powers of two, so that buffers of a layer's
+// sizes come back to it step after step; release puts it back.
 func (b *Backend) scratch(n int) *[]float32 {
-	if p, ok := b.pool.Get().(*[]float32); ok && cap(*p) >= n {
+	k := bits.Len(uint(max(n, 1) - 1))
+	if p, ok := b.pools[k].Get().(*[]float32); ok {
 		*p = (*p)[:n]
 		return p
 	}
-	s := make([]float32, n)
+	s := make([]float32, n, 1<<k)
 	return &s
 }
+
+// release puts back a buffer that scratch returned.
+func (b *Backend) release(p *[]float32) { b.pools[bits.Len(uint(cap(*p)-1))].Put(p) }
 
 // ReLU computes y = max(x, 0).
 func (b *Backend) ReLU(y, x kernels.Tensor) {

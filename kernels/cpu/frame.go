@@ -133,9 +133,9 @@ func (b *Backend) convFramed(y, x, wt, bias []float32, f frame) {
 	rows := g.Ci * g.K * g.K
 	b.parallel(f.groups(), 1, func(lo, hi int) {
 		col, out, planes := b.scratch(f.colLen()), b.scratch(f.group*f.hw*g.Co), b.scratch(f.group*f.plane)
-		defer b.pool.Put(col)
-		defer b.pool.Put(out)
-		defer b.pool.Put(planes)
+		defer b.release(col)
+		defer b.release(out)
+		defer b.release(planes)
 		for grp := lo; grp < hi; grp++ {
 			n0, imgs := f.images(grp)
 			ld := imgs * f.hw
@@ -199,7 +199,7 @@ func sumPartials(b *Backend, dw []float32, partial []*[]float32, rows, co int) {
 	blocks := ceilDiv(rows, sumRows)
 	b.parallel(blocks, 1, func(lo, hi int) {
 		sums := b.scratch(sumRows * co)
-		defer b.pool.Put(sums)
+		defer b.release(sums)
 		for blk := lo; blk < hi; blk++ {
 			r0 := blk * sumRows
 			rb := min(sumRows, rows-r0)
@@ -233,9 +233,9 @@ func (b *Backend) convFramedFilter(dw, dy, x []float32, f frame) {
 	partial := make([]*[]float32, parts)
 	b.parallel(parts, 1, func(lo, hi int) {
 		col, dyg, planes := b.scratch(f.colLen()), b.scratch(g.Co*f.group*f.hw), b.scratch(f.group*f.plane)
-		defer b.pool.Put(col)
-		defer b.pool.Put(dyg)
-		defer b.pool.Put(planes)
+		defer b.release(col)
+		defer b.release(dyg)
+		defer b.release(planes)
 		for part := lo; part < hi; part++ {
 			acc := b.scratch(len(dw))
 			partial[part] = acc
@@ -258,6 +258,6 @@ func (b *Backend) convFramedFilter(dw, dy, x []float32, f frame) {
 	})
 	sumPartials(b, dw, partial, rows, g.Co)
 	for _, acc := range partial {
-		b.pool.Put(acc)
+		b.release(acc)
 	}
 }

@@ -73,6 +73,6 @@ func (p *pooled) get(n int) []float32 {
 // put puts back all that get handed out.
 func (p *pooled) put() {
 	for _, s := range p.held {
-		p.b.pool.Put(s)
+		p.b.release(s)
 	}
 }

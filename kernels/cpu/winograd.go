@@ -112,7 +112,7 @@ func (b *Backend) filterTransform(u, w []float32, co, ci int, back bool) {
 		return
 	}
 	t := b.scratch(16 * co * ci)
-	defer b.pool.Put(t)
+	defer b.release(t)
 	gemm.Sgemm(true, true, 16, co*ci, 9, 1, winogradT[:], 16, w, 9, 0, *t, co*ci)
 	transposeImages(u, *t, 16, co, ci, nil)
 }
@@ -305,7 +305,7 @@ func (b *Backend) winogradConv(out, in, w, bias []float32, wg winograd, co, ci i
 		c, d = co, ci
 	}
 	u := b.scratch(16 * c * d)
-	defer b.pool.Put(u)
+	defer b.release(u)
 	b.filterTransform(*u, w, co, ci, back)
 	if b.winogradConvCalls(out, in, *u, bias, wg, c, d) {
 		return
@@ -315,10 +315,10 @@ func (b *Backend) winogradConv(out, in, w, bias []float32, wg winograd, co, ci i
 		nt := wg.tiles(wg.group)
 		planes, v := b.scratch(wg.group*wg.hp*wg.wp*c), b.scratch(16*pointLen(nt, c))
 		m, yt := b.scratch(16*pointLen(nt, d)), b.scratch(wg.group*hw*d)
-		defer b.pool.Put(planes)
-		defer b.pool.Put(v)
-		defer b.pool.Put(m)
-		defer b.pool.Put(yt)
+		defer b.release(planes)
+		defer b.release(v)
+		defer b.release(m)
+		defer b.release(yt)
 		for grp := lo; grp < hi; grp++ {
 			n0, imgs := wg.images(grp)
 			nt := wg.tiles(imgs)
@@ -344,7 +344,7 @@ func (b *Backend) winogradFilter(dw, dy, x []float32, wg winograd, ci, co int) {
 	cc := ci * co
 	parts := min(filterParts, wg.groups())
 	acc := b.scratch(parts * 16 * cc)
-	defer b.pool.Put(acc)
+	defer b.release(acc)
 	if b.winogradFilterCalls(dw, *acc, dy, x, wg, ci, co, parts) {
 		return
 	}
@@ -360,10 +360,10 @@ func (b *Backend) winogradFilterParts(acc, dy, x []float32, wg winograd, ci, co,
 		nt := wg.tiles(wg.group)
 		planes, v := b.scratch(wg.group*wg.hp*wg.wp*ci), b.scratch(16*pointLen(nt, ci))
 		dyt, z := b.scratch(wg.group*hw*co), b.scratch(16*pointLen(nt, co))
-		defer b.pool.Put(planes)
-		defer b.pool.Put(v)
-		defer b.pool.Put(dyt)
-		defer b.pool.Put(z)
+		defer b.release(planes)
+		defer b.release(v)
+		defer b.release(dyt)
+		defer b.release(z)
 		for part := lo; part < hi; part++ {
 			m := acc[part*16*cc:]
 			beta := float32(0)
