@@ -171,12 +171,13 @@ test_runs() {
 	gotest native -count=1 $(go list ./... | grep -v '/browsertest$')
 	# The kernels, the model and the trainer as the browser runs them
 	# (WebAssembly, with their wasm assembly), under Node.js, with relaxed
-	# SIMD as Chromium has it (behind a flag in Node.js 20); the 30-step
-	# PyTorch trajectory, minutes long there, runs its first 5 steps (-short).
+	# SIMD as Chromium has it (behind a flag in Node.js 20); then the whole
+	# 30-step PyTorch trajectory there, about a minute (TestTrajectory: its
+	# F(2x2, 3x3) twin is the same run in WebAssembly).
 	local node_exec
 	node_exec="node --stack-size=8192 $(relaxed_simd_flag) $(go env GOROOT)/lib/wasm/wasm_exec_node.js"
 	GOOS=js GOARCH=wasm gotest js/wasm -count=1 -exec "$node_exec" -skip Trajectory ./kernels/ref ./kernels/cpu/... ./model ./train
-	GOOS=js GOARCH=wasm gotest js/wasm-trajectory -count=1 -short -run Trajectory -exec "$node_exec" ./kernels/cpu
+	GOOS=js GOARCH=wasm gotest js/wasm-trajectory -count=1 -run 'TestTrajectory$' -exec "$node_exec" ./kernels/cpu
 	# The CPU backend again on two threads, its memory shared as in a
 	# cross-origin isolated page: the same bits as on one.
 	DEEPLDA_TEST_THREADS=2 GOOS=js GOARCH=wasm gotest js/wasm-threads -count=1 -p 1 -skip Trajectory \

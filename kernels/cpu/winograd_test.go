@@ -19,9 +19,9 @@ func TestConformanceWinograd(t *testing.T) {
 
 // TestTrajectoryWinograd replays PyTorch's 30-step training run
 // (modeltest.Trajectory) with the convolutions of F(2x2, 3x3), as the
-// page's CPU backend computes them.
+// page's CPU backend computes them (within trajectoryTolerance).
 func TestTrajectoryWinograd(t *testing.T) {
 	b := New()
 	b.winograd = true
-	modeltest.Trajectory(t, b)
+	modeltest.Trajectory(t, b, trajectoryTolerance())
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/data"
@@ -72,6 +74,28 @@ var DefaultTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 5e-4, Losses: 
 // stayed within 5e-3 of the CPU backend's; the ReLUs' kinks make the
 // first steps' gradients that sensitive.
 var GPUTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 2e-3, Losses: 2e-2, AccuracyImages: 12, Logits: 0.15}
+
+// SIMDTrajectoryTolerance is the tolerance of the trajectory on the CPU
+// backend's WebAssembly SIMD path (the page's, under Node.js with relaxed
+// SIMD): DefaultTrajectoryTolerance's losses, which it meets (its first 5
+// losses are within 3.3e-4 of PyTorch's), and GPUTrajectoryTolerance's 12
+// images for the accuracy after 30 steps. That path convolves by F(2x2,
+// 3x3) in the SIMD module, contracts the products' multiply-adds
+// (relaxed_madd) and sums BatchNorm's statistics in other orders, so its
+// run drifts from the golden one as a GPU's does; and the evaluation at
+// the end is chaotic on every path (bench/trajectory_spread.sh, which
+// scales the softmax head's last initial bias by 1+k*1e-6, k = 0..8): the
+// SIMD path classifies 312 to 327 of the 512 test images correctly (320
+// unperturbed), plain SIMD 319 to 326 (k = 0..4), the native backend 318
+// to 329 (323 unperturbed), against PyTorch's 326. The default's 4
+// images hold for the native backend's unperturbed run, not for all of
+// its perturbed ones (318 at k = 6).
+var SIMDTrajectoryTolerance = TrajectoryTolerance{
+	FirstLosses:    DefaultTrajectoryTolerance.FirstLosses,
+	Losses:         DefaultTrajectoryTolerance.Losses,
+	AccuracyImages: GPUTrajectoryTolerance.AccuracyImages,
+	Logits:         DefaultTrajectoryTolerance.Logits,
+}
 
 // trajectory constants of gen_golden.py's trajectory_case.
 const (
@@ -161,6 +185,9 @@ func trajectory(t *testing.T, be kernels.Backend, short bool, tl TrajectoryToler
 			if err != nil {
 				t.Fatal(err)
 			}
+			if err := perturb(f, kind, os.Getenv("DEEPLDA_TRAJECTORY_PERTURB")); err != nil {
+				t.Fatal(err)
+			}
 			if err := m.LoadState(f, kind+"/init/"); err != nil {
 				t.Fatal(err)
 			}
@@ -230,6 +257,36 @@ func trajectory(t *testing.T, be kernels.Backend, short bool, tl TrajectoryToler
 			}
 		})
 	}
+}
+
+// perturb scales the first value of the last bias among head's initial
+// parameters in f (by name: the softmax head's linear layer's, the LDA
+// run's projection's) by 1+k*1e-6, k the integer in env, to measure how
+// chaotic the run's end is (bench/trajectory_spread.sh); nothing where env
+// is empty or 0.
+func perturb(f *safetensors.File, head, env string) error {
+	if env == "" {
+		return nil
+	}
+	k, err := strconv.Atoi(env)
+	if err != nil {
+		return fmt.Errorf("DEEPLDA_TRAJECTORY_PERTURB=%q: not a whole number", env)
+	}
+	if k == 0 {
+		return nil
+	}
+	var last string
+	for name := range f.Tensors {
+		if strings.HasPrefix(name, head+"/init/") && strings.HasSuffix(name, ".bias") && !strings.Contains(name, ".bn") && name > last {
+			last = name
+		}
+	}
+	if last == "" {
+		return fmt.Errorf("no bias among %s's initial parameters", head)
+	}
+	v := f.Tensors[last]
+	v.F32[0] *= float32(1 + float64(k)*1e-6)
+	return nil
 }
 
 // correct counts the rows of scores whose argmax is the label.
