@@ -62,12 +62,13 @@ func convGeom(op string, y, x, w, bias kernels.Tensor, p kernels.ConvParams) ref
 	return ref.Conv{N: g.N, Ci: g.Ci, H: g.H, W: g.W, Co: g.Co, K: g.K, Stride: p.Stride, Pad: p.Pad, Ho: g.Ho, Wo: g.Wo}
 }
 
-// convGroups is the fewest groups that F(2x2, 3x3) cuts a convolution's
-// images into (winogradConv): the threads claim a group at a time
-// (winogradConvCalls), and a thread that the host slows down leaves the
-// other less to wait for when the groups are small. Each image's output
-// is the same bits in any group.
-const convGroups = 16
+// groupsPerThread is the fewest groups a thread that F(2x2, 3x3) cuts a
+// convolution's images into (winogradConv): the threads claim a group at
+// a time (winogradConvCalls), and a thread that the host slows down leaves
+// the others less to wait for when the groups are small, but each group
+// reads all the filters again (smaller groups of 7x7 images cost one
+// thread 5-9%). Each image's output is the same bits in any group.
+const groupsPerThread = 4
 
 // Conv2D computes the convolution as GEMMs over groups of images (see
 // frame), parallel over the groups; geometries outside the framed layout
@@ -75,7 +76,7 @@ const convGroups = 16
 func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2D", y, x, w, bias, p)
 	yf, xf, wf, bf := F32(y), F32(x), F32(w), f32(bias)
-	if wg, ok := newWinograd(g, max(b.workers, convGroups)); ok && b.winograd {
+	if wg, ok := newWinograd(g, max(b.workers, groupsPerThread*gemm.Threads())); ok && b.winograd {
 		b.winogradConv(yf, xf, wf, bf, wg, g.Co, g.Ci, false)
 		return
 	}
@@ -118,7 +119,7 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvParams) {
 	g := convGeom("Conv2DBackwardData", dy, dx, w, nil, p)
 	dxf, dyf, wf := F32(dx), F32(dy), F32(w)
-	if wg, ok := newWinograd(g, max(b.workers, convGroups)); ok && b.winograd {
+	if wg, ok := newWinograd(g, max(b.workers, groupsPerThread*gemm.Threads())); ok && b.winograd {
 		b.winogradConv(dxf, dyf, wf, nil, wg, g.Co, g.Ci, true)
 		return
 	}
