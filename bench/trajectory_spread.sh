@@ -13,14 +13,8 @@ last=${1:-8}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-command -v node >/dev/null || { echo "bench/trajectory_spread.sh: Node.js (node) is needed" >&2; exit 1; }
-go test -c -o "$tmp/cpu.test" ./kernels/cpu/
-GOOS=js GOARCH=wasm go test -c -o "$tmp/cpu.wasm" ./kernels/cpu/
-wasmexec="$(go env GOROOT)/lib/wasm/wasm_exec_node.js"
-relaxed=""
-if node --experimental-wasm-relaxed-simd -e 0 2>/dev/null; then
-	relaxed=--experimental-wasm-relaxed-simd
-fi
+. bench/wasm_tests.sh
+wasm_tests ./kernels/cpu/ cpu
 
 # replay K SIMD CMD...: the softmax run perturbed by K, as "correct | error".
 replay() {

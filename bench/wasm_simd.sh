@@ -11,15 +11,8 @@ rounds=${1:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-command -v node >/dev/null || { echo "bench/wasm_simd.sh: Node.js (node) is needed" >&2; exit 1; }
-GOOS=js GOARCH=wasm go test -c -o "$tmp/experiment.wasm" ./experiment/
-go test -c -o "$tmp/experiment.test" ./experiment/
-wasmexec="$(go env GOROOT)/lib/wasm/wasm_exec_node.js"
-# Relaxed SIMD is behind a flag in Node.js 20 and on by default later.
-relaxed=""
-if node --experimental-wasm-relaxed-simd -e 0 2>/dev/null; then
-	relaxed=--experimental-wasm-relaxed-simd
-fi
+. bench/wasm_tests.sh
+wasm_tests ./experiment/ experiment
 
 # step LABEL ENV CMD...: run the benchmark in experiment/ and print LABEL and
 # its images/s.
