@@ -320,7 +320,7 @@ func nodeStep(b *testing.B, node, test string, threads int) (ips, serial float64
 func chromiumTraining(b *testing.B, page string, shared bool) float64 {
 	b.Helper()
 	const images = 512
-	br := newBrowser(b, options{noWebGPU: true})
+	br := newBrowser(b, options{noWebGPU: true, noProbes: true})
 	br.openURL(fmt.Sprintf("%s?demo=images&data=fashion-mnist&backend=cpu&limit-train=%d&limit-test=64&epochs=1&batch=%d&threads=%d&autostart=1", page, images, cpuStepBatch, runtime.NumCPU()))
 	want := map[bool]string{false: "plain", true: "shared"}[shared]
 	if m := eval[string](br, `document.body.dataset.memory || ''`); m != want {
@@ -344,7 +344,7 @@ func chromiumTraining(b *testing.B, page string, shared bool) float64 {
 // memory (cross-origin isolated) or must not.
 func chromiumStep(b *testing.B, page string, shared bool) float64 {
 	b.Helper()
-	br := newBrowser(b, options{noWebGPU: true})
+	br := newBrowser(b, options{noWebGPU: true, noProbes: true})
 	br.openURL(fmt.Sprintf("%s?bench=1&autostart=1&backend=cpu&sizes=64&batches=%d&steps=%d&threads=%d", page, cpuStepBatch, cpuStepSteps, runtime.NumCPU()))
 	want := map[bool]string{false: "plain", true: "shared"}[shared]
 	if m := eval[string](br, `document.body.dataset.memory || ''`); m != want {

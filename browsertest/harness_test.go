@@ -3,6 +3,7 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 )
 
@@ -154,6 +156,13 @@ const heartbeatJS = `(() => {
 // engine trains (the Long Tasks API reports tasks over 50 ms).
 const maxTask = 50 * time.Millisecond
 
+// maxLayoutsPerSecond bounds how often the page may lay itself out while
+// the engine trains: progress comes at most ten times a second, and each
+// may change the layout once. An animation (a CSS transition on the
+// progress bar) lays out every frame, 60 times a second, on a thread that
+// a 2-core machine's engine and module Workers need.
+const maxLayoutsPerSecond = 15
+
 // browser is one headless Chromium with one tab, recording the tab's
 // console messages and requests.
 type browser struct {
@@ -168,6 +177,7 @@ type browser struct {
 // options of newBrowser.
 type options struct {
 	noWebGPU bool // leave WebGPU off (no --enable-unsafe-webgpu, WebGPU features disabled)
+	noProbes bool // leave out the heartbeat (heartbeatJS), whose 10 ms ticks take the page's thread from a timed run
 }
 
 // newBrowser starts Chromium with a fresh profile; it is closed when the
@@ -231,7 +241,9 @@ func newBrowser(t testing.TB, o options) *browser {
 			b.mu.Unlock()
 		}
 	}()
-	b.onNewDocument("the heartbeat", heartbeatJS)
+	if !o.noProbes {
+		b.onNewDocument("the heartbeat", heartbeatJS)
+	}
 	return b
 }
 
@@ -394,6 +406,49 @@ func (b *browser) checkResponsive() {
 	if gap := time.Duration(h.Max * float64(time.Millisecond)); gap > maxGap {
 		b.t.Errorf("the page froze for %v while training (limit %v)", gap.Round(time.Millisecond), maxGap)
 		b.logConsole()
+	}
+}
+
+// layouts returns how many times the tab has computed its layout (the
+// DevTools Performance domain's LayoutCount), switching the domain's
+// metrics on at the first call.
+func (b *browser) layouts() float64 {
+	b.t.Helper()
+	var n float64
+	get := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		if _, err := cdp.Call(ctx, tg, performance.Enable, performance.EnableParams{}); err != nil {
+			return chromedp.Void{}, err
+		}
+		r, err := cdp.Call(ctx, tg, performance.GetMetrics, cdp.Empty{})
+		if err != nil {
+			return chromedp.Void{}, err
+		}
+		for _, m := range r.Metrics {
+			if m.Name == "LayoutCount" {
+				n = m.Value
+				return chromedp.Void{}, nil
+			}
+		}
+		return chromedp.Void{}, errors.New("no LayoutCount among the metrics")
+	}
+	if err := chromedp.Do(b.ctx, get); err != nil {
+		b.t.Fatalf("reading the tab's performance metrics: %v", err)
+	}
+	return n
+}
+
+// waitFinishedCalm is waitFinished for a run that is starting (autostart):
+// it also checks that the page laid itself out at most maxLayoutsPerSecond
+// times a second while it trained (a few more for the final figures).
+func (b *browser) waitFinishedCalm(want string, timeout time.Duration) {
+	b.t.Helper()
+	b.waitFor(`document.body.dataset.state !== 'idle'`, time.Minute)
+	from, start := b.layouts(), time.Now()
+	b.waitFinished(want, timeout)
+	n, secs := b.layouts()-from, time.Since(start).Seconds()
+	b.t.Logf("the page laid out %.0f times in the %.1f s of the run", n, secs)
+	if limit := maxLayoutsPerSecond*secs + 20; n > limit {
+		b.t.Errorf("the page laid out %.0f times in %.1f s of training, more than %.0f: something animates while the engine works", n, secs, limit)
 	}
 }
 

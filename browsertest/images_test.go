@@ -30,12 +30,13 @@ func fashionSite(t *testing.T) string { return siteWith(t, "fashion-mnist") }
 // TestImagesFashionMNIST trains the paper's ConvNet for one epoch on 256
 // Fashion-MNIST images hosted by the site, on the CPU backend, and checks
 // the report (both BatchNorm evaluations), the figures, the page's
-// responsiveness and its console.
+// responsiveness, that it keeps still while the engine trains, and its
+// console.
 func TestImagesFashionMNIST(t *testing.T) {
 	site := fashionSite(t)
 	b := newBrowser(t, options{})
 	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=256&limit-test=256&epochs=1&batch=64&autostart=1")
-	b.waitFinished("done", 8*time.Minute)
+	b.waitFinishedCalm("done", 8*time.Minute)
 	raw := eval[string](b, `document.getElementById('report').textContent`)
 	var r imageReport
 	if err := json.Unmarshal([]byte(raw), &r); err != nil {
