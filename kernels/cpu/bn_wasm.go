@@ -3,7 +3,6 @@
 package cpu
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"syscall/js"
@@ -14,15 +13,12 @@ import (
 )
 
 // simdPlanes are the passes of bnPlanes in the WebAssembly SIMD module of
-// the products (gemm.SIMDFunc): one call a pass over all of a channel's
-// planes (a call costs about a microsecond), made at once or, for a
-// channel of bnShared, handed to the round that makes the calls of all
-// its channels at once.
+// the products (gemm.SIMDFunc), one call a pass over all of a channel's
+// planes (a call from Go costs about a microsecond). BatchNorm's layers
+// make their passes as lists of calls instead, a channel's call a list
+// (bnPass); these serve a channel at a time, where lists cannot run.
 type simdPlanes struct {
-	fns   *[len(bnRoutines)]js.Value // the routines
-	slot  int                        // its sums land in bnOut[slot]
-	round chan<- planeCall           // bnShared's, or nil: calls at once
-	done  chan struct{}              // bnShared's word that the call was made
+	fns *[len(bnRoutines)]js.Value // the routines
 }
 
 // bnRoutines are the module's BatchNorm routines, in the order of
@@ -57,41 +53,36 @@ func loadBN() *simdPlanes {
 // at returns the byte offset of s[0] in the linear memory.
 func at(s []float32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }
 
-// bnOut is where the module's sums land, a slot for each channel that
-// bnShared computes at once (the first for wasmBN's own calls): a
-// variable of the package, which the compiler reads anew after a call (a
-// new array that only an offset leaves could live on the stack, its zeros
-// assumed). The Go program runs on one thread, and a channel reads its
-// slot only once its call is made.
+// bnOut is where the module's sums land, a slot for each channel of a
+// pass (bnPass; the first for simdPlanes): a variable of the package,
+// which the compiler reads anew after a call (a new array that only an
+// offset leaves could live on the stack, its zeros assumed). The Go
+// program runs on one thread.
 var bnOut = make([][2]float64, 1)
 
-// out returns the byte offset of p's slot of bnOut, cleared.
-func (p *simdPlanes) out() int {
-	bnOut[p.slot] = [2]float64{}
-	return int(uintptr(unsafe.Pointer(&bnOut[p.slot])))
+// outAt returns the byte offset of bnOut[ch], cleared.
+func outAt(ch int) int32 {
+	bnOut[ch] = [2]float64{}
+	return int32(uintptr(unsafe.Pointer(&bnOut[ch])))
 }
 
+// out returns the byte offset of simdPlanes's slot of bnOut, cleared.
+func (p *simdPlanes) out() int { return int(outAt(0)) }
+
 // call makes the call of routine r (its place in bnRoutines) with args
-// (ints and float32s), at once or in bnShared's round.
-func (p *simdPlanes) call(r int, args ...any) {
-	if p.round == nil {
-		p.fns[r].Invoke(args...)
-		return
-	}
-	p.round <- planeCall{slot: p.slot, r: r, args: args}
-	<-p.done
-}
+// (ints and float32s).
+func (p *simdPlanes) call(r int, args ...any) { p.fns[r].Invoke(args...) }
 
 func (p *simdPlanes) sum(x []float32, n, hw, stride int) float64 {
 	p.call(bnSum, p.out(), at(x), n, hw, 4*stride)
 	runtime.KeepAlive(x)
-	return bnOut[p.slot][0]
+	return bnOut[0][0]
 }
 
 func (p *simdPlanes) sumSqDev(x []float32, n, hw, stride int, mu float32) float64 {
 	p.call(bnSumSq, p.out(), at(x), n, hw, 4*stride, mu)
 	runtime.KeepAlive(x)
-	return bnOut[p.slot][0]
+	return bnOut[0][0]
 }
 
 func (p *simdPlanes) scaleShift(y, x []float32, n, hw, stride int, alpha, shift float32) {
@@ -104,7 +95,7 @@ func (p *simdPlanes) gradSums(dy, x []float32, n, hw, stride int, mean, invStd f
 	p.call(bnGradSums, p.out(), at(dy), at(x), n, hw, 4*stride, mean, invStd)
 	runtime.KeepAlive(dy)
 	runtime.KeepAlive(x)
-	return bnOut[p.slot][0], bnOut[p.slot][1]
+	return bnOut[0][0], bnOut[0][1]
 }
 
 func (p *simdPlanes) gradInput(dx, dy, x []float32, n, hw, stride int, mean, invStd, k, m, db, dg float32) {
@@ -112,12 +103,6 @@ func (p *simdPlanes) gradInput(dx, dy, x []float32, n, hw, stride int, mean, inv
 	runtime.KeepAlive(dx)
 	runtime.KeepAlive(dy)
 	runtime.KeepAlive(x)
-}
-
-// planeCall is a call that a channel of bnShared hands to its round.
-type planeCall struct {
-	slot, r int
-	args    []any
 }
 
 // bnJobs are the job numbers of bnRoutines, for gemm.SIMDCalls.
@@ -128,113 +113,98 @@ var bnJobs = func() (jobs [len(bnRoutines)]int) {
 	return jobs
 }()
 
-// bnShared runs pass(p, ch) for the channels 0..channels-1 with the SIMD
-// module's threads, all channels at once, and reports whether it did
-// (not on one thread): each channel runs in a goroutine of its own,
-// whose calls (the same passes in the same order) are collected, a pass
-// of every channel at a time, and made as lists of calls that the threads
-// claim, a call each (gemm.RunCalls). Every channel computes what it
-// computes alone: the same bits on any number of threads.
-func bnShared(channels int, pass func(p bnPlanes, ch int)) bool {
-	n := min(gemm.Threads(), channels)
-	if wasmBN == nil || n < 2 || !gemm.CallsReady() {
+// bnPass makes, for each of the channels 0..c-1, the call of routine r
+// (its place in bnRoutines) with the arguments that args appends to a
+// (floats as their bits), a list a channel that the SIMD module's threads
+// claim (gemm.RunCalls). A channel's call computes what it computes alone:
+// the same bits on any number of threads. The caller keeps what the calls
+// reach alive.
+func bnPass(c, r int, args func(a []int32, ch int) []int32) {
+	var a [12]int32 // the most arguments of a BatchNorm routine (bngradinput's)
+	lists := callLists(c)
+	for ch := range lists {
+		lists[ch].Add(bnJobs[r], args(a[:0], ch)...)
+	}
+	gemm.RunCalls(lists, gemm.Threads(), 0)
+}
+
+// bnLists reports whether BatchNorm's passes over c channels can run as
+// lists of calls (bnPass), and makes room for their sums.
+func bnLists(c int) bool {
+	if wasmBN == nil || !gemm.CallsReady() {
 		return false
 	}
-	if len(bnOut) < channels {
-		bnOut = make([][2]float64, channels)
-	}
-	calls := make(chan planeCall)
-	slots := make([]simdPlanes, channels)
-	finished := make(chan struct{}, channels)
-	for s := range slots {
-		slots[s] = simdPlanes{fns: wasmBN.fns, slot: s, round: calls, done: make(chan struct{})}
-		go func() {
-			pass(&slots[s], s)
-			finished <- struct{}{}
-		}()
-	}
-	batch := make([]planeCall, 0, channels)
-	for active := channels; active > 0; {
-		// One word from each channel: its next call, or that it has
-		// finished.
-		batch = batch[:0]
-		for left := active; left > 0; left-- {
-			select {
-			case c := <-calls:
-				batch = append(batch, c)
-			case <-finished:
-				active--
-			}
-		}
-		makeCalls(batch)
-		for _, c := range batch {
-			slots[c.slot].done <- struct{}{}
-		}
+	if len(bnOut) < c {
+		bnOut = make([][2]float64, c)
 	}
 	return true
 }
 
-// makeCalls makes the calls of batch, a list each that the threads claim.
-func makeCalls(batch []planeCall) {
-	if len(batch) == 0 {
-		return
-	}
-	lists := callLists(len(batch))
-	for i, c := range batch {
-		var a [12]int32 // the most arguments of a BatchNorm routine (bngradinput's)
-		words(a[:len(c.args)], c.args)
-		lists[i].Add(bnJobs[c.r], a[:len(c.args)]...)
-	}
-	gemm.RunCalls(lists, len(lists), 0)
-}
-
-// words writes args (ints and float32s) into a as 32-bit words, floats as
-// their bits.
-func words(a []int32, args []any) {
-	for i, v := range args {
-		switch v := v.(type) {
-		case int:
-			a[i] = int32(v)
-		case float32:
-			a[i] = int32(math.Float32bits(v))
-		default:
-			panic(fmt.Sprintf("kernels: cpu: a SIMD call's argument of type %T", v))
-		}
-	}
-}
+// f32bits returns v's bits as a call's argument.
+func f32bits(v float32) int32 { return int32(math.Float32bits(v)) }
 
 // biasGradSums sets db[c] to the float64 sum of channel c of dy
 // ([outer, ch, inner]) as a float32, each channel one pass of the SIMD
-// module's bnsum (Σ x), the channels shared out between its threads where
-// several serve (bnShared), and reports whether it did: not where no module
-// runs.
+// module's bnsum (Σ x) in a list of calls (bnPass), and reports whether
+// it did: not where no module runs.
 func biasGradSums(db, dy []float32, outer, ch, inner int) bool {
-	if wasmBN == nil || outer == 0 {
+	if outer == 0 || !bnLists(ch) {
 		return false
 	}
 	_, _ = db[ch-1], dy[outer*ch*inner-1]
-	pass := func(p bnPlanes, c int) { db[c] = float32(p.sum(dy[c*inner:], outer, inner, ch*inner)) }
-	if !bnShared(ch, pass) {
-		for c := range ch {
-			pass(wasmBN, c)
-		}
+	bnPass(ch, bnSum, func(a []int32, c int) []int32 {
+		return append(a, outAt(c), int32(at(dy[c*inner:])), int32(outer), int32(inner), int32(4*ch*inner))
+	})
+	runtime.KeepAlive(dy)
+	for c := range ch {
+		db[c] = float32(bnOut[c][0])
 	}
 	return true
 }
 
-// bnTrainShared does BatchNormTrain's work with the channels shared out
-// between the SIMD module's threads (bnShared) and reports whether it did.
+// bnTrainShared does BatchNormTrain's work with each pass over the
+// channels one round of lists of calls (bnPass), the scalars between them
+// bnTrainPlanes's, and reports whether it did.
 func bnTrainShared(y, mean, invStd, x, gamma, beta, runMean, runVar []float32, n, c, hw int, momentum, eps float32) bool {
-	return hw > 0 && n > 0 && bnShared(c, func(p bnPlanes, ch int) {
-		bnTrainPlanes(p, y, mean, invStd, x, gamma, beta, runMean, runVar, n, c, hw, ch, momentum, eps)
+	if hw == 0 || n == 0 || !bnLists(c) {
+		return false
+	}
+	_, _ = x[n*c*hw-1], y[n*c*hw-1]
+	planes := func(a []int32, s []float32, ch int) []int32 {
+		return append(a, int32(at(s[ch*hw:])), int32(n), int32(hw), int32(4*c*hw))
+	}
+	bnPass(c, bnSum, func(a []int32, ch int) []int32 { return planes(append(a, outAt(ch)), x, ch) })
+	bnPass(c, bnSumSq, func(a []int32, ch int) []int32 {
+		mean[ch] = float32(bnOut[ch][0] / float64(n*hw))
+		return append(planes(append(a, outAt(ch)), x, ch), f32bits(mean[ch]))
 	})
+	bnPass(c, bnScale, func(a []int32, ch int) []int32 {
+		alpha, shift := bnTrainScalars(mean[ch], bnOut[ch][0], n*hw, ch, mean, invStd, gamma, beta, runMean, runVar, momentum, eps)
+		return append(planes(append(a, int32(at(y[ch*hw:]))), x, ch), f32bits(alpha), f32bits(shift))
+	})
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return true
 }
 
 // bnBackwardShared does BatchNormBackward's work as bnTrainShared.
 func bnBackwardShared(dx, dgamma, dbeta, dy, x, gamma, mean, invStd []float32, n, c, hw int) bool {
-	return hw > 0 && n > 0 && bnShared(c, func(p bnPlanes, ch int) {
-		bnBackwardPlanes(p, dx, dgamma, dbeta, dy, x, gamma, mean, invStd, n, c, hw, ch)
+	if hw == 0 || n == 0 || !bnLists(c) {
+		return false
+	}
+	_, _, _ = dx[n*c*hw-1], dy[n*c*hw-1], x[n*c*hw-1]
+	planes := func(a []int32, ch int) []int32 {
+		return append(a, int32(at(dy[ch*hw:])), int32(at(x[ch*hw:])), int32(n), int32(hw), int32(4*c*hw), f32bits(mean[ch]), f32bits(invStd[ch]))
+	}
+	bnPass(c, bnGradSums, func(a []int32, ch int) []int32 { return planes(append(a, outAt(ch)), ch) })
+	bnPass(c, bnGradInput, func(a []int32, ch int) []int32 {
+		k, m, db, dg := bnGradScalars(bnOut[ch][0], bnOut[ch][1], n*hw, ch, dgamma, dbeta, gamma, invStd)
+		return append(planes(append(a, int32(at(dx[ch*hw:]))), ch), f32bits(k), f32bits(m), f32bits(db), f32bits(dg))
 	})
+	runtime.KeepAlive(dx)
+	runtime.KeepAlive(dy)
+	runtime.KeepAlive(x)
+	return true
 }
 
 // bnTrainChannel is ref.BatchNormTrainChannel with its passes over the
