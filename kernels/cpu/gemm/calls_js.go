@@ -35,7 +35,7 @@ var jobClaim = int32(wasmsimd.Job("claim"))
 // CallsReady reports whether lists of calls can run: the module that the
 // products run in has claim.
 func CallsReady() bool {
-	return len(simdKernels) > 0 && activeKernel == simdKernels[0] && !simdExports.Get("claim").IsUndefined()
+	return len(simdKernels) > 0 && activeKernel == simdKernels[0] && !claimFn.IsUndefined()
 }
 
 // Local names the scratch of the first thread, which the calls appended
@@ -163,7 +163,7 @@ func RunCalls(lists []Calls, threads, stride int) {
 			return
 		}
 	}
-	simdExports.Get("claim").Invoke(table, len(lists), counter, 0)
+	claimFn.Invoke(table, len(lists), counter, 0)
 }
 
 // claims is RunCalls's table of the lists, after the counter of those

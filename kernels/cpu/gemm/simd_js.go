@@ -137,7 +137,7 @@ func newSIMDKernel(name string, mem js.Value, bin []byte) (k *microKernel) {
 	exports := inst.Get("exports")
 	s := &simdMacro{fn: exports.Get("macro"), module: mod, run: exports.Get("run")}
 	if packFn.IsUndefined() {
-		packFn, packColsFn, simdExports = exports.Get("pack"), exports.Get("packcols"), exports
+		packFn, packColsFn, claimFn, simdExports = exports.Get("pack"), exports.Get("packcols"), exports.Get("claim"), exports
 	}
 	k = &microKernel{
 		name: name, mr: simdMR, nr: simdNR,
@@ -206,9 +206,10 @@ func (s *simdMacro) block(mb, nb, kb int, packedA, packedB, tile []float32, alph
 // offset returns the byte offset of s[0] in the linear memory.
 func offset(s []float32) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) }
 
-// packFn and packColsFn are the pack and packcols functions of the first
-// SIMD module instantiated, simdExports all its exports.
-var packFn, packColsFn, simdExports js.Value
+// packFn, packColsFn and claimFn are the pack, packcols and claim
+// functions of the first SIMD module instantiated, simdExports all its
+// exports.
+var packFn, packColsFn, claimFn, simdExports js.Value
 
 // SIMDFunc returns the routine name of the SIMD module that the products
 // run in (wasmsimd's vector routines, which the rest of the CPU backend
