@@ -15,10 +15,11 @@
 #       DIR's Node.js (or node on the PATH), and writes into OUT
 #       node-threads.txt (the benchmark's lines, each after a line "round R
 #       threads T"), cpu.txt (lscpu) and commit.
-#   bench/wasm_threads.sh table OUT
-#       prints OUT's figures as Markdown: images/s by threads, the medians'
-#       speedup over one thread, the serial fraction, and Amdahl's law's
-#       speedups from the serial fraction on two threads.
+#
+# go run ./cmd/results BENCHMARKS.md makes the table of OUT's figures
+# (copied to bench/results/wasm-threads): images/s by threads, the
+# medians' speedup over one thread, the serial fraction, and Amdahl's
+# law's speedups from the serial fraction on two threads.
 #
 # THREADS (default "1 2 4 8") and STEPS (the benchmark's steps, default 8)
 # change the run.
@@ -70,58 +71,8 @@ run() {
 	done
 }
 
-table() {
-	local out=$1
-	awk -v commit="$(cat "$out/commit")" -v cpu="$(sed -n 's/^Model name: *//p' "$out/cpu.txt" | head -1)" \
-		-v cores="$(sed -n 's/^CPU(s): *//p' "$out/cpu.txt" | head -1)" '
-	function median(a, n,    i, j, t, b) {
-		for (i = 1; i <= n; i++) b[i] = a[i]
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && b[j-1] > b[j]; j--) { t = b[j]; b[j] = b[j-1]; b[j-1] = t }
-		return n % 2 ? b[(n+1)/2] : (b[n/2] + b[n/2+1]) / 2
-	}
-	/^round / { t = $4; if (!(t in n)) order[++nt] = t; next }
-	/^BenchmarkConvNetStep/ {
-		for (i = 2; i <= NF; i++) {
-			if ($i == "images/s") ips[t, ++n[t]] = $(i-1)
-			if ($i == "serial-fraction") sf[t, n[t]] = $(i-1)
-		}
-	}
-	END {
-		split("", v)
-		for (k = 1; k <= nt; k++) {
-			t = order[k]
-			for (i = 1; i <= n[t]; i++) v[i] = ips[t, i]
-			med[t] = median(v, n[t])
-		}
-		printf "ConvNet training step, batch 64, CPU backend in WebAssembly under Node.js on a shared memory, commit %s, on %s (%s CPUs), %d round(s):\n", commit, cpu, cores, n[order[1]]
-		print "| threads | images/s | median | speedup of the medians over 1 thread | serial fraction |"
-		print "| --- | --- | --- | --- | --- |"
-		for (k = 1; k <= nt; k++) {
-			t = order[k]; lo = hi = ips[t, 1]; slo = shi = sf[t, 1]
-			for (i = 1; i <= n[t]; i++) {
-				if (ips[t, i] < lo) lo = ips[t, i]; if (ips[t, i] > hi) hi = ips[t, i]
-				if (sf[t, i] < slo) slo = sf[t, i]; if (sf[t, i] > shi) shi = sf[t, i]
-			}
-			s = (t == 1) ? "-" : sprintf("%.3f-%.3f", slo, shi)
-			printf "| %d | %.1f-%.1f | %.1f | %.2fx | %s |\n", t, lo, hi, med[t], med[t] / med[order[1]], s
-			if (t == 2) { f2lo = slo; f2hi = shi; t2 = med[t] }
-		}
-		if (t2 != "" && med[1] != "") {
-			# The serial time on two threads as a fraction of one thread'"'"'s step.
-			for (k = 1; k <= nt; k++) {
-				t = order[k]; if (t <= 2) continue
-				a = amdahl(f2lo * med[1] / t2, t); b = amdahl(f2hi * med[1] / t2, t)
-				est = est sprintf("%s%d threads %.2f-%.2fx (measured %.2fx)", est == "" ? "" : ", ", t, b, a, med[t] / med[1])
-			}
-			printf "\nAmdahl'"'"'s law from the serial fraction on two threads (the serial time as %.3f-%.3f of one thread'"'"'s step): %s.\n", f2lo * med[1] / t2, f2hi * med[1] / t2, est
-		}
-	}
-	function amdahl(f, t) { return 1 / (f + (1 - f) / t) }' "$out/node-threads.txt"
-}
-
 case "${1:-}" in
 build) [ $# -eq 2 ] || usage; build "$2" ;;
 run) [ $# -ge 3 ] || usage; run "$2" "$3" "${4:-3}" ;;
-table) [ $# -eq 2 ] || usage; table "$2" ;;
 *) usage ;;
 esac

@@ -23,7 +23,10 @@
 // statistics for runs trained with -bn-history, likewise under results/),
 // sweep (the lambda sweep that deeplda sweep wrote into one
 // folder: per lambda the test accuracy, ECE and learned sigma over seeds,
-// and the sweep's figures under results/sweep-<folder>/). The gpu kind's arguments are GPU records, the
+// and the sweep's figures under results/sweep-<folder>/), threads (the
+// folder that bench/wasm_threads.sh run wrote: the WebAssembly step's
+// images/s by number of threads, their speedup and serial fraction, and
+// Amdahl's law beside them). The gpu kind's arguments are GPU records, the
 // gpu-<adapter>.json files of bench/gpu.sh, rather than run folders: for
 // each, the adapter, the card and PyTorch; deeplda against PyTorch (fp32,
 // and its TF32 defaults) on the matmuls, the ConvNet steps and the toy step;

@@ -82,8 +82,9 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 		}
 		gen, ok := tableKinds[m[1]]
 		draw, drawn := figureKinds[m[1]]
-		if !ok && !drawn && m[1] != "gpu" && m[1] != "sweep" {
-			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, figures, curves, sweep or gpu)", i+1, m[1])
+		argued := m[1] == "gpu" || m[1] == "sweep" || m[1] == "threads"
+		if !ok && !drawn && !argued {
+			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, figures, curves, sweep, gpu or threads)", i+1, m[1])
 		}
 		end := i + 1
 		for end < len(lines) && strings.TrimRight(lines[end], "\n") != endLine {
@@ -92,7 +93,7 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 		if end == len(lines) {
 			return nil, 0, nil, fmt.Errorf("line %d: no %q after the marker", i+1, endLine)
 		}
-		if m[1] == "gpu" || m[1] == "sweep" {
+		if argued {
 			text, drawn, inputs, written, err := argumentBlock(m[1], m[2])
 			if err != nil {
 				return nil, 0, nil, fmt.Errorf("line %d: %w", i+1, err)
@@ -131,13 +132,18 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 }
 
 // argumentBlock makes a block of the kinds whose arguments are not run
-// folders: gpu (bench/gpu.sh's GPU records) and sweep (deeplda sweep's
-// output folder). It returns the Markdown, the figures by path, what its
-// inputs are in words for the stamp and the commits that made them.
+// folders: gpu (bench/gpu.sh's GPU records), threads (bench/wasm_threads.sh's
+// output folder) and sweep (deeplda sweep's output folder). It returns the
+// Markdown, the figures by path, what its inputs are in words for the
+// stamp and the commits that made them.
 func argumentBlock(kind, args string) (string, map[string][]byte, string, []string, error) {
-	if kind == "gpu" {
+	switch kind {
+	case "gpu":
 		text, written, err := gpuBlock(strings.Fields(args))
 		return text, nil, "GPU records measured", written, err
+	case "threads":
+		text, written, err := threadsBlock(strings.TrimSpace(args))
+		return text, nil, "bench/wasm_threads.sh's runs measured", written, err
 	}
 	text, files, written, err := sweepBlock(strings.TrimSpace(args))
 	return text, files, "report.json files written", written, err
