@@ -108,11 +108,11 @@ func unfoldShared(f *frame, col, planes, x []float32, n0, imgs int) bool {
 	return true
 }
 
-// transposeShared does transposeImages' work with the images shared out
-// between the SIMD module's threads (gemm.SIMDCalls) and reports whether it
-// did.
+// transposeShared does transposeImages' work as lists of calls, one an
+// image, that the SIMD module's threads claim (gemm.RunCalls), and reports
+// whether it did.
 func transposeShared(d, s []float32, imgs, rows, cols int, bias []float32) bool {
-	if !hasTransposeFn || rows == 0 || cols == 0 {
+	if !hasTransposeFn || rows == 0 || cols == 0 || !gemm.CallsReady() {
 		return false
 	}
 	_, _ = d[imgs*rows*cols-1], s[imgs*rows*cols-1]
@@ -120,11 +120,13 @@ func transposeShared(d, s []float32, imgs, rows, cols int, bias []float32) bool 
 	if bias != nil {
 		b = at(bias[:cols])
 	}
-	done := gemm.SIMDCalls(jobTranspose, imgs, imgs, func(i, _ int, a []int32) {
-		copy(a, []int32{int32(at(d[i*rows*cols:])), int32(at(s[i*rows*cols:])), int32(rows), int32(cols), int32(cols), int32(rows), int32(b)})
-	})
+	lists := callLists(imgs)
+	for i := range lists {
+		lists[i].Add(jobTranspose, int32(at(d[i*rows*cols:])), int32(at(s[i*rows*cols:])), int32(rows), int32(cols), int32(cols), int32(rows), int32(b))
+	}
+	gemm.RunCalls(lists, gemm.Threads(), 0)
 	runtime.KeepAlive(d)
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(bias)
-	return done
+	return true
 }

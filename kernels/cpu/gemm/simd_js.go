@@ -232,7 +232,7 @@ var (
 
 // minShareCopy is the fewest floats of one thread's share of a packing:
 // below it, waking the workers costs more than they save.
-const minShareCopy = 1 << 13
+const minShareCopy = 1 << 15
 
 // sharePanels makes the call of the packing routine job over panels
 // micro-panels of w floats by kb (dst, src: byte offsets; srcStep: the
