@@ -57,10 +57,10 @@ func FitTemperature(val train.Outputs, valY []int32, test train.Outputs, testY [
 	if err != nil {
 		return nil, err
 	}
-	before := evaluateSplit(test, testY)
+	before := evaluateSplit(test, testY, true)
 	scaled := test
 	scaled.Scores = metrics.ScaleLogits(test.Scores, fit.T)
-	after := evaluateSplit(scaled, testY)
+	after := evaluateSplit(scaled, testY, true)
 	return &TemperatureReport{
 		TemperatureFit: fit, ValExamples: len(valY),
 		TestECEBefore: before.ECE, TestECEAfter: after.ECE, TestNLLBefore: before.NLL, TestNLLAfter: after.NLL,
@@ -94,7 +94,7 @@ func (b bnRecalibration) around(m *model.Model, running func() (train.Outputs, e
 	if err != nil {
 		return nil, err
 	}
-	before := evaluateSplit(out, testY)
+	before := evaluateSplit(out, testY, true)
 	n, err := RecalibrateBatchNorm(m, b.train, b.batch, b.k, b.seed, phaseProgress(PhaseRecalibrate, min(b.k*b.batch, b.train.Len()), b.onPhase))
 	if err != nil {
 		return nil, fmt.Errorf("recalibrating BatchNorm: %w", err)

@@ -126,7 +126,7 @@ func (r *ImageRun) recalibratedRow(row *report.Epoch) error {
 	if err != nil {
 		return err
 	}
-	test := evaluateSplit(out, r.TestSet.Y)
+	test := evaluateSplit(out, r.TestSet.Y, false)
 	row.TestAccuracyRecalibrated, row.TestECERecalibrated = &test.Accuracy, &test.ECE
 	return nil
 }

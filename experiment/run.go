@@ -88,7 +88,7 @@ func (r *Run) Epoch(ctx context.Context, onProgress func(train.Progress)) error 
 	if err != nil {
 		return err
 	}
-	test := evaluateSplit(out, r.TestSet.Y)
+	test := evaluateSplit(out, r.TestSet.Y, false)
 	row := report.Epoch{
 		Epoch: st.Epoch, Loss: report.Float(st.Loss), TrainAccuracy: report.Float(st.Accuracy),
 		TestAccuracy: test.Accuracy, TestECE: test.ECE, Seconds: report.Float(r.Trainer.Elapsed().Seconds()),
@@ -120,8 +120,8 @@ func (r *Run) Finish() error {
 		return err
 	}
 	rep := r.Report
-	rep.Train = evaluateSplit(r.TrainOut, r.TrainSet.Y)
-	rep.Test = evaluateSplit(r.TestOut, r.TestSet.Y)
+	rep.Train = evaluateSplit(r.TrainOut, r.TrainSet.Y, true)
+	rep.Test = evaluateSplit(r.TestOut, r.TestSet.Y, true)
 	rep.Seconds = report.Float(r.Trainer.Elapsed().Seconds())
 	if r.Done() {
 		rep.Status = "done"
@@ -172,9 +172,20 @@ func headReport(m *model.Model) (h report.Head, g model.Gaussian, lda bool) {
 // confidence histograms.
 const reliabilityBins = 10
 
+// Bootstrap's settings for the intervals of report.json's splits: 1,000
+// resamples, 95%, and a fixed seed, so that a report is the same on every
+// run of the same model.
+const (
+	bootstrapResamples = 1000
+	bootstrapLevel     = 0.95
+	bootstrapSeed      = 1
+)
+
 // evaluateSplit computes accuracy, NLL and the calibration metrics of
-// Scores from scores.
-func evaluateSplit(out train.Outputs, y []int32) report.Split {
+// Scores from scores, and with intervals the bootstrap intervals of the
+// accuracy and the ECE (the evaluations after each epoch go without, which
+// would cost the toy's runs more than their training).
+func evaluateSplit(out train.Outputs, y []int32, intervals bool) report.Split {
 	n, c := len(y), out.C
 	probs := metrics.Softmax(out.Scores, c)
 	conf, pred := metrics.Confidences(probs, c)
@@ -190,6 +201,11 @@ func evaluateSplit(out train.Outputs, y []int32) report.Split {
 		NLL:                 report.Float(metrics.NLL(out.Scores, y, c)),
 		ConfidenceHistogram: metrics.ConfidenceHistogram(conf, reliabilityBins),
 		MeanConfidence:      report.Float(sum / float64(max(n, 1))),
+	}
+	if intervals {
+		acc, ece := metrics.Bootstrap(conf, correct, reliabilityBins, bootstrapResamples, bootstrapLevel, bootstrapSeed)
+		s.AccuracyCI = &[2]report.Float{report.Float(acc.Lo), report.Float(acc.Hi)}
+		s.ECECI = &[2]report.Float{report.Float(ece.Lo), report.Float(ece.Hi)}
 	}
 	p := Predictions{Probs: probs, C: c, Y: y, Conf: conf, Correct: correct}
 	for _, sc := range CalibrationScores() {

@@ -73,6 +73,11 @@ type Split struct {
 	ECE      Float `json:"ece"`   // 10 equal-width bins
 	ECE15    Float `json:"ece15"` // 15 equal-width bins
 	NLL      Float `json:"nll"`   // mean -log posterior of the label
+	// AccuracyCI and ECECI are 95% percentile bootstrap intervals [low,
+	// high] of Accuracy and ECE over the split's examples
+	// (metrics.Bootstrap); absent in the evaluations after each epoch.
+	AccuracyCI *[2]Float `json:"accuracy_ci,omitempty"`
+	ECECI      *[2]Float `json:"ece_ci,omitempty"`
 	// Calibration holds the split's other calibration metrics (brier,
 	// ece_adaptive, ...: experiment.Scores), written under their keys
 	// beside the fields' (MarshalBeside).

@@ -128,7 +128,8 @@ Flags:
 	if m.Spec.Head == model.HeadLDA {
 		desc += " " + m.Spec.Cov.String()
 	}
-	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%, ECE (10 bins) %.2f%%, NLL %.4f\n", desc, r.Test.Examples, 100*r.Test.Accuracy, 100*r.Test.ECE, float64(r.Test.NLL))
+	fmt.Fprintf(stdout, "%s head, %d test images: accuracy %.2f%%%s, ECE (10 bins) %.2f%%%s, NLL %.4f\n", desc, r.Test.Examples,
+		100*r.Test.Accuracy, interval(r.Test.AccuracyCI), 100*r.Test.ECE, interval(r.Test.ECECI), float64(r.Test.NLL))
 	printCalibration(stdout, "test", r.Test)
 	if bn := res.Extras.BatchNorm; bn != nil {
 		fmt.Fprintf(stdout, "BatchNorm: the numbers above use statistics recomputed over %d training batches (%s); accuracy %.2f%% with the checkpoint's running statistics, %.2f%% recomputed\n", bn.Batches, filepath.Join(out, experiment.RecalibratedFile), 100*bn.Running.Accuracy, 100*bn.Recalibrated.Accuracy)
@@ -192,4 +193,13 @@ func writeEval(out, dump string, res *experiment.EvalResult) error {
 		}
 	}
 	return nil
+}
+
+// interval writes a bootstrap interval of report.json's splits in percent,
+// "" for none.
+func interval(ci *[2]report.Float) string {
+	if ci == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (95%% interval %.2f-%.2f%%)", 100*ci[0], 100*ci[1])
 }
