@@ -77,6 +77,9 @@ type ImageConfig struct {
 	// evaluation reuses the training's activation buffers rather than
 	// allocating larger ones).
 	EvalBatch int `json:"eval_batch"`
+	// FreezeHead keeps the head at its initial values and trains the
+	// encoder alone (model.Spec.FreezeHead).
+	FreezeHead bool `json:"freeze_head,omitempty"`
 }
 
 // DefaultImages returns the paper's settings on Fashion-MNIST: the
@@ -180,7 +183,7 @@ func ImageSpec(c ImageConfig, shape [3]int, classes int) (model.Spec, error) {
 	}
 	return model.Spec{
 		Encoder: model.EncoderConvNet, Input: shape[:], Classes: classes, Dim: classes - 1,
-		Head: head, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed,
+		Head: head, Cov: cov, Loss: loss, Lambda: c.Lambda, LR: c.LR, Seed: c.Seed, FreezeHead: c.FreezeHead,
 	}, nil
 }
 

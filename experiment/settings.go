@@ -71,6 +71,7 @@ var Settings = []Setting{
 	{Name: "backend", Kind: KindChoice, Choices: names(BackendAuto, BackendWebGPU, BackendCPU)},
 	{Name: "density", Kind: KindBool},
 	{Name: "lr", Kind: KindFloat},
+	{Name: "freeze-head", Kind: KindBool},
 	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone)},
 	{Name: "train", Min: 2, Max: 100_000_000, Kind: KindInt},
 	{Name: "test", Min: 1, Max: 100_000_000, Kind: KindInt},
@@ -297,6 +298,7 @@ func (c *ImageConfig) Bind() Values {
 		"data": &c.Data, "datadir": &c.DataDir, "head": &c.Head, "cov": &c.Cov, "loss": &c.Loss, "lambda": &c.Lambda,
 		"epochs": &c.Epochs, "batch": &c.Batch, "lr": &c.LR, "limit-train": &c.LimitTrain, "limit-test": &c.LimitTest,
 		"val": &c.Val, "seed": &c.Seed, "augment": &c.Augment, "bn-recalibrate": &c.BNRecalibrate, "bn-history": &c.BNHistory, "eval-batch": &c.EvalBatch,
+		"freeze-head": &c.FreezeHead,
 	}
 }
 

@@ -9,6 +9,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -27,6 +28,12 @@ type Spec struct {
 	Lambda  float64 // DNLL weight
 	LR      float64 // Adam learning rate
 	Seed    uint64  // parameter initialisation
+	// FreezeHead keeps the head's parameters at their initial values: Adam
+	// steps the encoder's alone, as the optimiser of the authors'
+	// Fashion-MNIST notebook does (it is built over the encoder's
+	// parameters only). Omitted from JSON when false, so that the spec
+	// in a checkpoint reads as before.
+	FreezeHead bool `json:",omitempty"`
 }
 
 // Limits on the size of a model, which Validate enforces so that a corrupt
@@ -59,6 +66,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("embedding dimension %d is over the limit of %d", s.Dim, MaxDim)
 	case s.Head == HeadSoftmax && s.Loss != kernels.CE:
 		return fmt.Errorf("the softmax head trains with ce, not %s", s.Loss)
+	case s.FreezeHead && s.Encoder == EncoderNone:
+		return errors.New("a frozen head needs an encoder to train (encoder none leaves nothing)")
 	}
 	if err := CheckLambda(s.Lambda); err != nil {
 		return err
@@ -92,6 +101,9 @@ type Model struct {
 	Buffers []*Buffer
 	counts  map[string]*int
 	arena   arena
+	// stepped is the part of the arena that Adam updates: all of it, or
+	// with Spec.FreezeHead the encoder's parameters, which come first.
+	stepped arena
 	stats   kernels.Tensor
 	dscores *act
 	step    int
@@ -109,12 +121,17 @@ func New(be kernels.Backend, s Spec) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	encParams := len(r.params) // the head's follow in the arena
 	head, err := newHead(r, s.Head, s.Classes, s.Dim, s.Cov)
 	if err != nil {
 		return nil, err
 	}
 	m := &Model{Spec: s, Backend: be, Encoder: enc, Head: head, Params: r.params, Buffers: r.buffers, counts: r.counts}
 	m.arena = r.bind(rand.New(rand.NewPCG(s.Seed, 0x6c6461)))
+	m.stepped = m.arena
+	if s.FreezeHead {
+		m.stepped = m.arena.prefix(be, r.params[encParams].offset)
+	}
 	m.stats = r.alloc(kernels.StatsLen)
 	m.dscores = r.act()
 	m.acts, m.owned = r.acts, r.owned
@@ -165,10 +182,12 @@ func (m *Model) Gradients(x, y kernels.Tensor) {
 	m.Encoder.Backward(m.Head.Backward(ds))
 }
 
-// AdamStep applies one Adam update to every parameter from its gradient.
+// AdamStep applies one Adam update to every parameter from its gradient
+// (with Spec.FreezeHead, to the encoder's).
 func (m *Model) AdamStep() {
 	m.step++
-	m.Backend.Adam(m.arena.value, m.arena.grad, m.arena.m, m.arena.v, kernels.AdamParams{
+	a := m.stepped
+	m.Backend.Adam(a.value, a.grad, a.m, a.v, kernels.AdamParams{
 		LR: m.Spec.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: m.step,
 	})
 }

@@ -108,6 +108,12 @@ type arena struct {
 	value, grad, m, v kernels.Tensor
 }
 
+// prefix returns views of a's first n elements (n a multiple of
+// kernels.ViewAlign).
+func (a arena) prefix(be kernels.Backend, n int) arena {
+	return arena{value: be.View(a.value, 0, n), grad: be.View(a.grad, 0, n), m: be.View(a.m, 0, n), v: be.View(a.v, 0, n)}
+}
+
 // bind lays the parameters out in one arena (offsets aligned for GPU
 // binding), allocates it and writes the initial values drawn from rng.
 func (r *registry) bind(rng *rand.Rand) arena {

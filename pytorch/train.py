@@ -66,6 +66,8 @@ def flags(argv):
          "statistics recomputed over -bn-recalibrate training batches, then go on with the trained ones "
          "(history's test_accuracy_recalibrated, test_ece_recalibrated)")
     flag("bn-recalibrate", type=int, default=20, help="training batches of -batch images over which -bn-history recomputes the statistics")
+    flag("freeze-head", action="store_true", help="keep the head's parameters (the LDA head's means, priors and variance) at their "
+         "initial values and train the encoder alone, as the optimiser of the authors' Fashion-MNIST notebook does")
     flag("backend", default="auto", help="cpu (gloo), cuda (NCCL) or auto (cuda when a GPU is visible)")
     flag("out", default="out/train", help="output folder for checkpoint.safetensors and report.json")
     flag("dump-first-step", default="", help="also write DIR/init.safetensors: the initial weights, and each process's first batch (first_step/indices) and its loss (first_step/loss)")
@@ -203,7 +205,8 @@ class Run:
         self.module = twin.image_model(spec["shape"][0], spec["classes"], c.head, c.cov).to(pg.device)
         cuda = pg.device.type == "cuda"
         self.net = DistributedDataParallel(self.module, device_ids=[pg.device] if cuda else None) if pg.on else self.module
-        self.opt = torch.optim.Adam(self.module.parameters(), lr=c.lr)
+        trained = self.module.enc if c.freeze_head else self.module
+        self.opt = torch.optim.Adam(trained.parameters(), lr=c.lr)
         self.loss_of = twin.loss_fn(c.loss, c.lambda_)
         self.sampler = DistributedSampler(range(len(self.train[1])), num_replicas=pg.world, rank=pg.rank, shuffle=True, seed=c.seed)
         self.gen = torch.Generator().manual_seed(c.seed * 65536 + pg.rank)

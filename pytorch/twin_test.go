@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,5 +307,45 @@ func TestTwinStopsOnNaN(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "checkpoint.safetensors")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("checkpoint.safetensors of a diverged epoch: %v", err)
+	}
+}
+
+// TestTwinFreezeHead trains the twin for an epoch with -freeze-head and
+// finds the checkpoint's head tensors equal to the initial ones that
+// -dump-first-step wrote, and its encoder's moved.
+func TestTwinFreezeHead(t *testing.T) {
+	py := python(t)
+	data := filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(py, "train.py", "-data", "fashion-mnist", "-datadir", data, "-limit-train", "64", "-limit-test", "32",
+		"-val", "0", "-epochs", "1", "-batch", "32", "-freeze-head", "-out", out, "-dump-first-step", dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v:\n%s", err, b)
+	}
+	init, err := safetensors.ReadFile(filepath.Join(dir, "init.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := safetensors.ReadFile(filepath.Join(out, "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := 0
+	for _, name := range []string{"head.mu", "head.prior_logits", "head.log_var", "enc.conv1.weight"} {
+		a, inInit := init.Tensors[name]
+		b, inFinal := final.Tensors[name]
+		if !inInit || !inFinal || len(a.F32) == 0 {
+			t.Fatalf("%s: in init.safetensors %v, in the checkpoint %v", name, inInit, inFinal)
+		}
+		same := slices.Equal(a.F32, b.F32)
+		if strings.HasPrefix(name, "head.") {
+			heads++
+			if !same {
+				t.Errorf("%s of the frozen head moved", name)
+			}
+		} else if same {
+			t.Errorf("%s did not move", name)
+		}
 	}
 }

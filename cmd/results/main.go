@@ -15,7 +15,10 @@
 // per epoch, one column pair per run), ood (out-of-distribution
 // detection per run and score) and seeds (runs of one protocol with
 // different seeds, ours and PyTorch's: the mean and range of each figure
-// per head and implementation) and figures (an LDA run then a softmax run:
+// per head and implementation), paired (the paired study of
+// bench/paired_study.sh: per head and implementation the final test
+// figures' mean ± sd over the seeds, and Welch's t-test of the difference
+// between the implementations) and figures (an LDA run then a softmax run:
 // their test ECE and accuracy per epoch drawn as deeplda train -compare
 // draws them, written under results/ beside the Markdown file and linked
 // from it), curves (any number of runs: their test accuracy and ECE per

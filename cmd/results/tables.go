@@ -61,6 +61,7 @@ var tableKinds = map[string]func([]*runReport) string{
 	"epochs":  epochsTable,
 	"ood":     oodTable,
 	"seeds":   seedsTable,
+	"paired":  pairedTable,
 }
 
 // Regenerate returns md with every marked table regenerated from its runs,
@@ -84,7 +85,7 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 		draw, drawn := figureKinds[m[1]]
 		argued := m[1] == "gpu" || m[1] == "sweep" || m[1] == "threads"
 		if !ok && !drawn && !argued {
-			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, figures, curves, sweep, gpu or threads)", i+1, m[1])
+			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, paired, figures, curves, sweep, gpu or threads)", i+1, m[1])
 		}
 		end := i + 1
 		for end < len(lines) && strings.TrimRight(lines[end], "\n") != endLine {
@@ -285,22 +286,10 @@ func (r *runReport) implementation() string {
 	return "ours"
 }
 
-// span is the mean (min-max) of values, each written by format; "-" when
-// there are none.
-func span(values []float64, format func(float64) string) string {
-	if len(values) == 0 {
-		return "-"
-	}
-	lo, hi, sum := values[0], values[0], 0.0
-	for _, v := range values {
-		lo, hi, sum = min(lo, v), max(hi, v), sum+v
-	}
-	return fmt.Sprintf("%s (%s-%s)", format(sum/float64(len(values))), format(lo), format(hi))
-}
-
 // seedsTable has one row per head and implementation, over the seeds of
-// its runs (the same protocol with different seeds): the mean (min-max) of
-// the test accuracy and ECE with the trained and the recalibrated
+// its runs (the same protocol with different seeds): the number of runs n
+// and the mean ± 2 sd (as the paper reports its seeds) of the test
+// accuracy and ECE with the trained and the recalibrated
 // BatchNorm statistics, the learned sigma and the training images/s.
 func seedsTable(runs []*runReport) string {
 	type group struct {
@@ -323,8 +312,8 @@ func seedsTable(runs []*runReport) string {
 		g.runs = append(g.runs, r)
 	}
 	var b bytes.Buffer
-	b.WriteString("| head | loss | implementation | seeds | test accuracy, trained BN | ECE (10 bins), trained BN | test accuracy, recalibrated BN | ECE (10 bins), recalibrated BN | learned sigma | images/s in the run |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| head | loss | implementation | n | seeds | test accuracy, trained BN | ECE (10 bins), trained BN | test accuracy, recalibrated BN | ECE (10 bins), recalibrated BN | learned sigma | images/s in the run |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, g := range groups {
 		var seeds []string
 		var acc, ece, accRe, eceRe, sigma, ips []float64
@@ -343,10 +332,10 @@ func seedsTable(runs []*runReport) string {
 				ips = append(ips, float64(r.Config.Epochs*r.Train.Examples)/float64(r.Seconds))
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.head, g.runs[0].Config.Loss, g.impl, strings.Join(seeds, ", "),
-			span(acc, pct), span(ece, pct), span(accRe, pct), span(eceRe, pct),
-			span(sigma, func(v float64) string { return fmt.Sprintf("%.3f", v) }),
-			span(ips, func(v float64) string { return fmt.Sprintf("%.0f", v) }))
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", g.head, g.runs[0].Config.Loss, g.impl, len(g.runs), strings.Join(seeds, ", "),
+			plusMinus(acc, 2, pct), plusMinus(ece, 2, pct), plusMinus(accRe, 2, pct), plusMinus(eceRe, 2, pct),
+			plusMinus(sigma, 2, func(v float64) string { return fmt.Sprintf("%.3f", v) }),
+			plusMinus(ips, 2, func(v float64) string { return fmt.Sprintf("%.0f", v) }))
 	}
 	return b.String()
 }

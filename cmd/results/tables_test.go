@@ -77,10 +77,11 @@ func TestSeedsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		// Seeds 1 and 3 of ours: accuracy 50 and 70, sigma 1 and 2, 200/10 and 200/30 images/s.
-		"| lda | l | ours | 1, 3 | 60.00 (50.00-70.00) | 20.00 (20.00-20.00) | 90.00 (90.00-90.00) | 10.00 (10.00-10.00) | 1.500 (1.000-2.000) | 13 (7-20) |",
-		"| lda | l | PyTorch | 2 | 60.00 (60.00-60.00) |",
-		"| softmax | l | ours | 4 | 80.00 (80.00-80.00) |",
+		// Seeds 1 and 3 of ours: accuracy 50 and 70 (sd 14.14), sigma 1
+		// and 2 (sd 0.707), 200/10 and 200/30 images/s (sd 9.43).
+		"| lda | l | ours | 2 | 1, 3 | 60.00 ± 28.28 | 20.00 ± 0.00 | 90.00 ± 0.00 | 10.00 ± 0.00 | 1.500 ± 1.414 | 13 ± 19 |",
+		"| lda | l | PyTorch | 1 | 2 | 60.00 | 20.00 |",
+		"| softmax | l | ours | 1 | 4 | 80.00 |",
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("seeds table lacks %q:\n%s", want, got)

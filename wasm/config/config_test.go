@@ -244,7 +244,7 @@ func TestFieldsFollowTheTable(t *testing.T) {
 	// A valid value other than every demo's default, per field.
 	other := map[string]string{
 		"data": "mnist", "head": "softmax", "loss": "ce", "compare": "1", "density": "0", "lambda": "0.5", "lambdas": "0.5,2", "cov": "diag",
-		"epochs": "3", "batch": "17", "limit-train": "300", "limit-test": "200", "seed": "9", "backend": "cpu", "lr": "0.02",
+		"epochs": "3", "batch": "17", "limit-train": "300", "limit-test": "200", "seed": "9", "backend": "cpu", "lr": "0.02", "freeze-head": "1",
 		"encoder": "none", "train": "500", "test": "100", "data-seed": "4",
 	}
 	for _, f := range Fields {

@@ -77,6 +77,8 @@ var docs = map[string]Doc{
 		Help: "shade the embedding plane by the head's log density log p(z) = logsumexp_c δ_c(z), the term DNLL penalises"},
 	"lr": {Label: "Learning rate", Demos: allDemos, Advanced: true,
 		Help: "Adam's learning rate (> 0)"},
+	"freeze-head": {Label: "Freeze the head", Demos: imageOnly, Advanced: true,
+		Help: "keep the head's parameters (the LDA head's means, priors and variance) at their initial values and train the encoder alone"},
 	"encoder": {Label: "Encoder", Demos: toyDemos, Advanced: true,
 		Help: "mlp: Deep LDA; none: classical LDA on the inputs"},
 	"train": {Label: "Training points", Demos: toyDemos, Advanced: true, PageMax: 1000000,

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// meanSD returns the mean and the sample standard deviation (n-1) of v;
+// the deviation is NaN for fewer than two values.
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, math.NaN()
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
+}
+
+// plusMinus writes values as "mean ± k sd", each number by format (the
+// deviation left out for one value); "-" for none.
+func plusMinus(values []float64, k float64, format func(float64) string) string {
+	if len(values) == 0 {
+		return "-"
+	}
+	m, sd := meanSD(values)
+	if math.IsNaN(sd) {
+		return format(m)
+	}
+	return fmt.Sprintf("%s ± %s", format(m), format(k*sd))
+}
+
+// welch is Welch's two-sample t-test of the means of a and b: the
+// statistic, its degrees of freedom and the two-sided p-value; ok is false
+// when either sample has fewer than two values or neither varies.
+func welch(a, b []float64) (t, df, p float64, ok bool) {
+	if len(a) < 2 || len(b) < 2 {
+		return 0, 0, 0, false
+	}
+	ma, sa := meanSD(a)
+	mb, sb := meanSD(b)
+	va, vb := sa*sa/float64(len(a)), sb*sb/float64(len(b))
+	if va+vb == 0 {
+		return 0, 0, 0, false
+	}
+	t = (ma - mb) / math.Sqrt(va+vb)
+	df = (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
+	p = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
+	return t, df, p, true
+}
+
+// headLabel names a run's head and loss as Table 1 does ("LDA spherical
+// + DNLL", "softmax + CE"), with "frozen head" for -freeze-head.
+func (r *runReport) headLabel() string {
+	c := r.Config
+	label := "softmax + CE"
+	if c.Head != "softmax" {
+		cov := c.Cov
+		if cov == "" {
+			cov = "spherical"
+		}
+		label = fmt.Sprintf("LDA %s + %s", cov, strings.ToUpper(c.Loss))
+	}
+	if c.FreezeHead {
+		label += ", frozen head"
+	}
+	return label
+}
+
+// finals are a run's test figures after its last epoch, from its history:
+// accuracy and ECE with the trained BatchNorm statistics and, for a run
+// with -bn-history, with the recalibrated ones (ok false without).
+type finals struct {
+	acc, ece, accRe, eceRe float64
+	recalibrated           bool
+}
+
+// last returns the figures of r's last epoch; ok is false for a run with
+// no epoch.
+func (r *runReport) last() (f finals, ok bool) {
+	if len(r.History) == 0 {
+		return f, false
+	}
+	h := r.History[len(r.History)-1]
+	f.acc, f.ece = float64(h.TestAccuracy), float64(h.TestECE)
+	if h.TestAccuracyRecalibrated != nil && h.TestECERecalibrated != nil {
+		f.accRe, f.eceRe, f.recalibrated = float64(*h.TestAccuracyRecalibrated), float64(*h.TestECERecalibrated), true
+	}
+	return f, true
+}
+
+// group is the runs of one head (headLabel) by one implementation.
+type group struct {
+	head, impl string
+	runs       []*runReport
+}
+
+// groupRuns groups runs by head and implementation, in the order of their
+// first runs.
+func groupRuns(runs []*runReport) []*group {
+	var groups []*group
+	for _, r := range runs {
+		head, impl := r.headLabel(), r.implementation()
+		var g *group
+		for _, h := range groups {
+			if h.head == head && h.impl == impl {
+				g = h
+			}
+		}
+		if g == nil {
+			g = &group{head: head, impl: impl}
+			groups = append(groups, g)
+		}
+		g.runs = append(g.runs, r)
+	}
+	return groups
+}
+
+// series are a group's final figures, one value a run: accuracy and ECE
+// with trained, then recalibrated BatchNorm statistics.
+func (g *group) series() (acc, ece, accRe, eceRe []float64) {
+	for _, r := range g.runs {
+		f, ok := r.last()
+		if !ok {
+			continue
+		}
+		acc, ece = append(acc, f.acc), append(ece, f.ece)
+		if f.recalibrated {
+			accRe, eceRe = append(accRe, f.accRe), append(eceRe, f.eceRe)
+		}
+	}
+	return acc, ece, accRe, eceRe
+}
+
+// pairedTable is the paired study of the two implementations: one row per
+// head and implementation with the final test figures' mean ± sd over the
+// seeds of its runs, then, for every head that both implementations
+// trained, the difference of the means (ours minus PyTorch) and Welch's
+// t-test of it.
+func pairedTable(runs []*runReport) string {
+	groups := groupRuns(runs)
+	var b bytes.Buffer
+	b.WriteString("| head | implementation | n | epochs | test accuracy, trained BN | ECE (10 bins), trained BN | test accuracy, recalibrated BN | ECE (10 bins), recalibrated BN |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, g := range groups {
+		acc, ece, accRe, eceRe := g.series()
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", g.head, g.impl, len(acc), epochSpan(g.runs),
+			plusMinus(acc, 1, pct), plusMinus(ece, 1, pct), plusMinus(accRe, 1, pct), plusMinus(eceRe, 1, pct))
+	}
+	b.WriteString("\n| head | figure | ours - PyTorch (points) | Welch's t | df | p (two-sided) |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
+	for _, ours := range groups {
+		if ours.impl != "ours" {
+			continue
+		}
+		for _, theirs := range groups {
+			if theirs.impl != "PyTorch" || theirs.head != ours.head {
+				continue
+			}
+			a := [4][]float64{}
+			c := [4][]float64{}
+			a[0], a[1], a[2], a[3] = ours.series()
+			c[0], c[1], c[2], c[3] = theirs.series()
+			for i, name := range []string{"test accuracy, trained BN", "ECE, trained BN", "test accuracy, recalibrated BN", "ECE, recalibrated BN"} {
+				t, df, p, ok := welch(a[i], c[i])
+				if !ok {
+					fmt.Fprintf(&b, "| %s | %s | - | - | - | - |\n", ours.head, name)
+					continue
+				}
+				ma, _ := meanSD(a[i])
+				mc, _ := meanSD(c[i])
+				fmt.Fprintf(&b, "| %s | %s | %+.2f | %.2f | %.1f | %.3f |\n", ours.head, name, 100*(ma-mc), t, df, p)
+			}
+		}
+	}
+	return b.String()
+}
+
+// epochSpan is the number of epochs of runs' histories: one number, or
+// the range where they differ.
+func epochSpan(runs []*runReport) string {
+	lo, hi := math.MaxInt, 0
+	for _, r := range runs {
+		lo, hi = min(lo, len(r.History)), max(hi, len(r.History))
+	}
+	if lo == hi {
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}

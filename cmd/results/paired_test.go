@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestWelch checks Welch's test against values computed by hand: a = 1,
+// 2, 3, 4 (mean 2.5, variance 5/3), b = 2, 4, 6 (mean 4, variance 4):
+// t = -1.5/sqrt(5/12 + 4/3) = -1.1339, df = 1.75^2 / ((5/12)^2/3 +
+// (4/3)^2/2) = 3.2347, and p = 0.3338 (Student's t density integrated
+// numerically beyond |t|).
+func TestWelch(t *testing.T) {
+	tt, df, p, ok := welch([]float64{1, 2, 3, 4}, []float64{2, 4, 6})
+	if !ok || math.Abs(tt+1.1339) > 1e-4 || math.Abs(df-3.2347) > 1e-4 || math.Abs(p-0.3338) > 1e-4 {
+		t.Errorf("welch = %v, %v, %v, %v; want -1.1339, 3.2347, 0.3338", tt, df, p, ok)
+	}
+	if _, _, _, ok := welch([]float64{1}, []float64{2, 3}); ok {
+		t.Error("welch of one value: ok")
+	}
+}
+
+// TestPairedTable writes three LDA runs of each implementation and one
+// softmax run of ours, with and without -bn-history, and finds the
+// means ± sd, n, and the test of the difference in the table.
+func TestPairedTable(t *testing.T) {
+	dir := t.TempDir()
+	var runs []string
+	// ours: ECE 2, 3, 4 (mean 3, sd 1); PyTorch: ECE 4, 5, 6 (mean 5, sd 1).
+	for i := range 3 {
+		for _, impl := range []struct {
+			name, backend string
+			base          float64
+		}{{"ours", "cpu", 0.02}, {"pytorch", "pytorch", 0.04}} {
+			ece := impl.base + 0.01*float64(i)
+			runs = append(runs, writeRun(t, dir, fmt.Sprintf("%s-lda-s%d", impl.name, i+1), fmt.Sprintf(`{"config":{"head":"lda","cov":"spherical","loss":"dnll","seed":%d},
+				"backend":{"name":%q},"history":[{"epoch":1,"test_accuracy":0.5,"test_ece":0.5},{"epoch":2,"test_accuracy":0.9,"test_ece":%g,
+				"test_accuracy_recalibrated":0.91,"test_ece_recalibrated":%g}]}`, i+1, impl.backend, ece, ece/2)))
+		}
+	}
+	runs = append(runs, writeRun(t, dir, "ours-softmax-frozen", `{"config":{"head":"softmax","loss":"ce","freeze_head":true},
+		"backend":{"name":"cpu"},"history":[{"epoch":1,"test_accuracy":0.8,"test_ece":0.1}]}`))
+	got, _, _, err := Regenerate([]byte("<!-- results: paired "+strings.Join(runs, " ")+" -->\n<!-- end results -->\n"), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| LDA spherical + DNLL | ours | 3 | 2 | 90.00 ± 0.00 | 3.00 ± 1.00 | 91.00 ± 0.00 | 1.50 ± 0.50 |",
+		"| LDA spherical + DNLL | PyTorch | 3 | 2 | 90.00 ± 0.00 | 5.00 ± 1.00 | 91.00 ± 0.00 | 2.50 ± 0.50 |",
+		"| softmax + CE, frozen head | ours | 1 | 1 | 80.00 | 10.00 | - | - |",
+		// t = -2 / sqrt(2/3) = -2.449, df = 4, p = 0.0705.
+		"| LDA spherical + DNLL | ECE, trained BN | -2.00 | -2.45 | 4.0 | 0.070 |",
+		"| LDA spherical + DNLL | test accuracy, trained BN | - | - | - | - |",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+}
