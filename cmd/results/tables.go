@@ -62,6 +62,7 @@ var tableKinds = map[string]func([]*runReport) string{
 	"ood":     oodTable,
 	"seeds":   seedsTable,
 	"paired":  pairedTable,
+	"table1":  table1,
 }
 
 // Regenerate returns md with every marked table regenerated from its runs,
@@ -85,7 +86,7 @@ func Regenerate(md []byte, commit string) ([]byte, int, map[string][]byte, error
 		draw, drawn := figureKinds[m[1]]
 		argued := m[1] == "gpu" || m[1] == "sweep" || m[1] == "threads"
 		if !ok && !drawn && !argued {
-			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, paired, figures, curves, sweep, gpu or threads)", i+1, m[1])
+			return nil, 0, nil, fmt.Errorf("line %d: unknown table kind %q (want summary, epochs, ood, seeds, paired, table1, figures, curves, sweep, gpu or threads)", i+1, m[1])
 		}
 		end := i + 1
 		for end < len(lines) && strings.TrimRight(lines[end], "\n") != endLine {
