@@ -366,13 +366,13 @@ class Run:
         """Fills the report's train, test, head and, with held-out images,
         temperature_scaling."""
         rep = self.report
-        rep["train"] = metrics.evaluate(self.scores(self.train[0]), self.train[1])
+        rep["train"] = metrics.evaluate(self.scores(self.train[0]), self.train[1], intervals=True)
         test_scores = self.scores(self.test[0])
-        rep["test"] = metrics.evaluate(test_scores, self.test[1])
+        rep["test"] = metrics.evaluate(test_scores, self.test[1], intervals=True)
         rep["head"] = head_report(self.module.head)
         if len(self.val[1]):
             fit = metrics.fit_temperature(self.scores(self.val[0]), self.val[1])
-            after = metrics.evaluate(test_scores / fit["temperature"], self.test[1])
+            after = metrics.evaluate(test_scores / fit["temperature"], self.test[1], intervals=True)
             rep["temperature_scaling"] = dict(fit, val_examples=len(self.val[1]), test_ece_before=rep["test"]["ece"],
                                               test_ece_after=after["ece"], test_nll_before=rep["test"]["nll"],
                                               test_nll_after=after["nll"], test_after=after)

@@ -312,7 +312,8 @@ func TestTwinStopsOnNaN(t *testing.T) {
 
 // TestTwinFreezeHead trains the twin for an epoch with -freeze-head and
 // finds the checkpoint's head tensors equal to the initial ones that
-// -dump-first-step wrote, and its encoder's moved.
+// -dump-first-step wrote, and its encoder's moved; and report.json's test
+// split with its bootstrap intervals around the accuracy and the ECE.
 func TestTwinFreezeHead(t *testing.T) {
 	py := python(t)
 	data := filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
@@ -347,5 +348,25 @@ func TestTwinFreezeHead(t *testing.T) {
 		} else if same {
 			t.Errorf("%s did not move", name)
 		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Test struct {
+			Accuracy   float64    `json:"accuracy"`
+			ECE        float64    `json:"ece"`
+			AccuracyCI [2]float64 `json:"accuracy_ci"`
+			ECECI      [2]float64 `json:"ece_ci"`
+		} `json:"test"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Test
+	if !(s.AccuracyCI[0] <= s.Accuracy && s.Accuracy <= s.AccuracyCI[1] && s.AccuracyCI[1] > s.AccuracyCI[0]) ||
+		!(s.ECECI[1] > s.ECECI[0] && s.ECECI[0] >= 0) {
+		t.Errorf("test split: accuracy %v in %v, ECE %v in %v", s.Accuracy, s.AccuracyCI, s.ECE, s.ECECI)
 	}
 }

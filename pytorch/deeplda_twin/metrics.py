@@ -25,16 +25,42 @@ def ece(conf, correct, bins):
     return sum(b["count"] / len(conf) * abs(b["accuracy"] - b["confidence"]) for b in reliability(conf, correct, bins))
 
 
-def evaluate(scores, y):
-    """A report.json split of the scores [N, C] for the labels y [N]."""
+def bootstrap(conf, correct, bins=10, resamples=1000, level=0.95, seed=1):
+    """Percentile bootstrap intervals [low, high] at level of the accuracy
+    and of the ECE (bins equal-width bins), over resamples draws of
+    len(conf) predictions with replacement, as deeplda's metrics.Bootstrap
+    computes them (its draws come from another generator)."""
+    n = len(conf)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    b = np.searchsorted(edges, conf, side="left") - 1  # (lo, hi]; -1 or bins: in no bin
+    inside = (b >= 0) & (b < bins)
+    b = np.where(inside, b, bins)  # one more bin that the ECE leaves out
+    rng = np.random.default_rng(seed)
+    accs, eces = np.empty(resamples), np.empty(resamples)
+    for r in range(resamples):
+        i = rng.integers(0, n, n)
+        hits = np.bincount(b[i], weights=correct[i], minlength=bins + 1)[:bins]
+        sums = np.bincount(b[i], weights=conf[i], minlength=bins + 1)[:bins]
+        accs[r], eces[r] = correct[i].mean(), np.abs(hits - sums).sum() / n
+    tail = (1 - level) / 2 * 100
+    return ([float(v) for v in np.percentile(accs, [tail, 100 - tail])],
+            [float(v) for v in np.percentile(eces, [tail, 100 - tail])])
+
+
+def evaluate(scores, y, intervals=False):
+    """A report.json split of the scores [N, C] for the labels y [N]; with
+    intervals, also the bootstrap intervals accuracy_ci and ece_ci."""
     logp = torch.log_softmax(scores.double(), 1)
     conf, pred = logp.exp().max(1)
     conf, correct = conf.numpy(), (pred == y).numpy().astype(np.float64)
     rel = reliability(conf, correct, 10)
-    return {"examples": len(y), "accuracy": float(correct.mean()), "ece": ece(conf, correct, 10),
-            "ece15": ece(conf, correct, 15), "nll": float(-logp.gather(1, y[:, None]).mean()),
-            "reliability": rel, "confidence_histogram": [b["count"] for b in rel],
-            "mean_confidence": float(conf.mean())}
+    split = {"examples": len(y), "accuracy": float(correct.mean()), "ece": ece(conf, correct, 10),
+             "ece15": ece(conf, correct, 15), "nll": float(-logp.gather(1, y[:, None]).mean()),
+             "reliability": rel, "confidence_histogram": [b["count"] for b in rel],
+             "mean_confidence": float(conf.mean())}
+    if intervals and len(y):
+        split["accuracy_ci"], split["ece_ci"] = bootstrap(conf, correct)
+    return split
 
 
 def fit_temperature(scores, y, lo=1e-3, hi=1e3):
