@@ -75,26 +75,38 @@ func (r *runReport) headLabel() string {
 	return label
 }
 
-// finals are a run's test figures after its last epoch, from its history:
-// accuracy and ECE with the trained BatchNorm statistics and, for a run
-// with -bn-history, with the recalibrated ones (ok false without).
+// finals are a run's test figures from its history: accuracy and ECE
+// with the trained BatchNorm statistics and, for a run with -bn-history
+// (recalibrated true), with the recalibrated ones; after the last epoch,
+// or averaged over the last half of the epochs (which evens out the
+// swings from one epoch to the next).
 type finals struct {
 	acc, ece, accRe, eceRe float64
 	recalibrated           bool
 }
 
-// last returns the figures of r's last epoch; ok is false for a run with
-// no epoch.
-func (r *runReport) last() (f finals, ok bool) {
-	if len(r.History) == 0 {
-		return f, false
+// last returns the figures of r's last epoch, and their means over the
+// last half of its epochs; ok is false for a run with no epoch.
+func (r *runReport) last() (f, half finals, ok bool) {
+	n := len(r.History)
+	if n == 0 {
+		return f, half, false
 	}
-	h := r.History[len(r.History)-1]
-	f.acc, f.ece = float64(h.TestAccuracy), float64(h.TestECE)
-	if h.TestAccuracyRecalibrated != nil && h.TestECERecalibrated != nil {
-		f.accRe, f.eceRe, f.recalibrated = float64(*h.TestAccuracyRecalibrated), float64(*h.TestECERecalibrated), true
+	half.recalibrated = true
+	for i := n - 1; i >= n/2; i-- {
+		h := r.History[i]
+		g := finals{acc: float64(h.TestAccuracy), ece: float64(h.TestECE)}
+		if h.TestAccuracyRecalibrated != nil && h.TestECERecalibrated != nil {
+			g.accRe, g.eceRe, g.recalibrated = float64(*h.TestAccuracyRecalibrated), float64(*h.TestECERecalibrated), true
+		}
+		if i == n-1 {
+			f = g
+		}
+		k := float64(n - n/2)
+		half.acc, half.ece, half.accRe, half.eceRe = half.acc+g.acc/k, half.ece+g.ece/k, half.accRe+g.accRe/k, half.eceRe+g.eceRe/k
+		half.recalibrated = half.recalibrated && g.recalibrated
 	}
-	return f, true
+	return f, half, true
 }
 
 // group is the runs of one head (headLabel) by one implementation.
@@ -125,12 +137,16 @@ func groupRuns(runs []*runReport) []*group {
 }
 
 // series are a group's final figures, one value a run: accuracy and ECE
-// with trained, then recalibrated BatchNorm statistics.
-func (g *group) series() (acc, ece, accRe, eceRe []float64) {
+// with trained, then recalibrated BatchNorm statistics; with half, their
+// means over the last half of each run's epochs.
+func (g *group) series(half bool) (acc, ece, accRe, eceRe []float64) {
 	for _, r := range g.runs {
-		f, ok := r.last()
+		f, h, ok := r.last()
 		if !ok {
 			continue
+		}
+		if half {
+			f = h
 		}
 		acc, ece = append(acc, f.acc), append(ece, f.ece)
 		if f.recalibrated {
@@ -144,14 +160,15 @@ func (g *group) series() (acc, ece, accRe, eceRe []float64) {
 // head and implementation with the final test figures' mean ± sd over the
 // seeds of its runs, then, for every head that both implementations
 // trained, the difference of the means (ours minus PyTorch) and Welch's
-// t-test of it.
+// t-test of it, for the last epoch's figures and for their means over the
+// last half of the epochs.
 func pairedTable(runs []*runReport) string {
 	groups := groupRuns(runs)
 	var b bytes.Buffer
 	b.WriteString("| head | implementation | n | epochs | test accuracy, trained BN | ECE (10 bins), trained BN | test accuracy, recalibrated BN | ECE (10 bins), recalibrated BN |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, g := range groups {
-		acc, ece, accRe, eceRe := g.series()
+		acc, ece, accRe, eceRe := g.series(false)
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", g.head, g.impl, len(acc), epochSpan(g.runs),
 			plusMinus(acc, 1, pct), plusMinus(ece, 1, pct), plusMinus(accRe, 1, pct), plusMinus(eceRe, 1, pct))
 	}
@@ -165,19 +182,23 @@ func pairedTable(runs []*runReport) string {
 			if theirs.impl != "PyTorch" || theirs.head != ours.head {
 				continue
 			}
-			a := [4][]float64{}
-			c := [4][]float64{}
-			a[0], a[1], a[2], a[3] = ours.series()
-			c[0], c[1], c[2], c[3] = theirs.series()
-			for i, name := range []string{"test accuracy, trained BN", "ECE, trained BN", "test accuracy, recalibrated BN", "ECE, recalibrated BN"} {
-				t, df, p, ok := welch(a[i], c[i])
-				if !ok {
-					fmt.Fprintf(&b, "| %s | %s | - | - | - | - |\n", ours.head, name)
-					continue
+			for _, half := range []bool{false, true} {
+				var a, c [4][]float64
+				a[0], a[1], a[2], a[3] = ours.series(half)
+				c[0], c[1], c[2], c[3] = theirs.series(half)
+				for i, name := range []string{"test accuracy, trained BN", "ECE, trained BN", "test accuracy, recalibrated BN", "ECE, recalibrated BN"} {
+					if half {
+						name += ", mean of the last half of the epochs"
+					}
+					t, df, p, ok := welch(a[i], c[i])
+					if !ok {
+						fmt.Fprintf(&b, "| %s | %s | - | - | - | - |\n", ours.head, name)
+						continue
+					}
+					ma, _ := meanSD(a[i])
+					mc, _ := meanSD(c[i])
+					fmt.Fprintf(&b, "| %s | %s | %+.2f | %.2f | %.1f | %.3f |\n", ours.head, name, 100*(ma-mc), t, df, p)
 				}
-				ma, _ := meanSD(a[i])
-				mc, _ := meanSD(c[i])
-				fmt.Fprintf(&b, "| %s | %s | %+.2f | %.2f | %.1f | %.3f |\n", ours.head, name, 100*(ma-mc), t, df, p)
 			}
 		}
 	}

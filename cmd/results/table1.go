@@ -74,7 +74,7 @@ func table1(runs []*runReport) string {
 				continue
 			}
 			g := &group{head: head, impl: k.impl, runs: byKey[k]}
-			acc, ece, accRe, eceRe := g.series()
+			acc, ece, accRe, eceRe := g.series(false)
 			source := "this project"
 			if k.impl == "PyTorch" {
 				source = "PyTorch twin"
