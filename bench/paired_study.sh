@@ -5,9 +5,9 @@
 # 10,000 training images, no held-out images, EPOCHS epochs, batch 256,
 # Adam 1e-3, lambda 0.01, the whole test set, BatchNorm statistics both
 # trained and recomputed over 20 training batches after every epoch
-# (-bn-history). One run a folder, OUT/ENGINE-HEAD-sSEED; deeplda's runs
-# resume after their last whole epoch, the twin's start again unless done,
-# so the script can be stopped and run again.
+# (-bn-history). One run a folder, OUT/ENGINE-HEAD-sSEED; the runs of
+# both engines resume after their last whole epoch, so the script can be
+# stopped and run again.
 #
 #   bench/paired_study.sh [OUT]     (default out/paired)
 #
@@ -52,9 +52,11 @@ for seed in ${SEEDS:-1 2 3}; do
 					echo "== $dir: done"
 					continue
 				fi
+				resume=()
+				if [ -f "$dir/resume.pt" ]; then resume=(-resume); fi
 				echo "== $dir"
 				(cd pytorch && "${PYTHON:-python3}" train.py -backend cpu -datadir "$abs_data" "${common[@]}" "${flags[@]}" \
-					-seed "$seed" -out "$abs_out/$engine-$head-s$seed")
+					-seed "$seed" -out "$abs_out/$engine-$head-s$seed" "${resume[@]}")
 				;;
 			*)
 				echo "paired_study.sh: ENGINES: unknown engine $engine (deeplda or pytorch)" >&2

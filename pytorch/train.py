@@ -68,6 +68,8 @@ def flags(argv):
     flag("bn-recalibrate", type=int, default=20, help="training batches of -batch images over which -bn-history recomputes the statistics")
     flag("freeze-head", action="store_true", help="keep the head's parameters (the LDA head's means, priors and variance) at their "
          "initial values and train the encoder alone, as the optimiser of the authors' Fashion-MNIST notebook does")
+    flag("resume", action="store_true", help="continue the run in -out after its last whole epoch (resume.pt, written after "
+         "every epoch), with the same flags; -epochs may be raised")
     flag("backend", default="auto", help="cpu (gloo), cuda (NCCL) or auto (cuda when a GPU is visible)")
     flag("out", default="out/train", help="output folder for checkpoint.safetensors and report.json")
     flag("dump-first-step", default="", help="also write DIR/init.safetensors: the initial weights, and each process's first batch (first_step/indices) and its loss (first_step/loss)")
@@ -191,6 +193,10 @@ def write_json(path, v):
     os.replace(tmp, path)
 
 
+# RESUME_FILE is the resume state that -resume continues from.
+RESUME_FILE = "resume.pt"
+
+
 class Run:
     """A training run of c on the processes of pg: the data splits, the model
     (wrapped in DistributedDataParallel under torchrun), Adam and report.json."""
@@ -297,8 +303,9 @@ class Run:
         if c.dump_first_step:
             os.makedirs(c.dump_first_step, exist_ok=True)
             init = checkpoint.state(self.module)
+        first = self.resume() + 1 if c.resume else 1
         status = "done"
-        for epoch in range(1, c.epochs + 1):
+        for epoch in range(first, c.epochs + 1):
             loss, acc = self.epoch(epoch, init if epoch == 1 else None)
             if not math.isfinite(loss):
                 kept = f"checkpoint.safetensors holds epoch {epoch - 1}" if epoch > 1 else "no checkpoint was written"
@@ -318,6 +325,7 @@ class Run:
             if pg.rank == 0:
                 checkpoint.save(os.path.join(c.out, "checkpoint.safetensors"), checkpoint.state(self.module),
                                 {"format": "pt", "writer": "pytorch/train.py", "config": json.dumps(self.config)})
+                self.save_resume(epoch)
                 self.log(f"epoch {epoch}: loss {loss:.4f}, train accuracy {100 * acc:.2f}%, test accuracy {100 * test['accuracy']:.2f}%, "
                          f"test ECE {100 * test['ece']:.2f}% ({rep['seconds']:.1f} s)")
         rep["status"] = status
@@ -333,6 +341,40 @@ class Run:
                       f"({c.epochs * len(self.train[1]) / max(rep['seconds'], 1e-9):.0f} images/s) on {pg.world} x {pg.device.type}")
             print(f"wrote {os.path.join(c.out, 'report.json')}")
         return status == "done"
+
+    def resume_config(self):
+        """The settings that a resumed run must share with the run it
+        continues: all but -epochs, -resume and -out."""
+        return {k: v for k, v in self.config.items() if k not in ("epochs", "resume", "out")}
+
+    def save_resume(self, epoch):
+        """Writes -out/resume.pt: the model, Adam's state, the augmentation's
+        generator, the report so far and the epoch, replacing the last."""
+        path = os.path.join(self.c.out, RESUME_FILE)
+        tmp = f"{path}.tmp{os.getpid()}"
+        torch.save({"epoch": epoch, "config": self.resume_config(), "model": self.module.state_dict(),
+                    "opt": self.opt.state_dict(), "gen": self.gen.get_state(), "report": self.report}, tmp)
+        os.replace(tmp, path)
+
+    def resume(self):
+        """Loads -out/resume.pt into the run and returns the last epoch it
+        holds; 0 (a fresh start) when there is none."""
+        path = os.path.join(self.c.out, RESUME_FILE)
+        if not os.path.exists(path):
+            return 0
+        saved = torch.load(path, map_location=self.pg.device)
+        if saved["config"] != self.resume_config():
+            changed = sorted(k for k in set(saved["config"]) | set(self.resume_config())
+                             if saved["config"].get(k) != self.resume_config().get(k))
+            raise UsageError(f"-resume: {path} is of a run with other settings ({', '.join(changed)})")
+        if saved["epoch"] > self.c.epochs:
+            raise UsageError(f"-resume: {path} holds {saved['epoch']} epochs, more than -epochs {self.c.epochs}")
+        self.module.load_state_dict(saved["model"])
+        self.opt.load_state_dict(saved["opt"])
+        self.gen.set_state(saved["gen"])
+        self.report.update({k: saved["report"][k] for k in ("history", "seconds")})
+        self.log(f"resuming after epoch {saved['epoch']} of {self.c.epochs} ({path})")
+        return saved["epoch"]
 
     @torch.no_grad()
     def recalibrated_test(self):

@@ -370,3 +370,66 @@ func TestTwinFreezeHead(t *testing.T) {
 		t.Errorf("test split: accuracy %v in %v, ECE %v in %v", s.Accuracy, s.AccuracyCI, s.ECE, s.ECECI)
 	}
 }
+
+// TestTwinResume trains the twin 2 epochs in one go, and 1 epoch then
+// -resume to 2, and finds the same checkpoint and history; a resume with
+// other settings is refused with one line.
+func TestTwinResume(t *testing.T) {
+	py := python(t)
+	data := filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
+	dir := t.TempDir()
+	twin := func(out string, args ...string) (string, error) {
+		cmd := exec.Command(py, append([]string{"train.py", "-data", "fashion-mnist", "-datadir", data, "-limit-train", "64", "-limit-test", "32",
+			"-val", "0", "-batch", "32", "-bn-history", "-bn-recalibrate", "1", "-out", out}, args...)...)
+		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	whole, split := filepath.Join(dir, "whole"), filepath.Join(dir, "split")
+	if out, err := twin(whole, "-epochs", "2"); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if out, err := twin(split, "-epochs", "1"); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if out, err := twin(split, "-epochs", "2", "-lr", "0.01", "-resume"); err == nil || !strings.Contains(out, "-resume: ") || !strings.Contains(out, "is of a run with other settings (lr)") || strings.Contains(out, "Traceback") {
+		t.Errorf("resume with another -lr: %v\n%s", err, out)
+	}
+	out, err := twin(split, "-epochs", "2", "-resume")
+	if err != nil || !strings.Contains(out, "resuming after epoch 1 of 2") {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	a, err := safetensors.ReadFile(filepath.Join(whole, "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := safetensors.ReadFile(filepath.Join(split, "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range a.Tensors {
+		if !slices.Equal(v.F32, b.Tensors[name].F32) || !slices.Equal(v.I32, b.Tensors[name].I32) {
+			t.Errorf("%s differs between the whole run and the resumed one", name)
+		}
+	}
+	history := func(dir string) []map[string]any {
+		raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			History []map[string]any `json:"history"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range r.History {
+			delete(row, "seconds")
+		}
+		return r.History
+	}
+	hw, hs := history(whole), history(split)
+	if len(hw) != 2 || fmt.Sprint(hw) != fmt.Sprint(hs) {
+		t.Errorf("history of the whole run %v, of the resumed one %v", hw, hs)
+	}
+}
