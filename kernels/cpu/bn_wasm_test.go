@@ -47,7 +47,7 @@ func needSIMD(t *testing.T, loaded bool, what string) {
 
 // BenchmarkBNPasses times the BatchNorm passes over one channel of 64
 // planes of 28×28 (50,176 floats) in the SIMD module and in plain Go
-// loops like package ref's, for ARCHITECTURE.md's comparison.
+// loops like package ref's, for BENCHMARKS.md's comparison ("Why the module").
 func BenchmarkBNPasses(b *testing.B) {
 	const n, hw = 64, 784
 	x, y := make([]float32, n*hw), make([]float32, n*hw)
