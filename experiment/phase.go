@@ -9,8 +9,9 @@ import (
 // (an evaluation, the BatchNorm recalibration): what it does and how many
 // of its examples are done.
 type Phase struct {
-	Name        string
-	Done, Total int
+	Name  string `json:"name"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
 }
 
 // Names of the phases.

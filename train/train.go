@@ -6,9 +6,11 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/deeplda/deeplda/data"
@@ -44,13 +46,34 @@ func (c Config) Validate() error {
 
 // Progress is what the trainer reports while it runs.
 type Progress struct {
-	Epoch, Epochs     int // 1-based epoch
-	Step, Steps       int // step within the epoch, steps per epoch
-	TotalStep         int // steps done in the run
-	Loss, Accuracy    float64
-	ExamplesPerSecond float64
-	Elapsed           time.Duration
-	Remaining         time.Duration
+	Epoch             int      `json:"epoch"` // 1-based
+	Epochs            int      `json:"epochs"`
+	Step              int      `json:"step"`       // within the epoch
+	Steps             int      `json:"steps"`      // per epoch
+	TotalStep         int      `json:"total_step"` // steps done in the run
+	Loss              float64  `json:"loss"`
+	Accuracy          float64  `json:"accuracy"`
+	ExamplesPerSecond float64  `json:"examples_per_second"`
+	Elapsed           Duration `json:"elapsed_seconds"`
+	Remaining         Duration `json:"remaining_seconds"`
+}
+
+// Duration is a time.Duration that JSON writes and reads in seconds.
+type Duration time.Duration
+
+// MarshalJSON writes d in seconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, time.Duration(d).Seconds(), 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s float64
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*d = Duration(s * float64(time.Second))
+	return nil
 }
 
 // EpochStats summarise one epoch of training (train mode, running over the
@@ -222,11 +245,11 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 			p := Progress{
 				Epoch: t.epoch + 1, Epochs: t.Cfg.Epochs,
 				Step: (t.pos + t.Cfg.Batch - 1) / t.Cfg.Batch, Steps: steps, TotalStep: done,
-				Loss: st.Loss, Accuracy: st.Accuracy, Elapsed: el,
+				Loss: st.Loss, Accuracy: st.Accuracy, Elapsed: Duration(el),
 			}
 			if s := el.Seconds(); s > 0 {
 				p.ExamplesPerSecond = float64(t.seen) / s
-				p.Remaining = time.Duration(float64(el) * float64(t.Cfg.Epochs*steps-done) / float64(max(done, 1)))
+				p.Remaining = Duration(float64(el) * float64(t.Cfg.Epochs*steps-done) / float64(max(done, 1)))
 			}
 			onProgress(p)
 		}

@@ -51,10 +51,10 @@ func (p *progressBar) update(pr train.Progress) {
 		case endOfEpoch && (pr.Epoch == pr.Epochs || pr.Epoch-p.lastEpoch >= max(1, pr.Epochs/20)):
 			p.lastEpoch = pr.Epoch
 			p.line("epoch %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  %s elapsed",
-				pr.Epoch, pr.Epochs, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Elapsed.Round(time.Second))
+				pr.Epoch, pr.Epochs, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, time.Duration(pr.Elapsed).Round(time.Second))
 		case !endOfEpoch && time.Since(p.last) >= p.every:
 			p.line("epoch %d/%d step %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  %s elapsed, about %s to go",
-				pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Elapsed.Round(time.Second), pr.Remaining.Round(time.Second))
+				pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, time.Duration(pr.Elapsed).Round(time.Second), time.Duration(pr.Remaining).Round(time.Second))
 		}
 		return
 	}
@@ -63,7 +63,7 @@ func (p *progressBar) update(pr train.Progress) {
 	}
 	total := pr.Epochs * pr.Steps
 	p.redraw(float64(pr.TotalStep)/float64(max(total, 1)), "epoch %d/%d step %d/%d  loss %.4f  acc %.2f%%  %.0f ex/s  ETA %s",
-		pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, pr.Remaining.Round(time.Second))
+		pr.Epoch, pr.Epochs, pr.Step, pr.Steps, pr.Loss, 100*pr.Accuracy, pr.ExamplesPerSecond, time.Duration(pr.Remaining).Round(time.Second))
 }
 
 // epochEnd writes the test figures of the epoch that h records (the
