@@ -6,13 +6,20 @@
 // server-sent events from /engine/events. Each run is a folder of the runs
 // folder with what deeplda train and synth write.
 //
-// Only the user gets in: every request needs the random token that the
-// printed URL carries (a cookie after the first visit); the Host header
-// must name the server itself and the Origin header, when there is one,
-// the server's own page (no DNS rebinding, no other site's page posting
-// commands); files are served from the site and the runs folder only;
-// request bodies, the pages that listen and the runs that train are
-// bounded (one session at a time, of at most 16 runs).
+// Only the user gets in: the engine and the runs folder need the random
+// token that the printed URL carries, which the page keeps (in its
+// origin's storage, which other ports cannot read, unlike a cookie) and
+// sends in the X-Deeplda-Token header (its event stream in the query);
+// the site's own files, public anyway, need none. The Host header must
+// name the server itself and the Origin header, when there is one, the
+// server's own page (no DNS rebinding, no other site's page posting
+// commands); no page may frame the server's (frame-ancestors 'none',
+// X-Frame-Options DENY); the runs folder's files are served sandboxed
+// (Content-Security-Policy: sandbox), so that a figure there runs no
+// script in the server's origin; files are served from the site and the
+// runs folder only; request bodies, the pages that listen, the time a
+// connection may idle and the runs that train are bounded (one session at
+// a time, of at most 16 runs, that fits in the machine's memory).
 package server
 
 import (
@@ -116,15 +123,12 @@ func hostsFor(addr string) map[string]bool {
 	return h
 }
 
-// Token is the secret that every request carries.
+// Token is the secret that every request to the engine or the runs
+// folder carries.
 func (s *Server) Token() string { return s.token }
 
-// cookie is the name of the token's cookie; cookies do not tell ports
-// apart, so the port is in the name.
-func (s *Server) cookie(r *http.Request) string {
-	_, port, _ := net.SplitHostPort(r.Host)
-	return "deeplda-ui-" + port
-}
+// TokenHeader is the request header that carries the token.
+const TokenHeader = "X-Deeplda-Token"
 
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler {
@@ -135,15 +139,44 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /runs/", http.StripPrefix("/runs/", http.FileServerFS(noListing{s.host.runs.FS()})))
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /index.html", s.index)
-	mux.Handle("GET /", http.FileServerFS(noListing{os.DirFS(s.cfg.Site)}))
+	mux.Handle("GET /", http.FileServerFS(noListing{s.host.site.FS()}))
 	return s.guard(mux)
 }
 
+// Timeouts of a connection: the time it may take to send a request's
+// header, and to idle between two requests.
+const (
+	headerTimeout = 10 * time.Second
+	idleTimeout   = 30 * time.Second
+)
+
+// HTTPServer returns the HTTP server of the handler: a connection that
+// sends no request header within headerTimeout, or no next request within
+// idleTimeout, is closed, so that idle connections cannot use up the
+// process's file handles. (No write timeout here: the event streams last;
+// events sets its own.)
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s.Handler(), ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout}
+}
+
 // guard refuses a request unless its Host is the server's, its Origin
-// (when it has one) the server's page, and it carries the token (the
-// query's token= sets the cookie).
+// (when it has one) the server's page, and, for the engine and the runs
+// folder, it carries the token (TokenHeader, or the query's token=). Every
+// response refuses to be framed; those of the runs folder are sandboxed.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		runs := strings.HasPrefix(r.URL.Path, "/runs/")
+		if runs {
+			// A run's files are data: a figure opened here runs no
+			// script and loads nothing in the server's origin.
+			h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'")
+		} else {
+			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+		}
 		if !s.hosts[r.Host] {
 			http.Error(w, "deeplda ui: this server does not answer to the host "+r.Host, http.StatusForbidden)
 			return
@@ -152,20 +185,16 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "deeplda ui: requests from "+o+" are refused", http.StatusForbidden)
 			return
 		}
-		token := ""
-		if c, err := r.Cookie(s.cookie(r)); err == nil {
-			token = c.Value
+		if !runs && !strings.HasPrefix(r.URL.Path, "/engine/") {
+			next.ServeHTTP(w, r)
+			return
 		}
-		if q := r.URL.Query().Get("token"); q != "" {
-			if !s.valid(q) {
-				http.Error(w, "deeplda ui: wrong token; open the URL that deeplda ui printed", http.StatusForbidden)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: s.cookie(r), Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			token = q
+		token := r.Header.Get(TokenHeader)
+		if token == "" {
+			token = r.URL.Query().Get("token")
 		}
 		if !s.valid(token) {
-			http.Error(w, "deeplda ui: this page needs the token of the URL that deeplda ui printed", http.StatusForbidden)
+			http.Error(w, "deeplda ui: this page needs the token of the URL that deeplda ui printed: open that URL", http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -277,19 +306,27 @@ func readPart(open func() (multipart.File, error)) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// noListing is a file system whose folders cannot be opened, so that the
-// file server lists none.
+// noListing is a file system (an os.Root's, which no symbolic link
+// leaves) whose folders and dotfiles cannot be opened, so that the file
+// server lists none and serves no .git or .resume.json; whatever cannot be
+// opened (a link out, a name too long) is not found.
 type noListing struct{ fs.FS }
 
-// Open opens a file that is not a folder.
+// Open opens a file that is not a folder, nor in or named like a dotfile.
 func (n noListing) Open(name string) (fs.File, error) {
+	notFound := &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	for _, part := range strings.Split(name, "/") {
+		if strings.HasPrefix(part, ".") {
+			return nil, notFound
+		}
+	}
 	f, err := n.FS.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, notFound
 	}
 	if st, err := f.Stat(); err != nil || st.IsDir() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		return nil, notFound
 	}
 	return f, nil
 }

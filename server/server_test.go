@@ -28,6 +28,22 @@ func newTest(t *testing.T, addr string) *Server {
 	if err := os.WriteFile(filepath.Join(runs, "r1", "report.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(site, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(site, ".git", "config"), []byte("[core]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Links out of both folders, which are not followed.
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{filepath.Join(site, "out.txt"), filepath.Join(runs, "r1", "out.txt")} {
+		if err := os.Symlink(outside, l); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s, err := New(Config{Site: site, Runs: runs, Describe: `this machine: 2 cores <&>`}, addr)
 	if err != nil {
 		t.Fatal(err)
@@ -35,8 +51,9 @@ func newTest(t *testing.T, addr string) *Server {
 	return s
 }
 
-// TestGuard checks who gets in: the token (query, then cookie), the Host
-// and the Origin, and which files are served.
+// TestGuard checks who gets in: the token (header or query) for the
+// engine and the runs folder, the Host and the Origin, and which files are
+// served.
 func TestGuard(t *testing.T) {
 	const addr = "127.0.0.1:8123"
 	s := newTest(t, addr)
@@ -58,20 +75,21 @@ func TestGuard(t *testing.T) {
 	if first.Code != http.StatusOK || !strings.Contains(first.Body.String(), `<meta name="deeplda-native" content="this machine: 2 cores &lt;&amp;&gt;">`) {
 		t.Errorf("with the token: %d %q", first.Code, first.Body.String())
 	}
-	cookie := first.Result().Cookies()
-	if len(cookie) != 1 || cookie[0].Value != s.Token() || !cookie[0].HttpOnly {
-		t.Fatalf("cookie %v", cookie)
-	}
-	withCookie := map[string]string{"Cookie": cookie[0].Name + "=" + cookie[0].Value}
+	withHeader := map[string]string{TokenHeader: s.Token()}
 	for _, c := range []struct {
 		name, method, target string
 		header               map[string]string
 		want                 int
 	}{
-		{"no token", "GET", "/", nil, http.StatusForbidden},
-		{"a wrong token", "GET", "/?token=abc", nil, http.StatusForbidden},
-		{"the cookie", "GET", "/", withCookie, http.StatusOK},
-		{"localhost", "GET", "/" + tok, map[string]string{"Host": "localhost:8123"}, http.StatusOK},
+		{"the page without the token", "GET", "/", nil, http.StatusOK},
+		{"the runs without the token", "GET", "/runs/index.json", nil, http.StatusForbidden},
+		{"a run's file without the token", "GET", "/runs/r1/report.json", nil, http.StatusForbidden},
+		{"events without the token", "GET", "/engine/events", nil, http.StatusForbidden},
+		{"a command without the token", "POST", "/engine/command", nil, http.StatusForbidden},
+		{"a wrong token", "GET", "/runs/index.json?token=abc", nil, http.StatusForbidden},
+		{"a wrong token's header", "GET", "/runs/index.json", map[string]string{TokenHeader: "abc"}, http.StatusForbidden},
+		{"the token's header", "GET", "/runs/index.json", withHeader, http.StatusOK},
+		{"localhost", "GET", "/runs/index.json" + tok, map[string]string{"Host": "localhost:8123"}, http.StatusOK},
 		{"a foreign Host", "GET", "/" + tok, map[string]string{"Host": "evil.example:8123"}, http.StatusForbidden},
 		{"another port", "GET", "/" + tok, map[string]string{"Host": "127.0.0.1:9999"}, http.StatusForbidden},
 		{"its own Origin", "GET", "/" + tok, map[string]string{"Origin": "http://127.0.0.1:8123"}, http.StatusOK},
@@ -79,15 +97,47 @@ func TestGuard(t *testing.T) {
 		{"a run's file", "GET", "/runs/r1/report.json" + tok, nil, http.StatusOK},
 		{"a folder", "GET", "/runs/r1/" + tok, nil, http.StatusNotFound},
 		{"outside the runs", "GET", "/runs/%2e%2e/x" + tok, nil, http.StatusNotFound},
+		{"a dotfile of the runs", "GET", "/runs/.resume.json" + tok, nil, http.StatusNotFound},
+		{"a dotfile of the site", "GET", "/.git/config", nil, http.StatusNotFound},
+		{"a link out of the site", "GET", "/out.txt", nil, http.StatusNotFound},
+		{"a link out of the runs", "GET", "/runs/r1/out.txt" + tok, nil, http.StatusNotFound},
+		{"a name too long", "GET", "/runs/" + strings.Repeat("x", 300) + tok, nil, http.StatusNotFound},
 		{"a bad command", "POST", "/engine/command" + tok, nil, http.StatusBadRequest},
 	} {
-		if w := do(c.method, c.target, c.header, ""); w.Code != c.want && !(c.want == http.StatusNotFound && w.Code/100 == 3) {
+		w := do(c.method, c.target, c.header, "")
+		if w.Code != c.want && !(c.want == http.StatusNotFound && w.Code/100 == 3) {
 			t.Errorf("%s: status %d, want %d (%s)", c.name, w.Code, c.want, strings.TrimSpace(w.Body.String()))
+		}
+		if len(w.Result().Cookies()) != 0 {
+			t.Errorf("%s: a cookie, which every port of the host would get: %v", c.name, w.Result().Cookies())
+		}
+		// No page frames the server's, whatever the answer.
+		if w.Header().Get("X-Frame-Options") != "DENY" || !strings.Contains(w.Header().Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("%s: framing not refused: %v", c.name, w.Header())
 		}
 	}
 	big := strings.Repeat(" ", maxCommand+1)
 	if w := do("POST", "/engine/command"+tok, nil, big); w.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("a command of %d bytes: status %d", len(big), w.Code)
+	}
+}
+
+// TestRunFilesSandboxed checks that a run's hostile figure, opened from
+// the runs folder, is served sandboxed: in no origin, with no script.
+func TestRunFilesSandboxed(t *testing.T) {
+	const addr = "127.0.0.1:8123"
+	s := newTest(t, addr)
+	hostile := `<svg xmlns="http://www.w3.org/2000/svg"><script>fetch('/engine/command',{method:'POST'})</script></svg>`
+	if err := s.host.runs.WriteFile("r1/embedding.svg", []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "http://"+addr+"/runs/r1/embedding.svg", nil)
+	req.Header.Set(TokenHeader, s.Token())
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	csp := w.Header().Get("Content-Security-Policy")
+	if w.Code != http.StatusOK || !strings.HasPrefix(csp, "sandbox;") || !strings.Contains(csp, "default-src 'none'") || w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("status %d, headers %v", w.Code, w.Header())
 	}
 }
 

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"syscall/js"
 
@@ -105,8 +106,21 @@ func (f *folders) ticked(ev dom.Event) {
 }
 
 // clicked shows the run whose name was clicked (a button with
-// data-folder).
+// data-folder), or downloads the run's file whose name was (data-file).
 func (f *folders) clicked(ev dom.Event) {
+	if t := ev.Target().Underlying().Call("closest", "button[data-file]"); t.Truthy() {
+		url := t.Get("dataset").Get("file").String()
+		go func() {
+			defer f.a.guard()
+			b, err := fetchURL(url)
+			if err != nil {
+				f.a.showError(fmt.Sprintf("%s: %v", url, err))
+				return
+			}
+			download(path.Base(url), "application/octet-stream", b)
+		}()
+		return
+	}
 	t := ev.Target().Underlying().Call("closest", "button[data-folder]")
 	if !t.Truthy() {
 		return
