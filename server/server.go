@@ -27,6 +27,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -331,15 +332,17 @@ func (n noListing) Open(name string) (fs.File, error) {
 	return f, nil
 }
 
+// eventTimeout is the longest that writing one event to a page may take:
+// a page that reads no more is dropped then (its EventSource connects
+// again and is sent the state anew), not kept with what it was sent.
+var eventTimeout = time.Minute
+
 // events streams the engine's events to a page (server-sent events): first
 // where the engine stands (see host.subscribe), then each event as it
-// comes.
+// comes. Every page is sent the same encoded messages, written as they
+// are, each within eventTimeout.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	flush, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "deeplda ui: no streaming on this connection", http.StatusInternalServerError)
-		return
-	}
+	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	c, first, err := s.host.subscribe()
@@ -348,20 +351,37 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.host.unsubscribe(c)
-	for _, b := range first {
-		fmt.Fprintf(w, "data: %s\n\n", b)
+	send := func(b []byte) error {
+		if err := rc.SetWriteDeadline(time.Now().Add(eventTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		if _, err := io.WriteString(w, "data: "); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n\n"); err != nil {
+			return err
+		}
+		return rc.Flush()
 	}
-	flush.Flush()
+	for _, b := range first {
+		if send(b) != nil {
+			return
+		}
+	}
+	if len(first) == 0 && rc.Flush() != nil {
+		return
+	}
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case b, ok := <-c:
-			if !ok {
+			if !ok || send(b) != nil {
 				return
 			}
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			flush.Flush()
 		}
 	}
 }

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deeplda/deeplda/protocol"
+)
+
+// serve serves s on a loopback listener, as deeplda ui does (HTTPServer),
+// and returns its address.
+func serve(t *testing.T) (*Server, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTest(t, ln.Addr().String())
+	hs := s.HTTPServer()
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	return s, ln.Addr().String()
+}
+
+// TestReplayKeepsLastCheckpoint checks that a page connecting after a
+// 40-epoch run is sent the run's last checkpoint and figures once, not
+// every epoch's.
+func TestReplayKeepsLastCheckpoint(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8123")
+	h := s.host
+	const size = 1 << 20
+	h.Emit(protocol.Event{Kind: protocol.EvSession, Session: 1, Runs: []string{"a"}})
+	for epoch := 1; epoch <= 40; epoch++ {
+		h.Emit(protocol.Event{Kind: protocol.EvProgress, Session: 1})
+		figs := protocol.Figures{"curves.svg": fmt.Sprintf("<svg>%d</svg>", epoch)}
+		if epoch == 1 {
+			figs["embedding.svg"] = "<svg>first</svg>"
+		}
+		st := &protocol.RunState{Status: "training", Figures: figs, Checkpoint: true}
+		h.Emit(protocol.Event{Kind: protocol.EvRun, Session: 1, Run: 0, RunState: st, Checkpoint: bytes.Repeat([]byte{byte(epoch)}, size)})
+	}
+	c, first, err := h.subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.unsubscribe(c)
+	total := 0
+	var last message
+	for _, b := range first {
+		total += len(b)
+		var m message
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Checkpoint != nil {
+			last = m
+		}
+	}
+	if total > 2*size {
+		t.Errorf("a new page is sent %d bytes after 40 checkpoints of %d", total, size)
+	}
+	ev, err := protocol.DecodeEvent([]byte(last.JSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := last.Figures
+	if len(last.Checkpoint) != size || last.Checkpoint[0] != 40 || ev.RunState == nil || !ev.RunState.Checkpoint ||
+		figs[protocol.RunFigure+"curves.svg"] != "<svg>40</svg>" || figs[protocol.RunFigure+"embedding.svg"] != "<svg>first</svg>" {
+		t.Errorf("the run's state sent: %s, figures %v", last.JSON, figs)
+	}
+}
+
+// TestSlowListeners checks that pages that do not read share one copy of
+// a large event, and are dropped once writing to them takes longer than
+// eventTimeout.
+func TestSlowListeners(t *testing.T) {
+	old := eventTimeout
+	eventTimeout = 3 * time.Second
+	t.Cleanup(func() { eventTimeout = old })
+	s, addr := serve(t)
+	const pages = 16
+	for range pages {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.(*net.TCPConn).SetReadBuffer(4096)
+		fmt.Fprintf(conn, "GET /engine/events?token=%s HTTP/1.1\r\nHost: %s\r\n\r\n", s.Token(), addr)
+	}
+	listening := func() int {
+		s.host.mu.Lock()
+		defer s.host.mu.Unlock()
+		return len(s.host.clients)
+	}
+	for deadline := time.Now().Add(10 * time.Second); listening() < pages; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pages listen, want %d", listening(), pages)
+		}
+	}
+	heap := func() int64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapInuse)
+	}
+	before := heap()
+	const size = 16 << 20
+	s.host.Emit(protocol.Event{Kind: protocol.EvSession, Session: 1, Runs: []string{"a"}})
+	s.host.Emit(protocol.Event{Kind: protocol.EvRun, Session: 1, RunState: &protocol.RunState{Status: "training", Checkpoint: true}, Checkpoint: make([]byte, size)})
+	time.Sleep(time.Second)
+	// The checkpoint, its message and the session's copy of it: a few
+	// times size, not a copy a page.
+	if grown := heap() - before; grown > 8*size {
+		t.Errorf("%d pages that do not read, sent %d MiB: the heap grew by %d MiB", pages, size>>20, grown>>20)
+	}
+	for deadline := time.Now().Add(10 * time.Second); listening() > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pages that do not read still listen after %v", listening(), 10*time.Second+eventTimeout)
+		}
+	}
+}
+
+// TestIdleConnectionsClosed checks that 1,000 idle connections, half
+// that never send a request and half that idle after one without the
+// token, are closed within 60 s, while the user's own requests pass.
+func TestIdleConnectionsClosed(t *testing.T) {
+	s, addr := serve(t)
+	const conns = 1000
+	start := time.Now()
+	var wg sync.WaitGroup
+	closed := make(chan time.Duration, conns)
+	for i := range conns {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetReadDeadline(time.Now().Add(90 * time.Second))
+		if i%2 == 1 {
+			fmt.Fprintf(conn, "GET /runs/index.json HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := bufio.NewReader(conn)
+			if i%2 == 1 {
+				resp, err := http.ReadResponse(r, nil)
+				if err != nil || resp.StatusCode != http.StatusForbidden {
+					t.Errorf("a request without the token: %v %v", resp, err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+			}
+			if _, err := io.Copy(io.Discard, r); err != nil {
+				t.Errorf("connection %d: %v", i, err)
+				return
+			}
+			closed <- time.Since(start)
+		}()
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+"/runs/index.json", nil)
+	req.Header.Set(TokenHeader, s.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the user's request beside %d idle connections: %v %v", conns, resp, err)
+	}
+	resp.Body.Close()
+	wg.Wait()
+	close(closed)
+	var latest time.Duration
+	n := 0
+	for d := range closed {
+		latest, n = max(latest, d), n+1
+	}
+	if n != conns || latest > time.Minute {
+		t.Errorf("%d of %d idle connections closed, the last after %v", n, conns, latest)
+	}
+}
