@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
 )
 
@@ -184,5 +186,39 @@ func TestIdleConnectionsClosed(t *testing.T) {
 	}
 	if n != conns || latest > time.Minute {
 		t.Errorf("%d of %d idle connections closed, the last after %v", n, conns, latest)
+	}
+}
+
+// TestStartTooBig checks that a toy run of 100,000,000 points, more than
+// the machine's memory, is refused with one line, and that the server
+// goes on serving.
+func TestStartTooBig(t *testing.T) {
+	s, addr := serve(t)
+	s.cfg.Memory = experiment.Memory{Bytes: 8 << 30, Of: "this machine's memory"}
+	c := experiment.DefaultSynth()
+	c.Train, c.Test = 100_000_000, 100_000_000
+	js, err := protocol.Encode(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{{Label: "big", Synth: &c}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(body []byte) (int, string) {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/engine/command", bytes.NewReader(body))
+		req.Header.Set(TokenHeader, s.Token())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := post(js)
+	ev, err := protocol.DecodeEvent([]byte(body))
+	if code != http.StatusConflict || err != nil || ev.Kind != protocol.EvRefused ||
+		!strings.Contains(ev.Error, "train 100000000 needs about") || strings.Contains(ev.Error, "\n") || s.Training() {
+		t.Errorf("status %d: %s", code, body)
+	}
+	if code, body := post([]byte(`{"kind": "hello"}`)); code != http.StatusNoContent {
+		t.Errorf("after the refusal, hello: status %d: %s", code, body)
 	}
 }

@@ -67,6 +67,9 @@ type Config struct {
 	// Describe names the engine on the page ("this machine: 16 cores,
 	// NVIDIA ... (Vulkan)").
 	Describe string
+	// Memory is the machine's memory, which a start's runs must fit in
+	// (as deeplda train and synth check theirs); zero: no bound.
+	Memory experiment.Memory
 }
 
 // Limits on what a request may send.
@@ -281,8 +284,9 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 const maxRuns = 16
 
 // admit refuses a command that would train beside the session that
-// trains (one session trains at a time, whichever page started it) or
-// that plans more than maxRuns runs. The caller holds s.mu, so that two
+// trains (one session trains at a time, whichever page started it), that
+// plans more than maxRuns runs or a run that needs more than the machine's
+// memory (a clear refusal, not the kernel's kill). The caller holds s.mu, so that two
 // pages cannot both start.
 func (s *Server) admit(c protocol.Command) error {
 	if !c.Trains() {
@@ -291,8 +295,23 @@ func (s *Server) admit(c protocol.Command) error {
 	if s.engine.Training() {
 		return fmt.Errorf("a session trains on this machine already (started from this page or another): stop it, or wait until it ends")
 	}
-	if c.Start != nil && len(c.Start.Jobs) > maxRuns {
+	if c.Start == nil {
+		return nil
+	}
+	if len(c.Start.Jobs) > maxRuns {
 		return fmt.Errorf("a session trains at most %d runs here, not %d", maxRuns, len(c.Start.Jobs))
+	}
+	for _, j := range c.Start.Jobs {
+		var err error
+		switch {
+		case j.Synth != nil:
+			err = j.Synth.CheckMemory(s.cfg.Memory)
+		case j.Image != nil:
+			err = j.Image.CheckMemory(s.cfg.Memory)
+		}
+		if err != nil {
+			return fmt.Errorf("run %q: %w", j.Label, err)
+		}
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ Flags:`)
 	if err != nil {
 		return usageError{err}
 	}
-	cfg.Backend = kind
+	cfg.Backend, cfg.Memory = kind, machineMemory()
 	var note strings.Builder
 	be, err := openBackendNote(kind, io.MultiWriter(stderr, &note))
 	if err != nil {
