@@ -52,6 +52,11 @@ Flags:`)
 		return usageError{err}
 	}
 	cfg.Backend, cfg.Memory = kind, machineMemory()
+	runs, err := lockRuns(cfg.Runs)
+	if err != nil {
+		return err
+	}
+	defer runs.release()
 	var note strings.Builder
 	be, err := openBackendNote(kind, io.MultiWriter(stderr, &note))
 	if err != nil {
