@@ -144,7 +144,8 @@ func TestUINativeToyRun(t *testing.T) {
 		path   string
 		header map[string]string
 	}{
-		{"no token", "GET", "/", nil},
+		{"no token", "POST", "/engine/command", nil},
+		{"no token", "GET", "/runs/index.json", nil},
 		{"a foreign Host", "GET", "/?token=" + token, map[string]string{"Host": "evil.example:80"}},
 		{"a foreign Origin", "POST", "/engine/command?token=" + token, map[string]string{"Origin": "http://evil.example"}},
 	} {
