@@ -41,10 +41,8 @@ type host struct {
 	// them, overview its overview's figures.
 	soFar    map[int]*runSoFar
 	overview protocol.Figures
-	// dirs are the run folders by session and run; stopped those of the
-	// runs that the last session stopped.
+	// dirs are the run folders by session and run.
 	dirs    map[[2]int]string
-	stopped []string
 	current int // the last session's number
 	// numbers are the sessions' numbers in their folders' names, by
 	// session; lastNumber the last one given.
@@ -200,14 +198,9 @@ func (h *host) Emit(ev protocol.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	line := ev.Kind == protocol.EvProgress || ev.Kind == protocol.EvPhase
-	switch ev.Kind {
-	case protocol.EvSession:
-		h.stopped, h.current = nil, ev.Session
+	if ev.Kind == protocol.EvSession {
+		h.current = ev.Session
 		h.soFar, h.overview = map[int]*runSoFar{}, protocol.Figures{}
-	case protocol.EvStopped:
-		if d := h.dirs[[2]int{ev.Session, ev.Run}]; d != "" {
-			h.stopped = []string{d}
-		}
 	}
 	switch {
 	case ev.Kind == protocol.EvSession:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -46,15 +47,26 @@ func (h *host) Resume(name string, run *experiment.Run) (string, error) {
 	return dir, run.Resume(filepath.Join(dir, experiment.ResumeFile))
 }
 
-// noteStopped records the run folders that the session stopped by Stop
-// leaves, so that the next start resumes them.
-func (h *host) noteStopped() error {
+// noteUnfinished records the run folders of the last session that are not
+// done (the run that trains, or that a stop left), so that the next start
+// resumes them; with none, it removes the record.
+func (h *host) noteUnfinished() error {
 	h.mu.Lock()
-	names := h.stopped
+	var names []string
+	for k, d := range h.dirs {
+		if k[0] == h.current {
+			names = append(names, d)
+		}
+	}
 	h.mu.Unlock()
+	names = slices.DeleteFunc(names, func(name string) bool { return h.runFolder(name, false).Status == "done" })
 	if len(names) == 0 {
+		if err := h.runs.Remove(resumeList); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		return nil
 	}
+	slices.Sort(names)
 	b, err := json.Marshal(names)
 	if err != nil {
 		return err

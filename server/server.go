@@ -424,10 +424,16 @@ func (s *Server) Training() bool { return s.engine.Training() }
 
 // Stop stops the session that trains, if one does, and waits (at most
 // wait) until it has written its runs: a run goes back to its last whole
-// epoch, which its folder holds.
+// epoch, which its folder holds. The next start resumes it: that is
+// recorded first, before the run's last evaluation, however long that
+// takes and whatever ends the process meanwhile (a second Ctrl-C), and
+// again once it has stopped.
 func (s *Server) Stop(wait time.Duration) error {
 	if !s.engine.Training() {
 		return nil
+	}
+	if err := s.host.noteUnfinished(); err != nil {
+		return fmt.Errorf("recording the run to resume: %w", err)
 	}
 	s.engine.Handle(protocol.Command{Kind: protocol.CmdStop}, nil)
 	deadline := time.Now().Add(wait)
@@ -437,8 +443,7 @@ func (s *Server) Stop(wait time.Duration) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// The next start resumes it.
-	return s.host.noteStopped()
+	return s.host.noteUnfinished()
 }
 
 // Resume starts the runs that closing deeplda ui stopped (see Stop), one

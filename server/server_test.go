@@ -290,3 +290,44 @@ func TestRunDir(t *testing.T) {
 		t.Errorf("beside an existing folder of its name, a run got %s", d)
 	}
 }
+
+// TestStopNotesResumeFirst checks that stopping records the run to resume
+// before the run has stopped: a stop that outlasts its wait (a long last
+// evaluation, a second Ctrl-C) still leaves the run resumable.
+func TestStopNotesResumeFirst(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8123")
+	c := experiment.DefaultSynth()
+	c.Train, c.Test, c.Epochs, c.Batch = 256, 128, 100000, 64
+	s.engine.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{{Label: "DNLL", Synth: &c}}, Backend: experiment.BackendCPU}}, nil)
+	var dir string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		s.host.mu.Lock()
+		dir = s.host.dirs[[2]int{1, 0}]
+		s.host.mu.Unlock()
+		if _, err := s.host.runs.Stat(filepath.Join(dir, experiment.ResumeFile)); dir != "" && err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no epoch ended within a minute")
+		}
+	}
+	if err := s.Stop(0); err == nil || !strings.Contains(err.Error(), "did not stop") {
+		t.Errorf("Stop(0): %v", err)
+	}
+	b, err := s.host.runs.ReadFile(resumeList)
+	if err != nil || string(b) != `["`+dir+`"]` {
+		t.Errorf("when the run has yet to stop, %s holds %s (%v), want the run %s", resumeList, b, err, dir)
+	}
+	if err := s.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); s.Training(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not stop within a minute")
+		}
+	}
+	if resumed, skipped := s.Resume(); len(resumed) != 1 || resumed[0] != dir || len(skipped) != 0 {
+		t.Errorf("resumed %v, skipped %v; want %s", resumed, skipped, dir)
+	}
+	s.Stop(time.Minute)
+}
