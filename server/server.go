@@ -267,7 +267,11 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.admit(c); err != nil {
+	err = s.host.completeResumes(c.Start)
+	if err == nil {
+		err = s.admit(c)
+	}
+	if err != nil {
 		// Only the page that asked hears of it, as a refusal of its
 		// session: the others' sessions go on.
 		b, _ := protocol.Encode(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()})

@@ -296,21 +296,7 @@ func TestRunDir(t *testing.T) {
 // evaluation, a second Ctrl-C) still leaves the run resumable.
 func TestStopNotesResumeFirst(t *testing.T) {
 	s := newTest(t, "127.0.0.1:8123")
-	c := experiment.DefaultSynth()
-	c.Train, c.Test, c.Epochs, c.Batch = 256, 128, 100000, 64
-	s.engine.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{{Label: "DNLL", Synth: &c}}, Backend: experiment.BackendCPU}}, nil)
-	var dir string
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		s.host.mu.Lock()
-		dir = s.host.dirs[[2]int{1, 0}]
-		s.host.mu.Unlock()
-		if _, err := s.host.runs.Stat(filepath.Join(dir, experiment.ResumeFile)); dir != "" && err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no epoch ended within a minute")
-		}
-	}
+	dir := trainEpoch(t, s)
 	if err := s.Stop(0); err == nil || !strings.Contains(err.Error(), "did not stop") {
 		t.Errorf("Stop(0): %v", err)
 	}
@@ -328,6 +314,81 @@ func TestStopNotesResumeFirst(t *testing.T) {
 	}
 	if resumed, skipped := s.Resume(); len(resumed) != 1 || resumed[0] != dir || len(skipped) != 0 {
 		t.Errorf("resumed %v, skipped %v; want %s", resumed, skipped, dir)
+	}
+	s.Stop(time.Minute)
+}
+
+// trainEpoch starts a long toy run and returns its folder once its first
+// epoch has ended.
+func trainEpoch(t *testing.T, s *Server) string {
+	t.Helper()
+	c := experiment.DefaultSynth()
+	c.Train, c.Test, c.Epochs, c.Batch = 256, 128, 100000, 64
+	s.engine.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{{Label: "DNLL", Synth: &c}}, Backend: experiment.BackendCPU}}, nil)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		s.host.mu.Lock()
+		dir := s.host.dirs[[2]int{1, 0}]
+		s.host.mu.Unlock()
+		if _, err := s.host.runs.Stat(filepath.Join(dir, experiment.ResumeFile)); dir != "" && err == nil {
+			return dir
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no epoch ended within a minute")
+		}
+	}
+}
+
+// TestResumeFromList checks that a page resumes a run of the runs list by
+// its name alone: the server completes the job from the run's report.
+func TestResumeFromList(t *testing.T) {
+	const addr = "127.0.0.1:8123"
+	s := newTest(t, addr)
+	dir := trainEpoch(t, s)
+	if err := s.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// As a run killed mid-run: no report.json.
+	if err := os.Remove(filepath.Join(s.cfg.Runs, dir, "report.json")); err != nil {
+		t.Fatal(err)
+	}
+	post := func(name string) *httptest.ResponseRecorder {
+		b, err := protocol.Encode(protocol.Command{Kind: protocol.CmdStart, Session: 7, Start: &protocol.Start{Jobs: []protocol.Job{{Resume: name}}, Backend: experiment.BackendCPU}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("POST", "http://"+addr+"/engine/command", strings.NewReader(string(b)))
+		req.Header.Set(TokenHeader, s.Token())
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, req)
+		return w
+	}
+	if w := post("r1"); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "nothing to resume") {
+		t.Errorf("resuming a run without a resume file: %d %s", w.Code, w.Body)
+	}
+	if w := post(dir); w.Code != http.StatusNoContent {
+		t.Fatalf("resuming %s: %d %s", dir, w.Code, w.Body)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		s.host.mu.Lock()
+		first := s.host.session[0].b
+		s.host.mu.Unlock()
+		var m message
+		if err := json.Unmarshal(first, &m); err != nil {
+			t.Fatal(err)
+		}
+		ev, err := protocol.DecodeEvent([]byte(m.JSON))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Session == 7 {
+			if j := ev.Start.Jobs[0]; j.Resume != dir || j.Synth == nil || j.Synth.Epochs != 100000 || j.Label != "DNLL" {
+				t.Errorf("the resumed session's job: %+v", j)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no session within a minute")
+		}
 	}
 	s.Stop(time.Minute)
 }

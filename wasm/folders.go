@@ -11,6 +11,7 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/page"
 )
@@ -106,8 +107,21 @@ func (f *folders) ticked(ev dom.Event) {
 }
 
 // clicked shows the run whose name was clicked (a button with
-// data-folder), or downloads the run's file whose name was (data-file).
+// data-folder), downloads the run's file whose name was (data-file), or
+// resumes the run whose Resume was (data-resume): the native engine starts
+// it with its folder's configuration, and the page shows that session as
+// it shows another tab's.
 func (f *folders) clicked(ev dom.Event) {
+	if t := ev.Target().Underlying().Call("closest", "button[data-resume]"); t.Truthy() {
+		if state() == "training" {
+			return
+		}
+		name := t.Get("dataset").Get("resume").String()
+		f.a.lastID++
+		start := &protocol.Start{Jobs: []protocol.Job{{Resume: name}}, Backend: experiment.BackendAuto, Density: true}
+		f.a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: f.a.lastID, Start: start}, nil)
+		return
+	}
 	if t := ev.Target().Underlying().Call("closest", "button[data-file]"); t.Truthy() {
 		url := t.Get("dataset").Get("file").String()
 		go func() {

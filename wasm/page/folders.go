@@ -16,7 +16,9 @@ var FoldersHeader = []string{"Run", "Status", "Epochs", "Test accuracy", "ECE"}
 // FoldersHTML is the table of the runs of deeplda ui's runs folder
 // (runs/index.json): a run with a report has a button (data-folder) that
 // shows it, a checkbox (data-pick, ticked when picked names it) that picks
-// it for the side-by-side view, and buttons (data-file) that download its
+// it for the side-by-side view, a resumable run (stopped, killed, crashed)
+// a button (data-resume) that resumes it, and buttons (data-file) that
+// download its
 // report.json and figures: files of the runs folder are never opened in
 // the page's origin.
 func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
@@ -45,6 +47,9 @@ func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
 				tick = " checked"
 			}
 			name = `<input type="checkbox" data-pick="` + escaper.Replace(r.Name) + `" title="pick for the side-by-side view"` + tick + `> <button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
+		}
+		if r.Resumable {
+			name += ` <button type="button" class="link" data-resume="` + escaper.Replace(r.Name) + `" title="train this run on from its last whole epoch">Resume</button>`
 		}
 		return "", name
 	})

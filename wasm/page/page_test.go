@@ -305,6 +305,14 @@ func TestFolderSession(t *testing.T) {
 	if strings.Contains(html, `data-pick="x"`) {
 		t.Error("a run without a report can be picked")
 	}
+	if strings.Contains(html, "data-resume") {
+		t.Error("a run that cannot be resumed has a Resume button")
+	}
+	// A run killed before it wrote a report still resumes.
+	killed := protocol.RunFolder{Name: "k", Label: "k", Status: "unfinished", Resumable: true}
+	if html := FoldersHTML([]protocol.RunFolder{killed}, nil); !strings.Contains(html, `<button type="button" class="link" data-resume="k" title="train this run on from its last whole epoch">Resume</button>`) {
+		t.Errorf("a resumable run has no Resume button:\n%s", html)
+	}
 	if _, err := FolderSession(9, []Folder{{f, []byte(`{"kind": "eval"}`), nil}}); err == nil {
 		t.Error("an eval report was shown as a run")
 	}
