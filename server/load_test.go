@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -220,5 +222,62 @@ func TestStartTooBig(t *testing.T) {
 	}
 	if code, body := post([]byte(`{"kind": "hello"}`)); code != http.StatusNoContent {
 		t.Errorf("after the refusal, hello: status %d: %s", code, body)
+	}
+}
+
+// TestUploadsSpooled checks that the files of commands that wait their
+// turn behind a run wait on disk, not in memory, and go once read.
+func TestUploadsSpooled(t *testing.T) {
+	s, addr := serve(t)
+	trainEpoch(t, s)
+	heap := func() int64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapInuse)
+	}
+	before := heap()
+	const uploads, size = 4, 48 << 20
+	for range uploads {
+		pr, pw := io.Pipe()
+		mw := multipart.NewWriter(pw)
+		go func() {
+			mw.WriteField("json", `{"kind": "files", "files": ["a.bin"]}`)
+			fw, _ := mw.CreateFormFile("files", "a.bin")
+			chunk := make([]byte, 1<<20)
+			for range size >> 20 {
+				fw.Write(chunk)
+			}
+			mw.Close()
+			pw.Close()
+		}()
+		req, _ := http.NewRequest("POST", "http://"+addr+"/engine/command", pr)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set(TokenHeader, s.Token())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("an upload of %d MiB: status %d", size>>20, resp.StatusCode)
+		}
+	}
+	if grown := heap() - before; grown > size/2 {
+		t.Errorf("%d uploads of %d MiB wait behind a run: the heap grew by %d MiB", uploads, size>>20, grown>>20)
+	}
+	if spooled, _ := os.ReadDir(s.uploads); len(spooled) != uploads {
+		t.Errorf("%d files spooled, want %d", len(spooled), uploads)
+	}
+	if err := s.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if spooled, _ := os.ReadDir(s.uploads); len(spooled) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the spooled files stay after their commands ran")
+		}
 	}
 }

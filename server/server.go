@@ -87,6 +87,10 @@ type Server struct {
 	hosts  map[string]bool // the Host headers it answers to
 	engine *engine.Engine
 	host   *host
+	// uploads is the spool folder of the commands' files (see receive);
+	// uploading admits one command's files at a time.
+	uploads   string
+	uploading sync.Mutex
 }
 
 // New returns a server for cfg that answers to the address addr (the
@@ -105,6 +109,9 @@ func New(cfg Config, addr string) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, token: hex.EncodeToString(b), hosts: hostsFor(addr)}
 	if s.host, err = newHost(cfg); err != nil {
+		return nil, err
+	}
+	if s.uploads, err = os.MkdirTemp("", "deeplda-ui-uploads-"); err != nil {
 		return nil, err
 	}
 	s.engine = engine.New(s.host)
@@ -236,32 +243,23 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	var js []byte
 	var files []engine.File
+	var err error
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-		r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
-		if err := r.ParseMultipartForm(32 << 20); err != nil {
+		js, files, err = s.receive(w, r)
+		if err != nil {
 			http.Error(w, "deeplda ui: reading the command's files: "+err.Error(), http.StatusRequestEntityTooLarge)
 			return
 		}
-		defer r.MultipartForm.RemoveAll()
-		js = []byte(r.FormValue("json"))
-		for _, fh := range r.MultipartForm.File["files"] {
-			b, err := readPart(fh.Open)
-			if err != nil {
-				http.Error(w, "deeplda ui: reading "+fh.Filename+": "+err.Error(), http.StatusBadRequest)
-				return
-			}
-			files = append(files, engine.File{Name: fh.Filename, Read: func() ([]byte, error) { return b, nil }})
-		}
 	} else {
-		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCommand))
+		js, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxCommand))
 		if err != nil {
 			http.Error(w, "deeplda ui: reading the command: "+err.Error(), http.StatusRequestEntityTooLarge)
 			return
 		}
-		js = b
 	}
 	c, err := decodeCommand(js)
 	if err != nil {
+		s.discard(files)
 		http.Error(w, "deeplda ui: "+err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -272,6 +270,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		err = s.admit(c)
 	}
 	if err != nil {
+		s.discard(files)
 		// Only the page that asked hears of it, as a refusal of its
 		// session: the others' sessions go on.
 		b, _ := protocol.Encode(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()})
@@ -283,6 +282,85 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	s.engine.Handle(c, files)
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// receive reads a command with files, a multipart form of at most
+// maxUpload bytes: its JSON (the part "json") and its files (the parts
+// "files"). It streams each file to a file of the spool folder, which the
+// engine reads when the command's turn comes and which goes then: a
+// command that waits its turn does not wait in memory. One command's
+// files are received at a time.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request) (js []byte, files []engine.File, err error) {
+	s.uploading.Lock()
+	defer s.uploading.Unlock()
+	defer func() {
+		if err != nil {
+			s.discard(files)
+			files = nil
+		}
+	}()
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return js, files, nil
+		}
+		if err != nil {
+			return nil, files, err
+		}
+		switch p.FormName() {
+		case "json":
+			if js, err = io.ReadAll(io.LimitReader(p, maxCommand+1)); err == nil && len(js) > maxCommand {
+				err = fmt.Errorf("a command's JSON is at most %d bytes", maxCommand)
+			}
+		case "files":
+			var f engine.File
+			f, err = s.spool(p)
+			if err == nil {
+				files = append(files, f)
+			}
+		}
+		if err != nil {
+			return nil, files, err
+		}
+	}
+}
+
+// spool writes an uploaded file to the spool folder and returns it as the
+// engine reads it: once, after which the spooled file goes.
+func (s *Server) spool(p *multipart.Part) (engine.File, error) {
+	f, err := os.CreateTemp(s.uploads, "upload-*")
+	if err != nil {
+		return engine.File{}, err
+	}
+	name := f.Name()
+	_, err = io.Copy(f, p)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return engine.File{}, err
+	}
+	return engine.File{Name: p.FileName(), Read: func() ([]byte, error) {
+		defer os.Remove(name)
+		return os.ReadFile(name)
+	}}, nil
+}
+
+// discard removes the spooled files of a command that does not run.
+func (s *Server) discard(files []engine.File) {
+	for _, f := range files {
+		f.Read()
+	}
+}
+
+// Close removes the spool folder, with the files of the commands that
+// never ran.
+func (s *Server) Close() error { return os.RemoveAll(s.uploads) }
 
 // maxRuns bounds the runs of one session.
 const maxRuns = 16
@@ -318,16 +396,6 @@ func (s *Server) admit(c protocol.Command) error {
 		}
 	}
 	return nil
-}
-
-// readPart reads an uploaded file.
-func readPart(open func() (multipart.File, error)) ([]byte, error) {
-	f, err := open()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // noListing is a file system (an os.Root's, which no symbolic link

@@ -48,6 +48,7 @@ func newTest(t *testing.T, addr string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

@@ -83,6 +83,7 @@ Flags:`)
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), srv.Token())
 	fmt.Fprintf(stdout, "deeplda ui: %s, runs in %s\n    %s\n", cfg.Describe, cfg.Runs, url)
 	resumed, skipped := srv.Resume()
