@@ -85,6 +85,7 @@ type Server struct {
 	cfg    Config
 	token  string
 	hosts  map[string]bool // the Host headers it answers to
+	anyIP  string          // the port at which any IP address names it, or ""
 	engine *engine.Engine
 	host   *host
 	// uploads is the spool folder of the commands' files (see receive);
@@ -107,7 +108,8 @@ func New(cfg Config, addr string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, token: hex.EncodeToString(b), hosts: hostsFor(addr)}
+	s := &Server{cfg: cfg, token: hex.EncodeToString(b)}
+	s.hosts, s.anyIP = hostsFor(addr)
 	if s.host, err = newHost(cfg); err != nil {
 		return nil, err
 	}
@@ -119,19 +121,37 @@ func New(cfg Config, addr string) (*Server, error) {
 }
 
 // hostsFor returns the Host headers that name a server listening on addr:
-// its own address, and for a loopback one, localhost at its port.
-func hostsFor(addr string) map[string]bool {
+// its own address, and for a loopback one, localhost at its port; and
+// for an address of every interface (0.0.0.0, ::), the port at which any
+// IP address names it (else ""), as another machine reaches it. A name
+// other than localhost never does: a page of another site cannot make
+// its own name point here (DNS rebinding).
+func hostsFor(addr string) (hosts map[string]bool, anyIP string) {
 	h := map[string]bool{addr: true}
 	ip, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return h
+		return h, ""
 	}
-	if p := net.ParseIP(ip); p != nil && p.IsLoopback() {
+	p := net.ParseIP(ip)
+	if p != nil && (p.IsLoopback() || p.IsUnspecified()) {
 		for _, name := range []string{"localhost", "127.0.0.1", "[::1]"} {
 			h[name+":"+port] = true
 		}
 	}
-	return h
+	if p != nil && p.IsUnspecified() {
+		return h, port
+	}
+	return h, ""
+}
+
+// answers reports whether host (a Host header, or an Origin's host) names
+// this server.
+func (s *Server) answers(host string) bool {
+	if s.hosts[host] {
+		return true
+	}
+	ip, port, err := net.SplitHostPort(host)
+	return err == nil && s.anyIP != "" && port == s.anyIP && net.ParseIP(ip) != nil
 }
 
 // Token is the secret that every request to the engine or the runs
@@ -188,7 +208,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		} else {
 			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
 		}
-		if !s.hosts[r.Host] {
+		if !s.answers(r.Host) {
 			http.Error(w, "deeplda ui: this server does not answer to the host "+r.Host, http.StatusForbidden)
 			return
 		}
@@ -220,7 +240,7 @@ func (s *Server) valid(token string) bool {
 // ownOrigin reports whether origin is a page of this server.
 func (s *Server) ownOrigin(origin string) bool {
 	host, ok := strings.CutPrefix(origin, "http://")
-	return ok && s.hosts[host]
+	return ok && s.answers(host)
 }
 
 // index serves the site's index.html with the native engine named in a
@@ -477,12 +497,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// decodeCommand reads a command and refuses what a page must not ask of
-// the native engine: its debug choices are the page's own.
+// decodeCommand reads a command: one that the engine does not know is an
+// error (the page that sent it is told, not every page); the debug
+// choices, the page's own, are dropped.
 func decodeCommand(b []byte) (protocol.Command, error) {
 	c, err := protocol.DecodeCommand(b)
 	if err != nil {
 		return c, err
+	}
+	if !engine.Knows(c.Kind) {
+		return c, fmt.Errorf("unknown command %q", c.Kind)
 	}
 	if c.Hello != nil {
 		c.Hello.Debug = ""

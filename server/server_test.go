@@ -393,3 +393,43 @@ func TestResumeFromList(t *testing.T) {
 	}
 	s.Stop(time.Minute)
 }
+
+// TestEveryInterface checks that a server listening on every interface
+// answers to any IP address at its port (as other machines reach it),
+// and still to no name but localhost.
+func TestEveryInterface(t *testing.T) {
+	s := newTest(t, "[::]:8123")
+	for host, want := range map[string]bool{"127.0.0.1:8123": true, "192.168.1.5:8123": true, "[fe80::1]:8123": true, "localhost:8123": true,
+		"192.168.1.5:9999": false, "evil.example:8123": false, "[::]:9999": false} {
+		if got := s.answers(host); got != want {
+			t.Errorf("answers(%s) = %v, want %v", host, got, want)
+		}
+	}
+	if n := newTest(t, "127.0.0.1:8123"); n.answers("192.168.1.5:8123") {
+		t.Error("a loopback server answers to another address")
+	}
+}
+
+// TestUnknownCommand checks that an unknown command is refused to the
+// page that sent it, with a 400, and not to every page.
+func TestUnknownCommand(t *testing.T) {
+	const addr = "127.0.0.1:8123"
+	s := newTest(t, addr)
+	c, _, err := s.host.subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.host.unsubscribe(c)
+	req := httptest.NewRequest("POST", "http://"+addr+"/engine/command", strings.NewReader(`{"kind": "format-disk"}`))
+	req.Header.Set(TokenHeader, s.Token())
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	if w.Code != http.StatusBadRequest || strings.TrimSpace(w.Body.String()) != `deeplda ui: unknown command "format-disk"` {
+		t.Errorf("status %d: %s", w.Code, w.Body)
+	}
+	select {
+	case b := <-c:
+		t.Errorf("the pages were sent %s", b)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

@@ -84,7 +84,14 @@ Flags:`)
 		return err
 	}
 	defer srv.Close()
-	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), srv.Token())
+	at := ln.Addr().(*net.TCPAddr)
+	host := at.String()
+	if at.IP.IsUnspecified() {
+		// Every interface: this machine opens the page on loopback,
+		// others by its address.
+		host = net.JoinHostPort("127.0.0.1", fmt.Sprint(at.Port))
+	}
+	url := fmt.Sprintf("http://%s/?token=%s", host, srv.Token())
 	fmt.Fprintf(stdout, "deeplda ui: %s, runs in %s\n    %s\n", cfg.Describe, cfg.Runs, url)
 	resumed, skipped := srv.Resume()
 	for _, r := range resumed {
