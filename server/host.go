@@ -41,8 +41,11 @@ type host struct {
 	// them, overview its overview's figures.
 	soFar    map[int]*runSoFar
 	overview protocol.Figures
-	// dirs are the run folders by session and run.
-	dirs    map[[2]int]string
+	// dirs are the run folders by session and run; failures the errors
+	// of the runs that failed, by folder (a full disk leaves no report
+	// that says so).
+	dirs     map[[2]int]string
+	failures map[string]string
 	current int // the last session's number
 	// numbers are the sessions' numbers in their folders' names, by
 	// session; lastNumber the last one given.
@@ -61,7 +64,7 @@ func newHost(cfg Config) (*host, error) {
 		return nil, err
 	}
 	return &host{cfg: cfg, site: site, runs: runs, stamp: time.Now().Format("20060102-150405"),
-		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}, numbers: map[int]int{}}, nil
+		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}, failures: map[string]string{}, numbers: map[int]int{}}, nil
 }
 
 // OpenWebGPU opens the native WebGPU backend, unless the server keeps to
@@ -198,9 +201,14 @@ func (h *host) Emit(ev protocol.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	line := ev.Kind == protocol.EvProgress || ev.Kind == protocol.EvPhase
-	if ev.Kind == protocol.EvSession {
+	switch ev.Kind {
+	case protocol.EvSession:
 		h.current = ev.Session
 		h.soFar, h.overview = map[int]*runSoFar{}, protocol.Figures{}
+	case protocol.EvFailed:
+		if d := h.dirs[[2]int{ev.Session, ev.Run}]; d != "" {
+			h.failures[d] = ev.Error
+		}
 	}
 	switch {
 	case ev.Kind == protocol.EvSession:

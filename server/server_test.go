@@ -433,3 +433,23 @@ func TestUnknownCommand(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 }
+
+// TestFailedRunListed checks that a run that failed (a full disk, which
+// leaves no report to say so) is listed with its error.
+func TestFailedRunListed(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8123")
+	h := s.host
+	dir, err := h.RunDir(1, 0, "DNLL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Emit(protocol.Event{Kind: protocol.EvSession, Session: 1})
+	h.Emit(protocol.Event{Kind: protocol.EvFailed, Session: 1, Run: 0, Error: "writing report.json: no space left on device"})
+	list, err := h.listRuns(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].Name != filepath.Base(dir) || list[0].Status != "failed: writing report.json: no space left on device" {
+		t.Errorf("the list %+v, want the failed run %s first, with its error", list, filepath.Base(dir))
+	}
+}
