@@ -46,7 +46,7 @@ type host struct {
 	// that says so).
 	dirs     map[[2]int]string
 	failures map[string]string
-	current int // the last session's number
+	current  int // the last session's number
 	// numbers are the sessions' numbers in their folders' names, by
 	// session; lastNumber the last one given.
 	numbers    map[int]int

@@ -449,7 +449,7 @@ func TestFailedRunListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 2 || list[0].Name != filepath.Base(dir) || list[0].Status != "failed: writing report.json: no space left on device" {
-		t.Errorf("the list %+v, want the failed run %s first, with its error", list, filepath.Base(dir))
+	if len(list) != 2 || list[1].Name != filepath.Base(dir) || list[1].Status != "failed: writing report.json: no space left on device" {
+		t.Errorf("the list %+v, want the failed run %s with its error", list, filepath.Base(dir))
 	}
 }
