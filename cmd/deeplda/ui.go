@@ -4,9 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -101,8 +104,11 @@ Flags:`)
 		fmt.Fprintf(stderr, "deeplda ui: not resuming: %s\n", why)
 	}
 	if !noBrowser {
-		if err := openBrowser(url); err != nil {
+		remove, err := openBrowser(url)
+		if err != nil {
 			fmt.Fprintf(stderr, "note: could not open a browser (%v): open the URL above\n", err)
+		} else {
+			defer remove()
 		}
 	}
 	hs := srv.HTTPServer()
@@ -124,20 +130,46 @@ Flags:`)
 	return ctx.Err()
 }
 
-// openBrowser opens url in the default browser.
-func openBrowser(url string) error {
+// openBrowser opens url in the default browser through forwardPage, so
+// that the token is in no process's arguments, where ps shows it to every
+// user of the machine. The returned function removes the page.
+func openBrowser(url string) (remove func(), err error) {
+	page, remove, err := forwardPage(url)
+	if err != nil {
+		return nil, err
+	}
 	var c *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		c = exec.Command("open", url)
+		c = exec.Command("open", page)
 	case "windows":
-		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", page)
 	default:
-		c = exec.Command("xdg-open", url)
+		c = exec.Command("xdg-open", page)
 	}
 	if err := c.Start(); err != nil {
-		return err
+		remove()
+		return nil, err
 	}
 	go c.Wait()
-	return nil
+	return remove, nil
+}
+
+// forwardPage writes a page that forwards to url into a new folder that
+// only this user can read (as Jupyter opens its browser) and returns its
+// path and a function that removes it.
+func forwardPage(url string) (page string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "deeplda-ui-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove = func() { os.RemoveAll(dir) }
+	u := html.EscapeString(url)
+	page = filepath.Join(dir, "open.html")
+	b := fmt.Sprintf("<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n<title>deeplda ui</title>\n<p><a href=\"%s\">Open deeplda ui</a></p>\n", u, u)
+	if err := os.WriteFile(page, []byte(b), 0o600); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return page, remove, nil
 }

@@ -40,3 +40,24 @@ func TestUIRunsInUse(t *testing.T) {
 		t.Errorf("the second deeplda ui: status %d, %q; want 1, %q", code, stderr, want)
 	}
 }
+
+// TestForwardPage checks the page that the browser opens: it forwards to
+// the URL with the token, which its path does not name, and only this
+// user can read it.
+func TestForwardPage(t *testing.T) {
+	const url = "http://127.0.0.1:8123/?token=0123abcd"
+	page, remove, err := forwardPage(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(page)
+	st, serr := os.Stat(page)
+	if err != nil || serr != nil || !strings.Contains(string(b), `<meta http-equiv="refresh" content="0; url=http://127.0.0.1:8123/?token=0123abcd">`) ||
+		strings.Contains(page, "0123abcd") || st.Mode().Perm() != 0o600 {
+		t.Errorf("%s (%v, %v): %s", page, err, st.Mode(), b)
+	}
+	remove()
+	if _, err := os.Stat(filepath.Dir(page)); err == nil {
+		t.Error("the page's folder stays")
+	}
+}
