@@ -496,3 +496,27 @@ func TestUIHostileFigures(t *testing.T) {
 		t.Error("the figure opened by its address ran script")
 	}
 }
+
+// TestUITooManyPages opens a page beside as many listeners as the native
+// engine takes: the page says why it cannot listen, rather than hang.
+func TestUITooManyPages(t *testing.T) {
+	url, _ := startUI(t)
+	token := regexp.MustCompile(`token=([0-9a-f]+)`).FindStringSubmatch(url)[1]
+	base := strings.SplitN(url, "/?", 2)[0]
+	for range 32 {
+		resp, err := http.Get(base + "/engine/events?token=" + token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("a listener: status %d", resp.StatusCode)
+		}
+	}
+	b := newBrowser(t, options{})
+	b.openURL(url + "&backend=native")
+	b.waitFor(`document.body.dataset.state === 'error'`, 30*time.Second)
+	if n := b.text("#notice"); !strings.Contains(n, "The native engine refused this page: deeplda ui: 32 pages listen to this engine already: close one") {
+		t.Errorf("the notice: %q", n)
+	}
+}
