@@ -520,3 +520,34 @@ func TestUITooManyPages(t *testing.T) {
 		t.Errorf("the notice: %q", n)
 	}
 }
+
+// TestUIResumeKilled kills deeplda ui (kill -9) in the middle of a native
+// run and starts it again: the run is not resumed by itself (nothing
+// stopped it), but the runs list offers its Resume, which trains it on to
+// its end in the same folder.
+func TestUIResumeKilled(t *testing.T) {
+	const epochs = 100
+	first := startUIIn(t, filepath.Join(t.TempDir(), "runs"))
+	b := newBrowser(t, options{})
+	b.openURL(first.url + fmt.Sprintf("&backend=native&epochs=%d&train=20000&autostart=1", epochs))
+	b.waitFor(`(/epoch (\d+)/.exec(document.getElementById('progress-text').textContent) || [0, 0])[1] >= 5`, time.Minute)
+	first.cmd.Process.Kill()
+	first.cmd.Wait()
+	dirs, _ := runFolders(first.runs)
+	if len(dirs) != 1 {
+		t.Fatalf("runs folder: %v, want one run", dirs)
+	}
+	second := startUIIn(t, first.runs)
+	b2 := newBrowser(t, options{})
+	b2.openURL(second.url + "&backend=native")
+	b2.waitFor(`document.querySelector('#folders button[data-resume]') !== null`, 30*time.Second)
+	eval[bool](b2, `(document.querySelector('#folders button[data-resume]').click(), true)`)
+	b2.waitFinished("done", 3*time.Minute)
+	if r := b2.report(); r.Status != "done" || len(r.History) != epochs {
+		t.Errorf("the resumed run: status %q, %d epochs", r.Status, len(r.History))
+	}
+	if after, _ := runFolders(first.runs); len(after) != 1 {
+		t.Errorf("runs folder after the resume: %v, want the one run", after)
+	}
+	b2.checkClean()
+}

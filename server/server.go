@@ -200,7 +200,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
-		runs := strings.HasPrefix(r.URL.Path, "/runs/")
+		// The path as the mux reads it, whatever its spelling.
+		p := path.Clean("/" + r.URL.Path)
+		runs := p == "/runs" || strings.HasPrefix(p, "/runs/")
 		if runs {
 			// A run's files are data: a figure opened here runs no
 			// script and loads nothing in the server's origin.
@@ -216,7 +218,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "deeplda ui: requests from "+o+" are refused", http.StatusForbidden)
 			return
 		}
-		if !runs && !strings.HasPrefix(r.URL.Path, "/engine/") {
+		if !runs && p != "/engine" && !strings.HasPrefix(p, "/engine/") {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -87,6 +87,8 @@ func TestGuard(t *testing.T) {
 		{"a run's file without the token", "GET", "/runs/r1/report.json", nil, http.StatusForbidden},
 		{"events without the token", "GET", "/engine/events", nil, http.StatusForbidden},
 		{"a command without the token", "POST", "/engine/command", nil, http.StatusForbidden},
+		{"the runs without the token, spelt otherwise", "GET", "/./runs//index.json", nil, http.StatusForbidden},
+		{"a command without the token, spelt otherwise", "POST", "//engine/./command", nil, http.StatusForbidden},
 		{"a wrong token", "GET", "/runs/index.json?token=abc", nil, http.StatusForbidden},
 		{"a wrong token's header", "GET", "/runs/index.json", map[string]string{TokenHeader: "abc"}, http.StatusForbidden},
 		{"the token's header", "GET", "/runs/index.json", withHeader, http.StatusOK},
