@@ -542,6 +542,7 @@ func TestUIResumeKilled(t *testing.T) {
 	b2.openURL(second.url + "&backend=native")
 	b2.waitFor(`document.querySelector('#folders button[data-resume]') !== null`, 30*time.Second)
 	eval[bool](b2, `(document.querySelector('#folders button[data-resume]').click(), true)`)
+	b2.waitFor(`document.body.dataset.state !== 'idle'`, 30*time.Second)
 	b2.waitFinished("done", 3*time.Minute)
 	if r := b2.report(); r.Status != "done" || len(r.History) != epochs {
 		t.Errorf("the resumed run: status %q, %d epochs", r.Status, len(r.History))
