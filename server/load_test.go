@@ -192,8 +192,8 @@ func TestIdleConnectionsClosed(t *testing.T) {
 }
 
 // TestStartTooBig checks that a toy run of 100,000,000 points, more than
-// the machine's memory, is refused with one line, and that the server
-// goes on serving.
+// the machine's memory, is refused with one line, as is a benchmark too
+// large, and that the server goes on serving.
 func TestStartTooBig(t *testing.T) {
 	s, addr := serve(t)
 	s.cfg.Memory = experiment.Memory{Bytes: 8 << 30, Of: "this machine's memory"}
@@ -219,6 +219,14 @@ func TestStartTooBig(t *testing.T) {
 	if code != http.StatusConflict || err != nil || ev.Kind != protocol.EvRefused ||
 		!strings.Contains(ev.Error, "train 100000000 needs about") || strings.Contains(ev.Error, "\n") || s.Training() {
 		t.Errorf("status %d: %s", code, body)
+	}
+	bench, err := protocol.Encode(protocol.Command{Kind: protocol.CmdBench, Bench: &protocol.Bench{Suite: experiment.SuiteConfig{Sizes: []int{1 << 20}, Steps: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body = post(bench)
+	if ev, err := protocol.DecodeEvent([]byte(body)); code != http.StatusConflict || err != nil || ev.Kind != protocol.EvBenchDone || !strings.Contains(ev.Error, "needs about") {
+		t.Errorf("a benchmark of a matmul of size %d: status %d: %s", 1<<20, code, body)
 	}
 	if code, body := post([]byte(`{"kind": "hello"}`)); code != http.StatusNoContent {
 		t.Errorf("after the refusal, hello: status %d: %s", code, body)

@@ -294,8 +294,13 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.discard(files)
 		// Only the page that asked hears of it, as a refusal of its
-		// session: the others' sessions go on.
-		b, _ := protocol.Encode(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()})
+		// session (or the end of its benchmark): the others' sessions go
+		// on.
+		ev := protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()}
+		if c.Kind == protocol.CmdBench {
+			ev = protocol.Event{Kind: protocol.EvBenchDone, Error: err.Error()}
+		}
+		b, _ := protocol.Encode(ev)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusConflict)
 		w.Write(b)
@@ -389,10 +394,15 @@ const maxRuns = 16
 
 // admit refuses a command that would train beside the session that
 // trains (one session trains at a time, whichever page started it), that
-// plans more than maxRuns runs or a run that needs more than the machine's
-// memory (a clear refusal, not the kernel's kill). The caller holds s.mu, so that two
+// plans more than maxRuns runs, or a run or a benchmark that needs more
+// than the machine's memory (a clear refusal, not the kernel's kill). The caller holds s.mu, so that two
 // pages cannot both start.
 func (s *Server) admit(c protocol.Command) error {
+	if c.Bench != nil {
+		if err := c.Bench.Suite.CheckMemory(s.cfg.Memory); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
 	if !c.Trains() {
 		return nil
 	}

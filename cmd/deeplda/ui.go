@@ -41,8 +41,10 @@ core, or the GPU through WebGPU), with the page's live figures and controls,
 and is a folder of -runs with report.json, the figures, the checkpoint and
 the resume file. The page comes from a built site (-site): in a checkout,
 ./build.sh site builds it into out/site. The printed URL carries a random
-token that every request needs. Ctrl-C stops a run at its last whole epoch;
-the next deeplda ui on the same runs folder resumes it.
+token that the page keeps and sends with every request to the engine and the
+runs folder. Ctrl-C stops a run at its last whole epoch; the next deeplda ui
+on the same runs folder resumes it. One deeplda ui at a time serves a runs
+folder.
 
 Flags:`)
 		fs.PrintDefaults()
