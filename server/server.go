@@ -264,7 +264,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 // "json" and its files) to the engine.
 func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	var js []byte
-	var files []engine.File
+	var files []upload
 	var err error
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 		js, files, err = s.receive(w, r)
@@ -281,7 +281,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := decodeCommand(js)
 	if err != nil {
-		s.discard(files)
+		discard(files)
 		http.Error(w, "deeplda ui: "+err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -292,7 +292,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		err = s.admit(c)
 	}
 	if err != nil {
-		s.discard(files)
+		discard(files)
 		// Only the page that asked hears of it, as a refusal of its
 		// session (or the end of its benchmark): the others' sessions go
 		// on.
@@ -306,22 +306,45 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		w.Write(b)
 		return
 	}
-	s.engine.Handle(c, files)
+	var ef []engine.File
+	for _, u := range files {
+		ef = append(ef, u.file())
+	}
+	s.engine.Handle(c, ef)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// upload is a file that came with a command, spooled to disk.
+type upload struct{ name, path string }
+
+// file returns u as the engine reads it: once, after which the spooled
+// file goes.
+func (u upload) file() engine.File {
+	return engine.File{Name: u.name, Read: func() ([]byte, error) {
+		defer os.Remove(u.path)
+		return os.ReadFile(u.path)
+	}}
+}
+
+// discard removes the spooled files of a command that does not run.
+func discard(files []upload) {
+	for _, u := range files {
+		os.Remove(u.path)
+	}
 }
 
 // receive reads a command with files, a multipart form of at most
 // maxUpload bytes: its JSON (the part "json") and its files (the parts
 // "files"). It streams each file to a file of the spool folder, which the
-// engine reads when the command's turn comes and which goes then: a
-// command that waits its turn does not wait in memory. One command's
-// files are received at a time.
-func (s *Server) receive(w http.ResponseWriter, r *http.Request) (js []byte, files []engine.File, err error) {
+// engine reads when the command's turn comes: a command that waits its
+// turn does not wait in memory. One command's files are received at a
+// time.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request) (js []byte, files []upload, err error) {
 	s.uploading.Lock()
 	defer s.uploading.Unlock()
 	defer func() {
 		if err != nil {
-			s.discard(files)
+			discard(files)
 			files = nil
 		}
 	}()
@@ -344,10 +367,10 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) (js []byte, fil
 				err = fmt.Errorf("a command's JSON is at most %d bytes", maxCommand)
 			}
 		case "files":
-			var f engine.File
-			f, err = s.spool(p)
+			var u upload
+			u, err = s.spool(p)
 			if err == nil {
-				files = append(files, f)
+				files = append(files, u)
 			}
 		}
 		if err != nil {
@@ -356,33 +379,21 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) (js []byte, fil
 	}
 }
 
-// spool writes an uploaded file to the spool folder and returns it as the
-// engine reads it: once, after which the spooled file goes.
-func (s *Server) spool(p *multipart.Part) (engine.File, error) {
+// spool writes an uploaded file to the spool folder.
+func (s *Server) spool(p *multipart.Part) (upload, error) {
 	f, err := os.CreateTemp(s.uploads, "upload-*")
 	if err != nil {
-		return engine.File{}, err
+		return upload{}, err
 	}
-	name := f.Name()
 	_, err = io.Copy(f, p)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(name)
-		return engine.File{}, err
+		os.Remove(f.Name())
+		return upload{}, err
 	}
-	return engine.File{Name: p.FileName(), Read: func() ([]byte, error) {
-		defer os.Remove(name)
-		return os.ReadFile(name)
-	}}, nil
-}
-
-// discard removes the spooled files of a command that does not run.
-func (s *Server) discard(files []engine.File) {
-	for _, f := range files {
-		f.Read()
-	}
+	return upload{name: p.FileName(), path: f.Name()}, nil
 }
 
 // Close removes the spool folder, with the files of the commands that
@@ -395,8 +406,8 @@ const maxRuns = 16
 // admit refuses a command that would train beside the session that
 // trains (one session trains at a time, whichever page started it), that
 // plans more than maxRuns runs, or a run or a benchmark that needs more
-// than the machine's memory (a clear refusal, not the kernel's kill). The caller holds s.mu, so that two
-// pages cannot both start.
+// than the machine's memory (a clear refusal, not the kernel's kill). The
+// caller holds s.mu, so that two pages cannot both start.
 func (s *Server) admit(c protocol.Command) error {
 	if c.Bench != nil {
 		if err := c.Bench.Suite.CheckMemory(s.cfg.Memory); err != nil {
