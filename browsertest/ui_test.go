@@ -144,7 +144,8 @@ func TestUINativeToyRun(t *testing.T) {
 		path   string
 		header map[string]string
 	}{
-		{"no token", "GET", "/", nil},
+		{"no token", "POST", "/engine/command", nil},
+		{"no token", "GET", "/runs/index.json", nil},
 		{"a foreign Host", "GET", "/?token=" + token, map[string]string{"Host": "evil.example:80"}},
 		{"a foreign Origin", "POST", "/engine/command?token=" + token, map[string]string{"Origin": "http://evil.example"}},
 	} {
@@ -421,4 +422,133 @@ func runFolders(runs string) ([]string, error) {
 		}
 	}
 	return dirs, err
+}
+
+// TestUIHostileFigures puts figures that try to script the page (as in a
+// run folder from anywhere) into the runs folder: shown from the list,
+// opened by their address or downloaded, they run nothing and send no
+// command.
+func TestUIHostileFigures(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	dir := filepath.Join(runs, "20260101-000000-s1-r1-hostile")
+	c := exec.Command("go", "run", "./cmd/deeplda", "synth", "-backend", "cpu", "-epochs", "2", "-train", "500", "-test", "200", "-quiet", "-out", dir)
+	c.Dir = ".."
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("deeplda synth: %v\n%s", err, out)
+	}
+	// The attack: mark the page, then post a command with the page's
+	// token.
+	attack := `document.documentElement.dataset.pwned = 1; fetch('engine/command', {method: 'POST', headers: {'X-Deeplda-Token': globalThis.deepldaToken}, body: '{"kind":"bench"}'})`
+	emb, err := os.ReadFile(filepath.Join(dir, "embedding.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb = append([]byte(`<img src=x onerror="`+strings.ReplaceAll(attack, `"`, "&quot;")+`">`), emb...)
+	curves, err := os.ReadFile(filepath.Join(dir, "curves.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := `<script>` + attack + `</script><foreignObject><img xmlns="http://www.w3.org/1999/xhtml" src="x" onerror="` + strings.ReplaceAll(attack, `"`, "&quot;") + `"/></foreignObject><rect width="1" height="1" onload="` + strings.ReplaceAll(attack, `"`, "&quot;") + `"/>`
+	i := strings.Index(string(curves), ">") + 1 // after <svg ...>
+	curves = append(append(append([]byte{}, curves[:i]...), inside...), curves[i:]...)
+	for name, b := range map[string][]byte{"embedding.svg": emb, "curves.svg": curves} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := startUIIn(t, runs)
+	b := newBrowser(t, options{})
+	b.openURL(p.url + "&backend=native")
+	b.waitFor(`document.querySelector('#folders button[data-folder]') !== null`, time.Minute)
+	if strings.Contains(eval[string](b, `location.href`), "token=") {
+		t.Error("the token stays in the address bar")
+	}
+	eval[bool](b, `(document.querySelector('#folders button[data-folder]').click(), true)`)
+	b.waitFor(`document.body.dataset.state === 'idle' && document.querySelector('#figures figure[data-name="curves.svg"] svg') !== null`, 30*time.Second)
+	// The figure's files, downloaded rather than opened.
+	eval[bool](b, `(document.querySelectorAll('#folders button[data-file]').forEach(e => e.click()), true)`)
+	time.Sleep(2 * time.Second)
+	if eval[bool](b, `document.documentElement.dataset.pwned === '1'`) {
+		t.Error("a figure of the runs folder ran script in the page")
+	}
+	if eval[bool](b, `document.querySelector('#figures [onerror], #figures [onload], #figures script, #figures foreignObject') !== null`) {
+		t.Errorf("the page holds the hostile markup: %s", eval[string](b, `document.getElementById('figures').innerHTML.slice(0, 2000)`))
+	}
+	b.mu.Lock()
+	for _, u := range b.requests {
+		if strings.HasSuffix(u, "/x") {
+			t.Errorf("the page loaded the hostile image: %s", u)
+		}
+	}
+	b.mu.Unlock()
+	// Opened by its address (the token in the query), the figure is
+	// sandboxed: its script does not run.
+	token := regexp.MustCompile(`token=([0-9a-f]+)`).FindStringSubmatch(p.url)[1]
+	base := strings.SplitN(p.url, "/?", 2)[0]
+	if _, err := chromedp.Run(b.ctx, chromedp.Navigate(base+"/runs/20260101-000000-s1-r1-hostile/curves.svg?token="+token)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if !strings.Contains(eval[string](b, `document.documentElement.outerHTML`), "<script>") {
+		t.Errorf("the figure was not opened: %s", eval[string](b, `document.documentElement.outerHTML.slice(0, 500)`))
+	}
+	if eval[bool](b, `document.documentElement.dataset.pwned === '1'`) {
+		t.Error("the figure opened by its address ran script")
+	}
+}
+
+// TestUITooManyPages opens a page beside as many listeners as the native
+// engine takes: the page says why it cannot listen, rather than hang.
+func TestUITooManyPages(t *testing.T) {
+	url, _ := startUI(t)
+	token := regexp.MustCompile(`token=([0-9a-f]+)`).FindStringSubmatch(url)[1]
+	base := strings.SplitN(url, "/?", 2)[0]
+	for range 32 {
+		resp, err := http.Get(base + "/engine/events?token=" + token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("a listener: status %d", resp.StatusCode)
+		}
+	}
+	b := newBrowser(t, options{})
+	b.openURL(url + "&backend=native")
+	b.waitFor(`document.body.dataset.state === 'error'`, 30*time.Second)
+	if n := b.text("#notice"); !strings.Contains(n, "The native engine refused this page: deeplda ui: 32 pages listen to this engine already: close one") {
+		t.Errorf("the notice: %q", n)
+	}
+}
+
+// TestUIResumeKilled kills deeplda ui (kill -9) in the middle of a native
+// run and starts it again: the run is not resumed by itself (nothing
+// stopped it), but the runs list offers its Resume, which trains it on to
+// its end in the same folder.
+func TestUIResumeKilled(t *testing.T) {
+	const epochs = 100
+	first := startUIIn(t, filepath.Join(t.TempDir(), "runs"))
+	b := newBrowser(t, options{})
+	b.openURL(first.url + fmt.Sprintf("&backend=native&epochs=%d&train=20000&autostart=1", epochs))
+	b.waitFor(`(/epoch (\d+)/.exec(document.getElementById('progress-text').textContent) || [0, 0])[1] >= 5`, time.Minute)
+	first.cmd.Process.Kill()
+	first.cmd.Wait()
+	dirs, _ := runFolders(first.runs)
+	if len(dirs) != 1 {
+		t.Fatalf("runs folder: %v, want one run", dirs)
+	}
+	second := startUIIn(t, first.runs)
+	b2 := newBrowser(t, options{})
+	b2.openURL(second.url + "&backend=native")
+	b2.waitFor(`document.querySelector('#folders button[data-resume]') !== null`, 30*time.Second)
+	eval[bool](b2, `(document.querySelector('#folders button[data-resume]').click(), true)`)
+	b2.waitFor(`document.body.dataset.state !== 'idle'`, 30*time.Second)
+	b2.waitFinished("done", 3*time.Minute)
+	if r := b2.report(); r.Status != "done" || len(r.History) != epochs {
+		t.Errorf("the resumed run: status %q, %d epochs", r.Status, len(r.History))
+	}
+	if after, _ := runFolders(first.runs); len(after) != 1 {
+		t.Errorf("runs folder after the resume: %v, want the one run", after)
+	}
+	b2.checkClean()
 }

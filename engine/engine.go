@@ -190,6 +190,12 @@ func (e *Engine) run(c protocol.Command, job func(context.Context)) {
 	job(ctx)
 }
 
+// Knows reports whether the engine takes commands of kind, so that a host
+// can refuse an unknown command to the view that sent it alone.
+func Knows(kind string) bool {
+	return kind == protocol.CmdStop || (*Engine)(nil).job(protocol.Command{Kind: kind}, nil) != nil
+}
+
 // job returns the work of command c, or nil for an unknown command.
 func (e *Engine) job(c protocol.Command, files []File) func(context.Context) {
 	switch c.Kind {

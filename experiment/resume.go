@@ -55,6 +55,22 @@ func (r *Run) SaveEpoch(checkpoint, resume string) (*train.Snapshot, error) {
 	return snap, nil
 }
 
+// ResumedRun returns the kind (CmdSynth, CmdTrain) and the configuration
+// (report.json's, as JSON) of the run whose resume file is at path: what
+// resumes a run whose report.json was never written (a process killed
+// mid-run).
+func ResumedRun(path string) (kind string, config json.RawMessage, err error) {
+	f, err := safetensors.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	kind, c := f.Metadata[metaKind], f.Metadata[metaConfig]
+	if kind == "" || !json.Valid([]byte(c)) {
+		return "", nil, fmt.Errorf("%s names no run's kind and configuration", path)
+	}
+	return kind, json.RawMessage(c), nil
+}
+
 // Resume continues, in r, the run whose state SaveEpoch wrote to path: r
 // must be a fresh run of the same kind and configuration, except that it
 // may have more or fewer epochs (at least those already trained: with as

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,16 +31,22 @@ type host struct {
 	clients map[chan []byte]bool
 	// base holds the last event of each kind outside sessions (ready,
 	// data, models), session the current session's events (of progress
-	// and phase lines in a row, the last): what a page that connects late
-	// is sent first.
+	// and phase lines in a row, the last; of a run's states, one that
+	// merges them, see merged): what a page that connects late is sent
+	// first.
 	base     map[string][]byte
-	session  [][]byte
+	session  []replayed
 	lastLine bool // the last of session is a progress or phase line
-	// dirs are the run folders by session and run; stopped those of the
-	// runs that the last session stopped.
-	dirs    map[[2]int]string
-	stopped []string
-	current int // the last session's number
+	// soFar are the current session's runs as their states so far tell
+	// them, overview its overview's figures.
+	soFar    map[int]*runSoFar
+	overview protocol.Figures
+	// dirs are the run folders by session and run; failures the errors
+	// of the runs that failed, by folder (a full disk leaves no report
+	// that says so).
+	dirs     map[[2]int]string
+	failures map[string]string
+	current  int // the last session's number
 	// numbers are the sessions' numbers in their folders' names, by
 	// session; lastNumber the last one given.
 	numbers    map[int]int
@@ -57,7 +64,7 @@ func newHost(cfg Config) (*host, error) {
 		return nil, err
 	}
 	return &host{cfg: cfg, site: site, runs: runs, stamp: time.Now().Format("20060102-150405"),
-		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}, numbers: map[int]int{}}, nil
+		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}, failures: map[string]string{}, numbers: map[int]int{}}, nil
 }
 
 // OpenWebGPU opens the native WebGPU backend, unless the server keeps to
@@ -133,12 +140,62 @@ type message struct {
 	Checkpoint []byte            `json:"checkpoint,omitempty"`
 }
 
-// Emit sends ev to every page that listens and keeps it for those that
-// come later.
-func (h *host) Emit(ev protocol.Event) {
+// replayed is an event of the current session as a page that connects
+// late is sent it: run is the run of a run's state (EvRun), else -1.
+type replayed struct {
+	run int
+	b   []byte
+}
+
+// runSoFar is what a run's states (EvRun) told so far: every figure as
+// last drawn, the last checkpoint.
+type runSoFar struct {
+	figures    protocol.Figures
+	checkpoint []byte
+}
+
+// encode returns ev as the event stream carries it (message), or nil when
+// it cannot be encoded.
+func encode(ev protocol.Event) []byte {
 	js, figs, ckpt := protocol.Split(ev)
 	b, err := json.Marshal(message{JSON: string(js), Figures: figs, Checkpoint: ckpt})
 	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// merged returns the run's state ev (EvRun) with the figures and the
+// checkpoint that the run's earlier states sent and ev does not, and the
+// session's overview so far: the one state that stands for them all, so
+// that a page connecting late is sent each figure and checkpoint once, not
+// every epoch's.
+func (h *host) merged(ev protocol.Event) protocol.Event {
+	r := h.soFar[ev.Run]
+	if r == nil {
+		r = &runSoFar{figures: protocol.Figures{}}
+		h.soFar[ev.Run] = r
+	}
+	for name, svg := range ev.RunState.Figures {
+		r.figures[name] = svg
+	}
+	for name, svg := range ev.Overview {
+		h.overview[name] = svg
+	}
+	if ev.Checkpoint != nil {
+		r.checkpoint = ev.Checkpoint
+	}
+	st := *ev.RunState
+	st.Figures, st.Checkpoint = r.figures, r.checkpoint != nil
+	ev.RunState, ev.Overview, ev.Checkpoint = &st, h.overview, r.checkpoint
+	return ev
+}
+
+// Emit sends ev to every page that listens and keeps it for those that
+// come later. All pages are sent the same encoded message.
+func (h *host) Emit(ev protocol.Event) {
+	b := encode(ev)
+	if b == nil {
 		return
 	}
 	h.mu.Lock()
@@ -146,21 +203,27 @@ func (h *host) Emit(ev protocol.Event) {
 	line := ev.Kind == protocol.EvProgress || ev.Kind == protocol.EvPhase
 	switch ev.Kind {
 	case protocol.EvSession:
-		h.stopped, h.current = nil, ev.Session
-	case protocol.EvStopped:
+		h.current = ev.Session
+		h.soFar, h.overview = map[int]*runSoFar{}, protocol.Figures{}
+	case protocol.EvFailed:
 		if d := h.dirs[[2]int{ev.Session, ev.Run}]; d != "" {
-			h.stopped = []string{d}
+			h.failures[d] = ev.Error
 		}
 	}
 	switch {
 	case ev.Kind == protocol.EvSession:
-		h.session = [][]byte{b}
+		h.session = []replayed{{-1, b}}
 	case ev.Session == 0:
 		h.base[ev.Kind] = b
 	case line && h.lastLine:
-		h.session[len(h.session)-1] = b
+		h.session[len(h.session)-1] = replayed{-1, b}
+	case ev.Kind == protocol.EvRun && ev.RunState != nil && h.soFar != nil:
+		h.session = slices.DeleteFunc(h.session, func(r replayed) bool { return r.run == ev.Run })
+		if m := encode(h.merged(ev)); m != nil {
+			h.session = append(h.session, replayed{ev.Run, m})
+		}
 	default:
-		h.session = append(h.session, b)
+		h.session = append(h.session, replayed{-1, b})
 	}
 	h.lastLine = line && ev.Kind != protocol.EvSession && ev.Session != 0
 	for c := range h.clients {
@@ -194,7 +257,10 @@ func (h *host) subscribe() (chan []byte, [][]byte, error) {
 			first = append(first, b)
 		}
 	}
-	return c, append(first, h.session...), nil
+	for _, r := range h.session {
+		first = append(first, r.b)
+	}
+	return c, first, nil
 }
 
 // unsubscribe forgets a listener.

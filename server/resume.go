@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -46,15 +47,26 @@ func (h *host) Resume(name string, run *experiment.Run) (string, error) {
 	return dir, run.Resume(filepath.Join(dir, experiment.ResumeFile))
 }
 
-// noteStopped records the run folders that the session stopped by Stop
-// leaves, so that the next start resumes them.
-func (h *host) noteStopped() error {
+// noteUnfinished records the run folders of the last session that are not
+// done (the run that trains, or that a stop left), so that the next start
+// resumes them; with none, it removes the record.
+func (h *host) noteUnfinished() error {
 	h.mu.Lock()
-	names := h.stopped
+	var names []string
+	for k, d := range h.dirs {
+		if k[0] == h.current {
+			names = append(names, d)
+		}
+	}
 	h.mu.Unlock()
+	names = slices.DeleteFunc(names, func(name string) bool { return h.runFolder(name, false).Status == "done" })
 	if len(names) == 0 {
+		if err := h.runs.Remove(resumeList); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		return nil
 	}
+	slices.Sort(names)
 	b, err := json.Marshal(names)
 	if err != nil {
 		return err
@@ -89,35 +101,51 @@ func (h *host) resumeJobs() (jobs []protocol.Job, skipped []string) {
 	return jobs, skipped
 }
 
-// resumeJob returns the job that resumes the run folder name.
+// completeResumes gives each job of st that names only a run folder to
+// resume (a page's Resume of a run in the runs list) that run's
+// configuration, from its report.json; st may be nil.
+func (h *host) completeResumes(st *protocol.Start) error {
+	if st == nil {
+		return nil
+	}
+	for i, j := range st.Jobs {
+		if j.Resume == "" || j.Synth != nil || j.Image != nil {
+			continue
+		}
+		job, err := h.resumeJob(j.Resume)
+		if err != nil {
+			return err
+		}
+		st.Jobs[i] = job
+	}
+	return nil
+}
+
+// resumeJob returns the job that resumes the run folder name, with the
+// kind and configuration that its resume file holds (a run killed mid-run
+// has no report.json).
 func (h *host) resumeJob(name string) (protocol.Job, error) {
 	job := protocol.Job{Label: runLabel(name), Resume: name}
-	if _, err := h.RunPath(name); err != nil {
+	dir, err := h.RunPath(name)
+	if err != nil {
 		return job, err
 	}
 	if _, err := h.runs.Stat(filepath.Join(name, experiment.ResumeFile)); err != nil {
 		return job, fmt.Errorf("run %s stopped before its first epoch ended: nothing to resume", name)
 	}
-	b, err := h.runs.ReadFile(filepath.Join(name, "report.json"))
+	kind, config, err := experiment.ResumedRun(filepath.Join(dir, experiment.ResumeFile))
 	if err != nil {
 		return job, fmt.Errorf("run %s: %w", name, err)
 	}
-	var rep struct {
-		Kind   string          `json:"kind"`
-		Config json.RawMessage `json:"config"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return job, fmt.Errorf("run %s: report.json: %w", name, err)
-	}
-	switch rep.Kind {
+	switch kind {
 	case experiment.CmdSynth:
 		job.Synth = &experiment.SynthConfig{}
-		err = json.Unmarshal(rep.Config, job.Synth)
+		err = json.Unmarshal(config, job.Synth)
 	case experiment.CmdTrain:
 		job.Image = &experiment.ImageConfig{}
-		err = json.Unmarshal(rep.Config, job.Image)
+		err = json.Unmarshal(config, job.Image)
 	default:
-		err = fmt.Errorf("a %q run cannot be resumed here", rep.Kind)
+		err = fmt.Errorf("a %q run cannot be resumed here", kind)
 	}
 	if err != nil {
 		return job, fmt.Errorf("run %s: %w", name, err)

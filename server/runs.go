@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
@@ -41,13 +42,18 @@ func (h *host) listRuns(training bool) ([]protocol.RunFolder, error) {
 			current[d] = current[d] || k[0] == h.current
 		}
 	}
+	failures := maps.Clone(h.failures)
 	h.mu.Unlock()
 	list := []protocol.RunFolder{}
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		list = append(list, h.runFolder(e.Name(), current[e.Name()]))
+		r := h.runFolder(e.Name(), current[e.Name()])
+		if err := failures[e.Name()]; err != "" && r.Status != "done" && r.Status != "training" {
+			r.Status = "failed: " + err
+		}
+		list = append(list, r)
 	}
 	slices.Reverse(list) // the names start with the time
 	return list, nil

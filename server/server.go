@@ -6,13 +6,20 @@
 // server-sent events from /engine/events. Each run is a folder of the runs
 // folder with what deeplda train and synth write.
 //
-// Only the user gets in: every request needs the random token that the
-// printed URL carries (a cookie after the first visit); the Host header
-// must name the server itself and the Origin header, when there is one,
-// the server's own page (no DNS rebinding, no other site's page posting
-// commands); files are served from the site and the runs folder only;
-// request bodies, the pages that listen and the runs that train are
-// bounded (one session at a time, of at most 16 runs).
+// Only the user gets in: the engine and the runs folder need the random
+// token that the printed URL carries, which the page keeps (in its
+// origin's storage, which other ports cannot read, unlike a cookie) and
+// sends in the X-Deeplda-Token header (its event stream in the query);
+// the site's own files, public anyway, need none. The Host header must
+// name the server itself and the Origin header, when there is one, the
+// server's own page (no DNS rebinding, no other site's page posting
+// commands); no page may frame the server's (frame-ancestors 'none',
+// X-Frame-Options DENY); the runs folder's files are served sandboxed
+// (Content-Security-Policy: sandbox), so that a figure there runs no
+// script in the server's origin; files are served from the site and the
+// runs folder only; request bodies, the pages that listen, the time a
+// connection may idle and the runs that train are bounded (one session at
+// a time, of at most 16 runs, that fits in the machine's memory).
 package server
 
 import (
@@ -20,6 +27,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -59,6 +67,9 @@ type Config struct {
 	// Describe names the engine on the page ("this machine: 16 cores,
 	// NVIDIA ... (Vulkan)").
 	Describe string
+	// Memory is the machine's memory, which a start's runs must fit in
+	// (as deeplda train and synth check theirs); zero: no bound.
+	Memory experiment.Memory
 }
 
 // Limits on what a request may send.
@@ -74,8 +85,13 @@ type Server struct {
 	cfg    Config
 	token  string
 	hosts  map[string]bool // the Host headers it answers to
+	anyIP  string          // the port at which any IP address names it, or ""
 	engine *engine.Engine
 	host   *host
+	// uploads is the spool folder of the commands' files (see receive);
+	// uploading admits one command's files at a time.
+	uploads   string
+	uploading sync.Mutex
 }
 
 // New returns a server for cfg that answers to the address addr (the
@@ -92,8 +108,12 @@ func New(cfg Config, addr string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, token: hex.EncodeToString(b), hosts: hostsFor(addr)}
+	s := &Server{cfg: cfg, token: hex.EncodeToString(b)}
+	s.hosts, s.anyIP = hostsFor(addr)
 	if s.host, err = newHost(cfg); err != nil {
+		return nil, err
+	}
+	if s.uploads, err = os.MkdirTemp("", "deeplda-ui-uploads-"); err != nil {
 		return nil, err
 	}
 	s.engine = engine.New(s.host)
@@ -101,30 +121,45 @@ func New(cfg Config, addr string) (*Server, error) {
 }
 
 // hostsFor returns the Host headers that name a server listening on addr:
-// its own address, and for a loopback one, localhost at its port.
-func hostsFor(addr string) map[string]bool {
+// its own address, and for a loopback one, localhost at its port; and
+// for an address of every interface (0.0.0.0, ::), the port at which any
+// IP address names it (else ""), as another machine reaches it. A name
+// other than localhost never does: a page of another site cannot make
+// its own name point here (DNS rebinding).
+func hostsFor(addr string) (hosts map[string]bool, anyIP string) {
 	h := map[string]bool{addr: true}
 	ip, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return h
+		return h, ""
 	}
-	if p := net.ParseIP(ip); p != nil && p.IsLoopback() {
+	p := net.ParseIP(ip)
+	if p != nil && (p.IsLoopback() || p.IsUnspecified()) {
 		for _, name := range []string{"localhost", "127.0.0.1", "[::1]"} {
 			h[name+":"+port] = true
 		}
 	}
-	return h
+	if p != nil && p.IsUnspecified() {
+		return h, port
+	}
+	return h, ""
 }
 
-// Token is the secret that every request carries.
+// answers reports whether host (a Host header, or an Origin's host) names
+// this server.
+func (s *Server) answers(host string) bool {
+	if s.hosts[host] {
+		return true
+	}
+	ip, port, err := net.SplitHostPort(host)
+	return err == nil && s.anyIP != "" && port == s.anyIP && net.ParseIP(ip) != nil
+}
+
+// Token is the secret that every request to the engine or the runs
+// folder carries.
 func (s *Server) Token() string { return s.token }
 
-// cookie is the name of the token's cookie; cookies do not tell ports
-// apart, so the port is in the name.
-func (s *Server) cookie(r *http.Request) string {
-	_, port, _ := net.SplitHostPort(r.Host)
-	return "deeplda-ui-" + port
-}
+// TokenHeader is the request header that carries the token.
+const TokenHeader = "X-Deeplda-Token"
 
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler {
@@ -135,16 +170,47 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /runs/", http.StripPrefix("/runs/", http.FileServerFS(noListing{s.host.runs.FS()})))
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /index.html", s.index)
-	mux.Handle("GET /", http.FileServerFS(noListing{os.DirFS(s.cfg.Site)}))
+	mux.Handle("GET /", http.FileServerFS(noListing{s.host.site.FS()}))
 	return s.guard(mux)
 }
 
+// Timeouts of a connection: the time it may take to send a request's
+// header, and to idle between two requests.
+const (
+	headerTimeout = 10 * time.Second
+	idleTimeout   = 30 * time.Second
+)
+
+// HTTPServer returns the HTTP server of the handler: a connection that
+// sends no request header within headerTimeout, or no next request within
+// idleTimeout, is closed, so that idle connections cannot use up the
+// process's file handles. (No write timeout here: the event streams last;
+// events sets its own.)
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s.Handler(), ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout}
+}
+
 // guard refuses a request unless its Host is the server's, its Origin
-// (when it has one) the server's page, and it carries the token (the
-// query's token= sets the cookie).
+// (when it has one) the server's page, and, for the engine and the runs
+// folder, it carries the token (TokenHeader, or the query's token=). Every
+// response refuses to be framed; those of the runs folder are sandboxed.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.hosts[r.Host] {
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		// The path as the mux reads it, whatever its spelling.
+		p := path.Clean("/" + r.URL.Path)
+		runs := p == "/runs" || strings.HasPrefix(p, "/runs/")
+		if runs {
+			// A run's files are data: a figure opened here runs no
+			// script and loads nothing in the server's origin.
+			h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'")
+		} else {
+			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+		}
+		if !s.answers(r.Host) {
 			http.Error(w, "deeplda ui: this server does not answer to the host "+r.Host, http.StatusForbidden)
 			return
 		}
@@ -152,20 +218,16 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "deeplda ui: requests from "+o+" are refused", http.StatusForbidden)
 			return
 		}
-		token := ""
-		if c, err := r.Cookie(s.cookie(r)); err == nil {
-			token = c.Value
+		if !runs && p != "/engine" && !strings.HasPrefix(p, "/engine/") {
+			next.ServeHTTP(w, r)
+			return
 		}
-		if q := r.URL.Query().Get("token"); q != "" {
-			if !s.valid(q) {
-				http.Error(w, "deeplda ui: wrong token; open the URL that deeplda ui printed", http.StatusForbidden)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: s.cookie(r), Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			token = q
+		token := r.Header.Get(TokenHeader)
+		if token == "" {
+			token = r.URL.Query().Get("token")
 		}
 		if !s.valid(token) {
-			http.Error(w, "deeplda ui: this page needs the token of the URL that deeplda ui printed", http.StatusForbidden)
+			http.Error(w, "deeplda ui: this page needs the token of the URL that deeplda ui printed: open that URL", http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -180,7 +242,7 @@ func (s *Server) valid(token string) bool {
 // ownOrigin reports whether origin is a page of this server.
 func (s *Server) ownOrigin(origin string) bool {
 	host, ok := strings.CutPrefix(origin, "http://")
-	return ok && s.hosts[host]
+	return ok && s.answers(host)
 }
 
 // index serves the site's index.html with the native engine named in a
@@ -202,107 +264,219 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 // "json" and its files) to the engine.
 func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	var js []byte
-	var files []engine.File
+	var files []upload
+	var err error
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-		r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
-		if err := r.ParseMultipartForm(32 << 20); err != nil {
+		js, files, err = s.receive(w, r)
+		if err != nil {
 			http.Error(w, "deeplda ui: reading the command's files: "+err.Error(), http.StatusRequestEntityTooLarge)
 			return
 		}
-		defer r.MultipartForm.RemoveAll()
-		js = []byte(r.FormValue("json"))
-		for _, fh := range r.MultipartForm.File["files"] {
-			b, err := readPart(fh.Open)
-			if err != nil {
-				http.Error(w, "deeplda ui: reading "+fh.Filename+": "+err.Error(), http.StatusBadRequest)
-				return
-			}
-			files = append(files, engine.File{Name: fh.Filename, Read: func() ([]byte, error) { return b, nil }})
-		}
 	} else {
-		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCommand))
+		js, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxCommand))
 		if err != nil {
 			http.Error(w, "deeplda ui: reading the command: "+err.Error(), http.StatusRequestEntityTooLarge)
 			return
 		}
-		js = b
 	}
 	c, err := decodeCommand(js)
 	if err != nil {
+		discard(files)
 		http.Error(w, "deeplda ui: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.admit(c); err != nil {
+	err = s.host.completeResumes(c.Start)
+	if err == nil {
+		err = s.admit(c)
+	}
+	if err != nil {
+		discard(files)
 		// Only the page that asked hears of it, as a refusal of its
-		// session: the others' sessions go on.
-		b, _ := protocol.Encode(protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()})
+		// session (or the end of its benchmark): the others' sessions go
+		// on.
+		ev := protocol.Event{Kind: protocol.EvRefused, Session: c.Session, Error: err.Error()}
+		if c.Kind == protocol.CmdBench {
+			ev = protocol.Event{Kind: protocol.EvBenchDone, Error: err.Error()}
+		}
+		b, _ := protocol.Encode(ev)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusConflict)
 		w.Write(b)
 		return
 	}
-	s.engine.Handle(c, files)
+	var ef []engine.File
+	for _, u := range files {
+		ef = append(ef, u.file())
+	}
+	s.engine.Handle(c, ef)
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// upload is a file that came with a command, spooled to disk.
+type upload struct{ name, path string }
+
+// file returns u as the engine reads it: once, after which the spooled
+// file goes.
+func (u upload) file() engine.File {
+	return engine.File{Name: u.name, Read: func() ([]byte, error) {
+		defer os.Remove(u.path)
+		return os.ReadFile(u.path)
+	}}
+}
+
+// discard removes the spooled files of a command that does not run.
+func discard(files []upload) {
+	for _, u := range files {
+		os.Remove(u.path)
+	}
+}
+
+// receive reads a command with files, a multipart form of at most
+// maxUpload bytes: its JSON (the part "json") and its files (the parts
+// "files"). It streams each file to a file of the spool folder, which the
+// engine reads when the command's turn comes: a command that waits its
+// turn does not wait in memory. One command's files are received at a
+// time.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request) (js []byte, files []upload, err error) {
+	s.uploading.Lock()
+	defer s.uploading.Unlock()
+	defer func() {
+		if err != nil {
+			discard(files)
+			files = nil
+		}
+	}()
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return js, files, nil
+		}
+		if err != nil {
+			return nil, files, err
+		}
+		switch p.FormName() {
+		case "json":
+			if js, err = io.ReadAll(io.LimitReader(p, maxCommand+1)); err == nil && len(js) > maxCommand {
+				err = fmt.Errorf("a command's JSON is at most %d bytes", maxCommand)
+			}
+		case "files":
+			var u upload
+			u, err = s.spool(p)
+			if err == nil {
+				files = append(files, u)
+			}
+		}
+		if err != nil {
+			return nil, files, err
+		}
+	}
+}
+
+// spool writes an uploaded file to the spool folder.
+func (s *Server) spool(p *multipart.Part) (upload, error) {
+	f, err := os.CreateTemp(s.uploads, "upload-*")
+	if err != nil {
+		return upload{}, err
+	}
+	_, err = io.Copy(f, p)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return upload{}, err
+	}
+	return upload{name: p.FileName(), path: f.Name()}, nil
+}
+
+// Close removes the spool folder, with the files of the commands that
+// never ran.
+func (s *Server) Close() error { return os.RemoveAll(s.uploads) }
 
 // maxRuns bounds the runs of one session.
 const maxRuns = 16
 
 // admit refuses a command that would train beside the session that
-// trains (one session trains at a time, whichever page started it) or
-// that plans more than maxRuns runs. The caller holds s.mu, so that two
-// pages cannot both start.
+// trains (one session trains at a time, whichever page started it), that
+// plans more than maxRuns runs, or a run or a benchmark that needs more
+// than the machine's memory (a clear refusal, not the kernel's kill). The
+// caller holds s.mu, so that two pages cannot both start.
 func (s *Server) admit(c protocol.Command) error {
+	if c.Bench != nil {
+		if err := c.Bench.Suite.CheckMemory(s.cfg.Memory); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
 	if !c.Trains() {
 		return nil
 	}
 	if s.engine.Training() {
 		return fmt.Errorf("a session trains on this machine already (started from this page or another): stop it, or wait until it ends")
 	}
-	if c.Start != nil && len(c.Start.Jobs) > maxRuns {
+	if c.Start == nil {
+		return nil
+	}
+	if len(c.Start.Jobs) > maxRuns {
 		return fmt.Errorf("a session trains at most %d runs here, not %d", maxRuns, len(c.Start.Jobs))
+	}
+	for _, j := range c.Start.Jobs {
+		var err error
+		switch {
+		case j.Synth != nil:
+			err = j.Synth.CheckMemory(s.cfg.Memory)
+		case j.Image != nil:
+			err = j.Image.CheckMemory(s.cfg.Memory)
+		}
+		if err != nil {
+			return fmt.Errorf("run %q: %w", j.Label, err)
+		}
 	}
 	return nil
 }
 
-// readPart reads an uploaded file.
-func readPart(open func() (multipart.File, error)) ([]byte, error) {
-	f, err := open()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
-
-// noListing is a file system whose folders cannot be opened, so that the
-// file server lists none.
+// noListing is a file system (an os.Root's, which no symbolic link
+// leaves) whose folders and dotfiles cannot be opened, so that the file
+// server lists none and serves no .git or .resume.json; whatever cannot be
+// opened (a link out, a name too long) is not found.
 type noListing struct{ fs.FS }
 
-// Open opens a file that is not a folder.
+// Open opens a file that is not a folder, nor in or named like a dotfile.
 func (n noListing) Open(name string) (fs.File, error) {
+	notFound := &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	for _, part := range strings.Split(name, "/") {
+		if strings.HasPrefix(part, ".") {
+			return nil, notFound
+		}
+	}
 	f, err := n.FS.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, notFound
 	}
 	if st, err := f.Stat(); err != nil || st.IsDir() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		return nil, notFound
 	}
 	return f, nil
 }
 
+// eventTimeout is the longest that writing one event to a page may take:
+// a page that reads no more is dropped then (its EventSource connects
+// again and is sent the state anew), not kept with what it was sent.
+var eventTimeout = time.Minute
+
 // events streams the engine's events to a page (server-sent events): first
 // where the engine stands (see host.subscribe), then each event as it
-// comes.
+// comes. Every page is sent the same encoded messages, written as they
+// are, each within eventTimeout.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	flush, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "deeplda ui: no streaming on this connection", http.StatusInternalServerError)
-		return
-	}
+	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	c, first, err := s.host.subscribe()
@@ -311,30 +485,51 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.host.unsubscribe(c)
-	for _, b := range first {
-		fmt.Fprintf(w, "data: %s\n\n", b)
+	send := func(b []byte) error {
+		if err := rc.SetWriteDeadline(time.Now().Add(eventTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		if _, err := io.WriteString(w, "data: "); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n\n"); err != nil {
+			return err
+		}
+		return rc.Flush()
 	}
-	flush.Flush()
+	for _, b := range first {
+		if send(b) != nil {
+			return
+		}
+	}
+	if len(first) == 0 && rc.Flush() != nil {
+		return
+	}
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case b, ok := <-c:
-			if !ok {
+			if !ok || send(b) != nil {
 				return
 			}
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			flush.Flush()
 		}
 	}
 }
 
-// decodeCommand reads a command and refuses what a page must not ask of
-// the native engine: its debug choices are the page's own.
+// decodeCommand reads a command: one that the engine does not know is an
+// error (the page that sent it is told, not every page); the debug
+// choices, the page's own, are dropped.
 func decodeCommand(b []byte) (protocol.Command, error) {
 	c, err := protocol.DecodeCommand(b)
 	if err != nil {
 		return c, err
+	}
+	if !engine.Knows(c.Kind) {
+		return c, fmt.Errorf("unknown command %q", c.Kind)
 	}
 	if c.Hello != nil {
 		c.Hello.Debug = ""
@@ -348,10 +543,16 @@ func (s *Server) Training() bool { return s.engine.Training() }
 
 // Stop stops the session that trains, if one does, and waits (at most
 // wait) until it has written its runs: a run goes back to its last whole
-// epoch, which its folder holds.
+// epoch, which its folder holds. The next start resumes it: that is
+// recorded first, before the run's last evaluation, however long that
+// takes and whatever ends the process meanwhile (a second Ctrl-C), and
+// again once it has stopped.
 func (s *Server) Stop(wait time.Duration) error {
 	if !s.engine.Training() {
 		return nil
+	}
+	if err := s.host.noteUnfinished(); err != nil {
+		return fmt.Errorf("recording the run to resume: %w", err)
 	}
 	s.engine.Handle(protocol.Command{Kind: protocol.CmdStop}, nil)
 	deadline := time.Now().Add(wait)
@@ -361,8 +562,7 @@ func (s *Server) Stop(wait time.Duration) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// The next start resumes it.
-	return s.host.noteStopped()
+	return s.host.noteUnfinished()
 }
 
 // Resume starts the runs that closing deeplda ui stopped (see Stop), one

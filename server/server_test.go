@@ -28,15 +28,33 @@ func newTest(t *testing.T, addr string) *Server {
 	if err := os.WriteFile(filepath.Join(runs, "r1", "report.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(site, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(site, ".git", "config"), []byte("[core]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Links out of both folders, which are not followed.
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{filepath.Join(site, "out.txt"), filepath.Join(runs, "r1", "out.txt")} {
+		if err := os.Symlink(outside, l); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s, err := New(Config{Site: site, Runs: runs, Describe: `this machine: 2 cores <&>`}, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
-// TestGuard checks who gets in: the token (query, then cookie), the Host
-// and the Origin, and which files are served.
+// TestGuard checks who gets in: the token (header or query) for the
+// engine and the runs folder, the Host and the Origin, and which files are
+// served.
 func TestGuard(t *testing.T) {
 	const addr = "127.0.0.1:8123"
 	s := newTest(t, addr)
@@ -58,20 +76,23 @@ func TestGuard(t *testing.T) {
 	if first.Code != http.StatusOK || !strings.Contains(first.Body.String(), `<meta name="deeplda-native" content="this machine: 2 cores &lt;&amp;&gt;">`) {
 		t.Errorf("with the token: %d %q", first.Code, first.Body.String())
 	}
-	cookie := first.Result().Cookies()
-	if len(cookie) != 1 || cookie[0].Value != s.Token() || !cookie[0].HttpOnly {
-		t.Fatalf("cookie %v", cookie)
-	}
-	withCookie := map[string]string{"Cookie": cookie[0].Name + "=" + cookie[0].Value}
+	withHeader := map[string]string{TokenHeader: s.Token()}
 	for _, c := range []struct {
 		name, method, target string
 		header               map[string]string
 		want                 int
 	}{
-		{"no token", "GET", "/", nil, http.StatusForbidden},
-		{"a wrong token", "GET", "/?token=abc", nil, http.StatusForbidden},
-		{"the cookie", "GET", "/", withCookie, http.StatusOK},
-		{"localhost", "GET", "/" + tok, map[string]string{"Host": "localhost:8123"}, http.StatusOK},
+		{"the page without the token", "GET", "/", nil, http.StatusOK},
+		{"the runs without the token", "GET", "/runs/index.json", nil, http.StatusForbidden},
+		{"a run's file without the token", "GET", "/runs/r1/report.json", nil, http.StatusForbidden},
+		{"events without the token", "GET", "/engine/events", nil, http.StatusForbidden},
+		{"a command without the token", "POST", "/engine/command", nil, http.StatusForbidden},
+		{"the runs without the token, spelt otherwise", "GET", "/./runs//index.json", nil, http.StatusForbidden},
+		{"a command without the token, spelt otherwise", "POST", "//engine/./command", nil, http.StatusForbidden},
+		{"a wrong token", "GET", "/runs/index.json?token=abc", nil, http.StatusForbidden},
+		{"a wrong token's header", "GET", "/runs/index.json", map[string]string{TokenHeader: "abc"}, http.StatusForbidden},
+		{"the token's header", "GET", "/runs/index.json", withHeader, http.StatusOK},
+		{"localhost", "GET", "/runs/index.json" + tok, map[string]string{"Host": "localhost:8123"}, http.StatusOK},
 		{"a foreign Host", "GET", "/" + tok, map[string]string{"Host": "evil.example:8123"}, http.StatusForbidden},
 		{"another port", "GET", "/" + tok, map[string]string{"Host": "127.0.0.1:9999"}, http.StatusForbidden},
 		{"its own Origin", "GET", "/" + tok, map[string]string{"Origin": "http://127.0.0.1:8123"}, http.StatusOK},
@@ -79,15 +100,47 @@ func TestGuard(t *testing.T) {
 		{"a run's file", "GET", "/runs/r1/report.json" + tok, nil, http.StatusOK},
 		{"a folder", "GET", "/runs/r1/" + tok, nil, http.StatusNotFound},
 		{"outside the runs", "GET", "/runs/%2e%2e/x" + tok, nil, http.StatusNotFound},
+		{"a dotfile of the runs", "GET", "/runs/.resume.json" + tok, nil, http.StatusNotFound},
+		{"a dotfile of the site", "GET", "/.git/config", nil, http.StatusNotFound},
+		{"a link out of the site", "GET", "/out.txt", nil, http.StatusNotFound},
+		{"a link out of the runs", "GET", "/runs/r1/out.txt" + tok, nil, http.StatusNotFound},
+		{"a name too long", "GET", "/runs/" + strings.Repeat("x", 300) + tok, nil, http.StatusNotFound},
 		{"a bad command", "POST", "/engine/command" + tok, nil, http.StatusBadRequest},
 	} {
-		if w := do(c.method, c.target, c.header, ""); w.Code != c.want && !(c.want == http.StatusNotFound && w.Code/100 == 3) {
+		w := do(c.method, c.target, c.header, "")
+		if w.Code != c.want && !(c.want == http.StatusNotFound && w.Code/100 == 3) {
 			t.Errorf("%s: status %d, want %d (%s)", c.name, w.Code, c.want, strings.TrimSpace(w.Body.String()))
+		}
+		if len(w.Result().Cookies()) != 0 {
+			t.Errorf("%s: a cookie, which every port of the host would get: %v", c.name, w.Result().Cookies())
+		}
+		// No page frames the server's, whatever the answer.
+		if w.Header().Get("X-Frame-Options") != "DENY" || !strings.Contains(w.Header().Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("%s: framing not refused: %v", c.name, w.Header())
 		}
 	}
 	big := strings.Repeat(" ", maxCommand+1)
 	if w := do("POST", "/engine/command"+tok, nil, big); w.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("a command of %d bytes: status %d", len(big), w.Code)
+	}
+}
+
+// TestRunFilesSandboxed checks that a run's hostile figure, opened from
+// the runs folder, is served sandboxed: in no origin, with no script.
+func TestRunFilesSandboxed(t *testing.T) {
+	const addr = "127.0.0.1:8123"
+	s := newTest(t, addr)
+	hostile := `<svg xmlns="http://www.w3.org/2000/svg"><script>fetch('/engine/command',{method:'POST'})</script></svg>`
+	if err := s.host.runs.WriteFile("r1/embedding.svg", []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "http://"+addr+"/runs/r1/embedding.svg", nil)
+	req.Header.Set(TokenHeader, s.Token())
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	csp := w.Header().Get("Content-Security-Policy")
+	if w.Code != http.StatusOK || !strings.HasPrefix(csp, "sandbox;") || !strings.Contains(csp, "default-src 'none'") || w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("status %d, headers %v", w.Code, w.Header())
 	}
 }
 
@@ -238,5 +291,167 @@ func TestRunDir(t *testing.T) {
 	}
 	if d := h.dirs[[2]int{9, 0}]; d != h.stamp+"-s4-r1-DNLL" {
 		t.Errorf("beside an existing folder of its name, a run got %s", d)
+	}
+}
+
+// TestStopNotesResumeFirst checks that stopping records the run to resume
+// before the run has stopped: a stop that outlasts its wait (a long last
+// evaluation, a second Ctrl-C) still leaves the run resumable.
+func TestStopNotesResumeFirst(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8123")
+	dir := trainEpoch(t, s)
+	if err := s.Stop(0); err == nil || !strings.Contains(err.Error(), "did not stop") {
+		t.Errorf("Stop(0): %v", err)
+	}
+	b, err := s.host.runs.ReadFile(resumeList)
+	if err != nil || string(b) != `["`+dir+`"]` {
+		t.Errorf("when the run has yet to stop, %s holds %s (%v), want the run %s", resumeList, b, err, dir)
+	}
+	if err := s.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); s.Training(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not stop within a minute")
+		}
+	}
+	if resumed, skipped := s.Resume(); len(resumed) != 1 || resumed[0] != dir || len(skipped) != 0 {
+		t.Errorf("resumed %v, skipped %v; want %s", resumed, skipped, dir)
+	}
+	s.Stop(time.Minute)
+}
+
+// trainEpoch starts a long toy run and returns its folder once its first
+// epoch has ended.
+func trainEpoch(t *testing.T, s *Server) string {
+	t.Helper()
+	c := experiment.DefaultSynth()
+	c.Train, c.Test, c.Epochs, c.Batch = 256, 128, 100000, 64
+	s.engine.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{{Label: "DNLL", Synth: &c}}, Backend: experiment.BackendCPU}}, nil)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		s.host.mu.Lock()
+		dir := s.host.dirs[[2]int{1, 0}]
+		s.host.mu.Unlock()
+		if _, err := s.host.runs.Stat(filepath.Join(dir, experiment.ResumeFile)); dir != "" && err == nil {
+			return dir
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no epoch ended within a minute")
+		}
+	}
+}
+
+// TestResumeFromList checks that a page resumes a run of the runs list by
+// its name alone: the server completes the job from the run's report.
+func TestResumeFromList(t *testing.T) {
+	const addr = "127.0.0.1:8123"
+	s := newTest(t, addr)
+	dir := trainEpoch(t, s)
+	if err := s.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// As a run killed mid-run: no report.json.
+	if err := os.Remove(filepath.Join(s.cfg.Runs, dir, "report.json")); err != nil {
+		t.Fatal(err)
+	}
+	post := func(name string) *httptest.ResponseRecorder {
+		b, err := protocol.Encode(protocol.Command{Kind: protocol.CmdStart, Session: 7, Start: &protocol.Start{Jobs: []protocol.Job{{Resume: name}}, Backend: experiment.BackendCPU}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("POST", "http://"+addr+"/engine/command", strings.NewReader(string(b)))
+		req.Header.Set(TokenHeader, s.Token())
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, req)
+		return w
+	}
+	if w := post("r1"); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "nothing to resume") {
+		t.Errorf("resuming a run without a resume file: %d %s", w.Code, w.Body)
+	}
+	if w := post(dir); w.Code != http.StatusNoContent {
+		t.Fatalf("resuming %s: %d %s", dir, w.Code, w.Body)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		s.host.mu.Lock()
+		first := s.host.session[0].b
+		s.host.mu.Unlock()
+		var m message
+		if err := json.Unmarshal(first, &m); err != nil {
+			t.Fatal(err)
+		}
+		ev, err := protocol.DecodeEvent([]byte(m.JSON))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Session == 7 {
+			if j := ev.Start.Jobs[0]; j.Resume != dir || j.Synth == nil || j.Synth.Epochs != 100000 || j.Label != "DNLL" {
+				t.Errorf("the resumed session's job: %+v", j)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no session within a minute")
+		}
+	}
+	s.Stop(time.Minute)
+}
+
+// TestEveryInterface checks that a server listening on every interface
+// answers to any IP address at its port (as other machines reach it),
+// and still to no name but localhost.
+func TestEveryInterface(t *testing.T) {
+	s := newTest(t, "[::]:8123")
+	for host, want := range map[string]bool{"127.0.0.1:8123": true, "192.168.1.5:8123": true, "[fe80::1]:8123": true, "localhost:8123": true,
+		"192.168.1.5:9999": false, "evil.example:8123": false, "[::]:9999": false} {
+		if got := s.answers(host); got != want {
+			t.Errorf("answers(%s) = %v, want %v", host, got, want)
+		}
+	}
+	if n := newTest(t, "127.0.0.1:8123"); n.answers("192.168.1.5:8123") {
+		t.Error("a loopback server answers to another address")
+	}
+}
+
+// TestUnknownCommand checks that an unknown command is refused to the
+// page that sent it, with a 400, and not to every page.
+func TestUnknownCommand(t *testing.T) {
+	const addr = "127.0.0.1:8123"
+	s := newTest(t, addr)
+	c, _, err := s.host.subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.host.unsubscribe(c)
+	req := httptest.NewRequest("POST", "http://"+addr+"/engine/command", strings.NewReader(`{"kind": "format-disk"}`))
+	req.Header.Set(TokenHeader, s.Token())
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	if w.Code != http.StatusBadRequest || strings.TrimSpace(w.Body.String()) != `deeplda ui: unknown command "format-disk"` {
+		t.Errorf("status %d: %s", w.Code, w.Body)
+	}
+	select {
+	case b := <-c:
+		t.Errorf("the pages were sent %s", b)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestFailedRunListed checks that a run that failed (a full disk, which
+// leaves no report to say so) is listed with its error.
+func TestFailedRunListed(t *testing.T) {
+	s := newTest(t, "127.0.0.1:8123")
+	h := s.host
+	dir, err := h.RunDir(1, 0, "DNLL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Emit(protocol.Event{Kind: protocol.EvSession, Session: 1})
+	h.Emit(protocol.Event{Kind: protocol.EvFailed, Session: 1, Run: 0, Error: "writing report.json: no space left on device"})
+	list, err := h.listRuns(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[1].Name != filepath.Base(dir) || list[1].Status != "failed: writing report.json: no space left on device" {
+		t.Errorf("the list %+v, want the failed run %s with its error", list, filepath.Base(dir))
 	}
 }

@@ -31,6 +31,28 @@
     };
   }
 
+  // deeplda ui's token (see package server): taken from the URL it
+  // printed, then out of the address bar, and kept in this origin's
+  // session storage, which no page of another port can read (a cookie
+  // would go to every port of the host). The page sends it with each
+  // request to the native engine and the runs folder (fetchURL too).
+  globalThis.deepldaToken = (function () {
+    const key = 'deeplda-ui-token';
+    const url = new URL(location.href);
+    const t = url.searchParams.get('token');
+    try {
+      if (!t) {
+        return sessionStorage.getItem(key) || '';
+      }
+      sessionStorage.setItem(key, t);
+    } catch (e) {
+      // No storage: the token lasts as long as the page.
+    }
+    url.searchParams.delete('token');
+    history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+    return t;
+  })();
+
   let loaded = null; // { module, shared }
 
   // deepldaEngine starts the engine's worker on the module the page runs
@@ -69,7 +91,9 @@
   // figures and its checkpoint, base64, beside it), commands are POSTed,
   // with their files as a multipart form.
   function nativeEngine(onEvent, onFatal) {
-    const events = new EventSource('engine/events');
+    const token = globalThis.deepldaToken;
+    const stream = 'engine/events?token=' + encodeURIComponent(token);
+    const events = new EventSource(stream);
     events.onmessage = function (e) {
       const m = JSON.parse(e.data);
       let ckpt = null;
@@ -83,6 +107,24 @@
     };
     let lost = false;
     events.onerror = function () {
+      if (events.readyState === EventSource.CLOSED) {
+        // Refused (no token, too many pages): EventSource does not try
+        // again, nor say why; the server's answer does.
+        const ctl = new AbortController();
+        fetch(stream, { signal: ctl.signal }).then(function (r) {
+          if (r.ok) {
+            ctl.abort();
+            onFatal('The connection to the native engine closed. Reload the page to connect again.');
+            return;
+          }
+          return r.text().then(function (t) {
+            onFatal('The native engine refused this page: ' + t.trim());
+          });
+        }, function (e) {
+          onFatal('The native engine cannot be reached (' + e + '): is deeplda ui still running?');
+        });
+        return;
+      }
       // EventSource connects again by itself; say so once.
       if (!lost && events.readyState !== EventSource.OPEN) {
         lost = true;
@@ -95,12 +137,13 @@
     return {
       send: function (json, files) {
         let body = json;
-        let headers = { 'Content-Type': 'application/json' };
+        const headers = { 'X-Deeplda-Token': token };
         if (files && files.length) {
           body = new FormData();
           body.append('json', json);
           for (const f of files) body.append('files', f, f.name);
-          headers = {};
+        } else {
+          headers['Content-Type'] = 'application/json';
         }
         fetch('engine/command', { method: 'POST', body: body, headers: headers }).then(function (r) {
           if (r.status === 409) {

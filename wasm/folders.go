@@ -5,11 +5,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/page"
 )
@@ -105,8 +107,34 @@ func (f *folders) ticked(ev dom.Event) {
 }
 
 // clicked shows the run whose name was clicked (a button with
-// data-folder).
+// data-folder), downloads the run's file whose name was (data-file), or
+// resumes the run whose Resume was (data-resume): the native engine starts
+// it with its folder's configuration, and the page shows that session as
+// it shows another tab's.
 func (f *folders) clicked(ev dom.Event) {
+	if t := ev.Target().Underlying().Call("closest", "button[data-resume]"); t.Truthy() {
+		if state() == "training" {
+			return
+		}
+		name := t.Get("dataset").Get("resume").String()
+		f.a.lastID++
+		start := &protocol.Start{Jobs: []protocol.Job{{Resume: name}}, Backend: experiment.BackendAuto, Density: true}
+		f.a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: f.a.lastID, Start: start}, nil)
+		return
+	}
+	if t := ev.Target().Underlying().Call("closest", "button[data-file]"); t.Truthy() {
+		url := t.Get("dataset").Get("file").String()
+		go func() {
+			defer f.a.guard()
+			b, err := fetchURL(url)
+			if err != nil {
+				f.a.showError(fmt.Sprintf("%s: %v", url, err))
+				return
+			}
+			download(path.Base(url), "application/octet-stream", b)
+		}()
+		return
+	}
 	t := ev.Target().Underlying().Call("closest", "button[data-folder]")
 	if !t.Truthy() {
 		return

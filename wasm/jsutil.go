@@ -8,9 +8,14 @@ import (
 	"syscall/js"
 )
 
-// fetchURL downloads a file.
+// fetchURL downloads a file, with deeplda ui's token where the page holds
+// one (site/app.js).
 func fetchURL(url string) ([]byte, error) {
-	resp, err := await(js.Global().Call("fetch", url))
+	init := map[string]any{}
+	if tok := js.Global().Get("deepldaToken"); tok.Type() == js.TypeString && tok.String() != "" {
+		init["headers"] = map[string]any{"X-Deeplda-Token": tok.String()}
+	}
+	resp, err := await(js.Global().Call("fetch", url, init))
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,9 @@ type outFolder struct {
 	dir     string
 	lockf   *os.File // the lock file, held open with its lock
 	created []string // the folders openOut created, innermost first
+	// name and flag name the folder in messages: "output folder" and
+	// "-out", or "runs folder" and "-runs" (lockRuns).
+	name, flag string
 }
 
 // openOut prepares dir for a command that writes there: it creates dir
@@ -35,7 +38,7 @@ type outFolder struct {
 // without -resume), a folder that holds a run that -resume can continue is
 // refused rather than overwritten. The caller must call release.
 func openOut(dir string, fresh bool) (*outFolder, error) {
-	o := &outFolder{dir: dir}
+	o := &outFolder{dir: dir, name: "output folder", flag: "-out"}
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
 			break
@@ -63,6 +66,20 @@ func openOut(dir string, fresh bool) (*outFolder, error) {
 	return o, nil
 }
 
+// lockRuns creates deeplda ui's runs folder dir when missing and takes its
+// lock (see lock), so that two deeplda ui never train, resume or write the
+// same runs. The caller must call release.
+func lockRuns(dir string) (*outFolder, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("the runs folder: %w", err)
+	}
+	o := &outFolder{dir: dir, name: "runs folder", flag: "-runs"}
+	if err := o.lock(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
 // lock takes the folder's lock: the lock file, held with an exclusive
 // flock(2) (tryLock) for as long as the command runs, with this process's
 // id in it for the message of a command refused there.
@@ -78,18 +95,18 @@ func (o *outFolder) lock() error {
 	for range 100 {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
-			return fmt.Errorf("the output folder %s is not writable: %w", o.dir, err)
+			return fmt.Errorf("the %s %s is not writable: %w", o.name, o.dir, err)
 		}
 		held, err := tryLock(f)
 		switch {
 		case err != nil:
 			f.Close()
-			return fmt.Errorf("cannot lock the output folder %s: %w", o.dir, err)
+			return fmt.Errorf("cannot lock the %s %s: %w", o.name, o.dir, err)
 		case held:
 			pid := holder(f)
 			f.Close()
 			if pid > 0 {
-				return fmt.Errorf("the output folder %s is in use by process %d (%s): wait for it to end, or pick another -out", o.dir, pid, path)
+				return fmt.Errorf("the %s %s is in use by process %d (%s): wait for it to end, or pick another %s", o.name, o.dir, pid, path, o.flag)
 			}
 			// The holder has yet to write its id: look again.
 			time.Sleep(10 * time.Millisecond)
@@ -101,12 +118,12 @@ func (o *outFolder) lock() error {
 			o.lockf = f
 			if err := writePID(f); err != nil {
 				o.release()
-				return fmt.Errorf("the output folder %s is not writable: %w", o.dir, err)
+				return fmt.Errorf("the %s %s is not writable: %w", o.name, o.dir, err)
 			}
 			return nil
 		}
 	}
-	return fmt.Errorf("the output folder %s is locked (%s) by a process that gives no id: wait for it to end, or pick another -out", o.dir, path)
+	return fmt.Errorf("the %s %s is locked (%s) by a process that gives no id: wait for it to end, or pick another %s", o.name, o.dir, path, o.flag)
 }
 
 // holder returns the id of the running process that the lock file f

@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"net"
-	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -39,8 +41,10 @@ core, or the GPU through WebGPU), with the page's live figures and controls,
 and is a folder of -runs with report.json, the figures, the checkpoint and
 the resume file. The page comes from a built site (-site): in a checkout,
 ./build.sh site builds it into out/site. The printed URL carries a random
-token that every request needs. Ctrl-C stops a run at its last whole epoch;
-the next deeplda ui on the same runs folder resumes it.
+token that the page keeps and sends with every request to the engine and the
+runs folder. Ctrl-C stops a run at its last whole epoch; the next deeplda ui
+on the same runs folder resumes it. One deeplda ui at a time serves a runs
+folder.
 
 Flags:`)
 		fs.PrintDefaults()
@@ -52,7 +56,12 @@ Flags:`)
 	if err != nil {
 		return usageError{err}
 	}
-	cfg.Backend = kind
+	cfg.Backend, cfg.Memory = kind, machineMemory()
+	runs, err := lockRuns(cfg.Runs)
+	if err != nil {
+		return err
+	}
+	defer runs.release()
 	var note strings.Builder
 	be, err := openBackendNote(kind, io.MultiWriter(stderr, &note))
 	if err != nil {
@@ -79,7 +88,15 @@ Flags:`)
 	if err != nil {
 		return err
 	}
-	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), srv.Token())
+	defer srv.Close()
+	at := ln.Addr().(*net.TCPAddr)
+	host := at.String()
+	if at.IP.IsUnspecified() {
+		// Every interface: this machine opens the page on loopback,
+		// others by its address.
+		host = net.JoinHostPort("127.0.0.1", fmt.Sprint(at.Port))
+	}
+	url := fmt.Sprintf("http://%s/?token=%s", host, srv.Token())
 	fmt.Fprintf(stdout, "deeplda ui: %s, runs in %s\n    %s\n", cfg.Describe, cfg.Runs, url)
 	resumed, skipped := srv.Resume()
 	for _, r := range resumed {
@@ -89,11 +106,14 @@ Flags:`)
 		fmt.Fprintf(stderr, "deeplda ui: not resuming: %s\n", why)
 	}
 	if !noBrowser {
-		if err := openBrowser(url); err != nil {
+		remove, err := openBrowser(url)
+		if err != nil {
 			fmt.Fprintf(stderr, "note: could not open a browser (%v): open the URL above\n", err)
+		} else {
+			defer remove()
 		}
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -112,20 +132,46 @@ Flags:`)
 	return ctx.Err()
 }
 
-// openBrowser opens url in the default browser.
-func openBrowser(url string) error {
+// openBrowser opens url in the default browser through forwardPage, so
+// that the token is in no process's arguments, where ps shows it to every
+// user of the machine. The returned function removes the page.
+func openBrowser(url string) (remove func(), err error) {
+	page, remove, err := forwardPage(url)
+	if err != nil {
+		return nil, err
+	}
 	var c *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		c = exec.Command("open", url)
+		c = exec.Command("open", page)
 	case "windows":
-		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", page)
 	default:
-		c = exec.Command("xdg-open", url)
+		c = exec.Command("xdg-open", page)
 	}
 	if err := c.Start(); err != nil {
-		return err
+		remove()
+		return nil, err
 	}
 	go c.Wait()
-	return nil
+	return remove, nil
+}
+
+// forwardPage writes a page that forwards to url into a new folder that
+// only this user can read (as Jupyter opens its browser) and returns its
+// path and a function that removes it.
+func forwardPage(url string) (page string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "deeplda-ui-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove = func() { os.RemoveAll(dir) }
+	u := html.EscapeString(url)
+	page = filepath.Join(dir, "open.html")
+	b := fmt.Sprintf("<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n<title>deeplda ui</title>\n<p><a href=\"%s\">Open deeplda ui</a></p>\n", u, u)
+	if err := os.WriteFile(page, []byte(b), 0o600); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return page, remove, nil
 }

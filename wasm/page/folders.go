@@ -16,7 +16,11 @@ var FoldersHeader = []string{"Run", "Status", "Epochs", "Test accuracy", "ECE"}
 // FoldersHTML is the table of the runs of deeplda ui's runs folder
 // (runs/index.json): a run with a report has a button (data-folder) that
 // shows it, a checkbox (data-pick, ticked when picked names it) that picks
-// it for the side-by-side view, and links to its report.json and figures.
+// it for the side-by-side view, a resumable run (stopped, killed, crashed)
+// a button (data-resume) that resumes it, and buttons (data-file) that
+// download its
+// report.json and figures: files of the runs folder are never opened in
+// the page's origin.
 func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
 	if len(list) == 0 {
 		return `<p class="muted">No runs yet: each run trained on this machine is a folder here.</p>`
@@ -44,9 +48,12 @@ func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
 			}
 			name = `<input type="checkbox" data-pick="` + escaper.Replace(r.Name) + `" title="pick for the side-by-side view"` + tick + `> <button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
 		}
+		if r.Resumable {
+			name += ` <button type="button" class="link" data-resume="` + escaper.Replace(r.Name) + `" title="train this run on from its last whole epoch">Resume</button>`
+		}
 		return "", name
 	})
-	// The files: a last column would be escaped as text, so the links
+	// The files: a last column would be escaped as text, so the buttons
 	// follow the table.
 	b.WriteString(`<ul class="folder-files">`)
 	for _, r := range list {
@@ -54,9 +61,9 @@ func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
 			continue
 		}
 		base := escaper.Replace(r.Path)
-		b.WriteString(`<li>` + escaper.Replace(r.Name) + `: <a href="` + base + `report.json" target="_blank">report.json</a>`)
-		for _, f := range r.Figures {
-			b.WriteString(` <a href="` + base + escaper.Replace(f) + `" target="_blank">` + escaper.Replace(f) + `</a>`)
+		b.WriteString(`<li>` + escaper.Replace(r.Name) + `:`)
+		for _, f := range append([]string{"report.json"}, r.Figures...) {
+			b.WriteString(` <button type="button" class="link" data-file="` + base + escaper.Replace(f) + `" title="download">` + escaper.Replace(f) + `</button>`)
 		}
 		b.WriteString(`</li>`)
 	}
@@ -105,7 +112,12 @@ func FolderSession(id int, folders []Folder) (*Session, error) {
 			return nil, fmt.Errorf("run %s: report.json: %w", f.Name, err)
 		}
 		s.Jobs = append(s.Jobs, job)
-		s.Runs = append(s.Runs, &Run{Label: job.Label, Status: f.Status, Opened: true, Report: f.ReportJSON, Rep: &r, Figs: f.Figs})
+		figs := map[string]string{}
+		for name, svg := range f.Figs {
+			// The folder's files are anyone's: drawn, never run.
+			figs[name] = SafeSVG(svg)
+		}
+		s.Runs = append(s.Runs, &Run{Label: job.Label, Status: f.Status, Opened: true, Report: f.ReportJSON, Rep: &r, Figs: figs})
 		curves = append(curves, experiment.Curves{History: r.History, Reliability: r.Test.Reliability, ECE: r.Test.ECE})
 	}
 	labels := map[string]int{}

@@ -296,7 +296,7 @@ func TestFolderSession(t *testing.T) {
 	}
 	f.Label = "<b>"
 	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}}, map[string]bool{f.Name: true})
-	for _, want := range []string{`data-folder="20261127-041723-s1-r1-DNLL-0.01"`, "&lt;b&gt;", "2 / 2", "50.00%", `href="runs/20261127-041723-s1-r1-DNLL-0.01/report.json"`, "<td>unfinished</td>",
+	for _, want := range []string{`data-folder="20261127-041723-s1-r1-DNLL-0.01"`, "&lt;b&gt;", "2 / 2", "50.00%", `data-file="runs/20261127-041723-s1-r1-DNLL-0.01/report.json"`, "<td>unfinished</td>",
 		`data-pick="20261127-041723-s1-r1-DNLL-0.01" title="pick for the side-by-side view" checked>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the list has no %q:\n%s", want, html)
@@ -304,6 +304,14 @@ func TestFolderSession(t *testing.T) {
 	}
 	if strings.Contains(html, `data-pick="x"`) {
 		t.Error("a run without a report can be picked")
+	}
+	if strings.Contains(html, "data-resume") {
+		t.Error("a run that cannot be resumed has a Resume button")
+	}
+	// A run killed before it wrote a report still resumes.
+	killed := protocol.RunFolder{Name: "k", Label: "k", Status: "unfinished", Resumable: true}
+	if html := FoldersHTML([]protocol.RunFolder{killed}, nil); !strings.Contains(html, `<button type="button" class="link" data-resume="k" title="train this run on from its last whole epoch">Resume</button>`) {
+		t.Errorf("a resumable run has no Resume button:\n%s", html)
 	}
 	if _, err := FolderSession(9, []Folder{{f, []byte(`{"kind": "eval"}`), nil}}); err == nil {
 		t.Error("an eval report was shown as a run")
@@ -360,5 +368,30 @@ func TestFoldersSideBySide(t *testing.T) {
 	many := slices.Repeat(folders[:1], MaxSideBySide+1)
 	if _, err := FolderSession(3, many); err == nil {
 		t.Errorf("%d runs side by side were shown", MaxSideBySide+1)
+	}
+}
+
+// TestSafeSVG checks that a hostile figure of the runs folder keeps its
+// drawing but nothing that runs or loads.
+func TestSafeSVG(t *testing.T) {
+	hostile := `<?xml version="1.0"?><!-- x --><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" onload="alert(1)">` +
+		`<script>fetch('engine/command',{method:'POST',body:'{"kind":"bench"}'})</script>` +
+		`<foreignObject><img xmlns="http://www.w3.org/1999/xhtml" src="x" onerror="alert(2)"/></foreignObject>` +
+		`<a href="javascript:alert(3)"><rect width="1" height="1"/></a>` +
+		`<set attributeName="href" to="javascript:alert(4)"/><use href="https://evil.example/x.svg#a"/>` +
+		`<image href="https://evil.example/beacon.png"/><image xlink:href="data:image/png;base64,AAAA"/>` +
+		`<rect style="fill: url(https://evil.example/x)" clip-path="url(#c)" ONCLICK="alert(5)"/>` +
+		`<text x="1">&lt;img src=x onerror=alert(6)&gt;</text><circle cx="1" cy="2" r="3" fill="#ff0000"/></svg>`
+	got := SafeSVG(hostile)
+	want := `<svg xmlns="http://www.w3.org/2000/svg" width="10"><image></image><image href="data:image/png;base64,AAAA"></image>` +
+		`<rect clip-path="url(#c)"></rect><text x="1">&lt;img src=x onerror=alert(6)&gt;</text><circle cx="1" cy="2" r="3" fill="#ff0000"></circle></svg>`
+	if got != want {
+		t.Errorf("SafeSVG:\n got %s\nwant %s", got, want)
+	}
+	if got := SafeSVG(`<html><script>alert(1)</script></html>`); got != "" {
+		t.Errorf("not SVG: %q", got)
+	}
+	if got := SafeSVG(`<svg><rect/>`); got != "" {
+		t.Errorf("malformed: %q", got)
 	}
 }
