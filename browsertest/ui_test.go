@@ -552,3 +552,42 @@ func TestUIResumeKilled(t *testing.T) {
 	}
 	b2.checkClean()
 }
+
+// TestUIKeepsSettings checks that a page of deeplda ui keeps what its user
+// chose: with no backend in the URL it trains on the native engine; after
+// a finished native run, a link with other settings (demo=deep&loss=ce)
+// opens with them, offers the last run instead of showing it in their
+// place, and trains CE; the offer, taken on a new page, shows that run.
+func TestUIKeepsSettings(t *testing.T) {
+	url, _ := startUI(t)
+	b := newBrowser(t, options{})
+	b.openURL(url + "&epochs=3&train=2000&test=500&autostart=1")
+	b.waitFinished("done", 2*time.Minute)
+	if r, engine := b.report(), eval[string](b, `JSON.parse(document.getElementById('report').textContent).backend.engine`); r.Config["loss"] != "dnll" || engine != "native" {
+		t.Errorf("the default run: loss %v on the %q engine, want dnll on the native one", r.Config["loss"], engine)
+	}
+	b.openURL(url + "&demo=deep&loss=ce&epochs=2&train=2000&test=500")
+	b.waitFor(`document.body.dataset.ready === '1' && document.getElementById('show-last') !== null`, time.Minute)
+	if got := eval[string](b, `document.querySelector('[name=loss]').value + ' ' + document.querySelector('[name=epochs]').value + ' ' + document.querySelector('[name=backend]').value`); got != "ce 2 native" {
+		t.Errorf("the form after the link: %q, want ce 2 native", got)
+	}
+	if got := eval[string](b, `document.getElementById('show-last').textContent`); !strings.Contains(got, "Show the native engine's last run") {
+		t.Errorf("the offer: %q", got)
+	}
+	eval[bool](b, `(document.getElementById('train').click(), true)`)
+	b.waitFinished("done", 2*time.Minute)
+	if r := b.report(); r.Config["loss"] != "ce" || len(r.History) != 2 {
+		t.Errorf("trained loss %v for %d epochs, want ce for 2", r.Config["loss"], len(r.History))
+	}
+	b.openURL(url + "&demo=deep&loss=nll")
+	b.waitFor(`document.body.dataset.ready === '1' && document.getElementById('show-last') !== null`, time.Minute)
+	if got := eval[string](b, `document.querySelector('[name=loss]').value`); got != "nll" {
+		t.Errorf("the form before the offer is taken: loss %q, want nll", got)
+	}
+	eval[bool](b, `(document.getElementById('show-last').click(), true)`)
+	b.waitFor(`document.getElementById('show-last') === null && document.body.dataset.state === 'done' && JSON.parse(document.getElementById('report').textContent).config.loss === 'ce'`, 30*time.Second)
+	if got := eval[string](b, `document.querySelector('[name=loss]').value`); got != "ce" {
+		t.Errorf("the form once the last run is shown: loss %q, want ce", got)
+	}
+	b.checkClean()
+}

@@ -189,6 +189,10 @@ type Event struct {
 	Memory   string                 `json:"memory,omitempty"`
 	Runs     []string               `json:"runs,omitempty"`
 	Start    *Start                 `json:"start,omitempty"` // with EvSession
+	// Ended, with EvSession to a view that connects after the session
+	// ended (done, stopped, failed, or opened models): a view shows it
+	// only when asked to, not in place of what its user chose.
+	Ended bool `json:"ended,omitempty"`
 	Progress *Progress              `json:"progress,omitempty"`
 	Phase    *Phase                 `json:"phase,omitempty"`
 	RunState *RunState              `json:"run_state,omitempty"`

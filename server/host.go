@@ -37,6 +37,10 @@ type host struct {
 	base     map[string][]byte
 	session  []replayed
 	lastLine bool // the last of session is a progress or phase line
+	// begun is the current session's EvSession, ended whether the session
+	// has ended since (a late page is told, protocol.Event.Ended).
+	begun protocol.Event
+	ended bool
 	// soFar are the current session's runs as their states so far tell
 	// them, overview its overview's figures.
 	soFar    map[int]*runSoFar
@@ -205,10 +209,14 @@ func (h *host) Emit(ev protocol.Event) {
 	case protocol.EvSession:
 		h.current = ev.Session
 		h.soFar, h.overview = map[int]*runSoFar{}, protocol.Figures{}
+		h.begun, h.ended = ev, false
+	case protocol.EvDone, protocol.EvStopped, protocol.EvNoData, protocol.EvOpened:
+		h.ended = h.ended || ev.Session == h.current
 	case protocol.EvFailed:
 		if d := h.dirs[[2]int{ev.Session, ev.Run}]; d != "" {
 			h.failures[d] = ev.Error
 		}
+		h.ended = h.ended || ev.Session == h.current
 	}
 	switch {
 	case ev.Kind == protocol.EvSession:
@@ -257,7 +265,16 @@ func (h *host) subscribe() (chan []byte, [][]byte, error) {
 			first = append(first, b)
 		}
 	}
-	for _, r := range h.session {
+	for i, r := range h.session {
+		if i == 0 && h.ended {
+			// The session's start, marked: the page offers the session
+			// rather than showing it in place of its own settings.
+			ev := h.begun
+			ev.Ended = true
+			if b := encode(ev); b != nil {
+				r.b = b
+			}
+		}
 		first = append(first, r.b)
 	}
 	return c, first, nil

@@ -289,3 +289,42 @@ func TestUploadsSpooled(t *testing.T) {
 		}
 	}
 }
+
+// TestLatePageToldEnded checks that a page connecting while a session
+// trains is sent its start as it was, and one connecting after the
+// session ended is told that it ended.
+func TestLatePageToldEnded(t *testing.T) {
+	h := newTest(t, "127.0.0.1:8123").host
+	h.Emit(protocol.Event{Kind: protocol.EvSession, Session: 4, Runs: []string{"a"}})
+	h.Emit(protocol.Event{Kind: protocol.EvProgress, Session: 4})
+	start := func() protocol.Event {
+		t.Helper()
+		c, first, err := h.subscribe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.unsubscribe(c)
+		for _, b := range first {
+			var m message
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			if ev, err := protocol.DecodeEvent([]byte(m.JSON)); err == nil && ev.Kind == protocol.EvSession {
+				return ev
+			}
+		}
+		t.Fatal("no session among the first events")
+		return protocol.Event{}
+	}
+	if ev := start(); ev.Session != 4 || ev.Ended {
+		t.Errorf("while training: %+v, want session 4 not ended", ev)
+	}
+	h.Emit(protocol.Event{Kind: protocol.EvDone, Session: 4})
+	if ev := start(); ev.Session != 4 || !ev.Ended || len(ev.Runs) != 1 {
+		t.Errorf("after the end: %+v, want session 4 ended with its run", ev)
+	}
+	h.Emit(protocol.Event{Kind: protocol.EvSession, Session: 5, Runs: []string{"b"}})
+	if ev := start(); ev.Session != 5 || ev.Ended {
+		t.Errorf("the next session: %+v, want session 5 not ended", ev)
+	}
+}

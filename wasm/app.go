@@ -30,6 +30,9 @@ type app struct {
 	// page ("" otherwise); remote: the page trains with it.
 	native string
 	remote bool
+	// last is deeplda ui's session that ended before the page connected,
+	// while the page offers it.
+	last *lastRun
 	data   *dataSource // the images demo's data
 	models *models     // the images demo's trained models
 	// folders is deeplda ui's runs folder, listed where it serves the page.
@@ -141,6 +144,9 @@ func (a *app) guard() {
 // is ready, with autostart=1 and valid settings, starts training.
 func (a *app) start() {
 	q := locationQuery()
+	if a.native != "" {
+		q = config.NativeByDefault(q)
+	}
 	s, raw, errs := config.FromQuery(q)
 	hello := &protocol.Hello{Backend: s.Backend, Debug: q.Get("debug")}
 	if v := q.Get("threads"); v != "" {
@@ -321,6 +327,7 @@ func (a *app) startSession() {
 		a.runBench()
 		return
 	}
+	a.dropOffer()
 	s, errs := config.Parse(a.demo, a.form.raw())
 	if len(errs) > 0 && errs[""] == "" {
 		errs[""] = "Fix the settings marked in red to train."

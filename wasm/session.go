@@ -52,11 +52,22 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		a.onBench(ev)
 		return
 	}
+	if a.last != nil && ev.Session == a.last.id {
+		a.last.events = append(a.last.events, received{ev, ckpt}) // the offered session's
+		return
+	}
 	s := a.sess
 	switch {
 	case ev.Session == a.awaited && (ev.Kind == protocol.EvSession || ev.Kind == protocol.EvRefused || ev.Kind == protocol.EvFailed || ev.Kind == protocol.EvNoData):
 		a.awaited = 0
 	case ev.Kind == protocol.EvSession && a.remote && a.awaited == 0 && (s == nil || s.ID != ev.Session):
+		if ev.Ended {
+			// It ended before this page connected: offered, not shown
+			// over the settings the page opened with.
+			a.offer(ev)
+			return
+		}
+		a.dropOffer()
 		s = a.adopt(ev)
 	}
 	if ev.Session == 0 || s == nil || s.ID != ev.Session {

@@ -361,3 +361,21 @@ func TestParseFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeByDefault checks the default backend of a page that deeplda
+// ui serves: native, unless the URL names one; a link's other settings
+// are kept.
+func TestNativeByDefault(t *testing.T) {
+	q := Query{"demo": {"deep"}, "loss": {"ce"}, "epochs": {"7"}}
+	s, _, errs := FromQuery(NativeByDefault(q))
+	if len(errs) > 0 || !s.Native || s.Synth.Loss != "ce" || s.Synth.Epochs != 7 {
+		t.Errorf("settings %+v (%v), want native with loss ce and 7 epochs", s, errs)
+	}
+	if q.Has("backend") {
+		t.Error("NativeByDefault changed its argument")
+	}
+	s, _, _ = FromQuery(NativeByDefault(Query{"backend": {"cpu"}}))
+	if s.Native {
+		t.Error("backend=cpu became native")
+	}
+}

@@ -150,6 +150,21 @@ func ParseValue(name, text string, v any) error {
 // engine, beside the backends of the tab's own.
 const NativeBackend = "native"
 
+// NativeByDefault returns q with backend native where q names no backend:
+// the default of a page that deeplda ui serves, whose user came for the
+// native engine.
+func NativeByDefault(q Query) Query {
+	if q.Has("backend") {
+		return q
+	}
+	out := Query{}
+	for k, v := range q {
+		out[k] = v
+	}
+	out.Set("backend", NativeBackend)
+	return out
+}
+
 // Parse reads text into the variable v of field f (a pointer as
 // experiment.Values says): choices are case-insensitive, a Bool is 1/0,
 // true/false, on/off or yes/no. The error names the setting; the value is

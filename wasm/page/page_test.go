@@ -395,3 +395,20 @@ func TestSafeSVG(t *testing.T) {
 		t.Errorf("malformed: %q", got)
 	}
 }
+
+// TestOffer checks the button that offers an ended session of the native
+// engine, and that a live one is not offered but shown.
+func TestOffer(t *testing.T) {
+	ev := protocol.Event{Kind: protocol.EvSession, Session: 3, Runs: []string{"LDA, DNLL", "softmax, CE"}, Ended: true}
+	if got := Offer(ev); got != "Show the native engine's last 2 runs: LDA, DNLL, softmax, CE" {
+		t.Errorf("Offer = %q", got)
+	}
+	ev.Runs = ev.Runs[:1]
+	if got := Offer(ev); got != "Show the native engine's last run: LDA, DNLL" {
+		t.Errorf("Offer = %q", got)
+	}
+	ev.Ended = false
+	if got := Offer(ev); got != "" {
+		t.Errorf("a live session offered: %q", got)
+	}
+}

@@ -370,3 +370,20 @@ func roundDuration(d time.Duration) time.Duration {
 	}
 	return d.Round(100 * time.Millisecond)
 }
+
+// Offer is the button text by which a page offers the native engine's
+// session that ended before the page connected (protocol.Event.Ended),
+// rather than showing it in place of the settings its user chose; "" when
+// ev is not such a session.
+func Offer(ev protocol.Event) string {
+	if ev.Kind != protocol.EvSession || !ev.Ended {
+		return ""
+	}
+	switch len(ev.Runs) {
+	case 0:
+		return "Show the native engine's last session"
+	case 1:
+		return "Show the native engine's last run: " + ev.Runs[0]
+	}
+	return fmt.Sprintf("Show the native engine's last %d runs: %s", len(ev.Runs), strings.Join(ev.Runs, ", "))
+}
