@@ -181,18 +181,18 @@ const (
 
 // Event is what the engine tells its view.
 type Event struct {
-	Kind     string                 `json:"kind"`
-	Seq      int                    `json:"seq"`
-	Session  int                    `json:"session,omitempty"`
-	Run      int                    `json:"run,omitempty"`
-	Backend  *Backend               `json:"backend,omitempty"`
-	Memory   string                 `json:"memory,omitempty"`
-	Runs     []string               `json:"runs,omitempty"`
-	Start    *Start                 `json:"start,omitempty"` // with EvSession
+	Kind    string   `json:"kind"`
+	Seq     int      `json:"seq"`
+	Session int      `json:"session,omitempty"`
+	Run     int      `json:"run,omitempty"`
+	Backend *Backend `json:"backend,omitempty"`
+	Memory  string   `json:"memory,omitempty"`
+	Runs    []string `json:"runs,omitempty"`
+	Start   *Start   `json:"start,omitempty"` // with EvSession
 	// Ended, with EvSession to a view that connects after the session
 	// ended (done, stopped, failed, or opened models): a view shows it
 	// only when asked to, not in place of what its user chose.
-	Ended bool `json:"ended,omitempty"`
+	Ended    bool                   `json:"ended,omitempty"`
 	Progress *Progress              `json:"progress,omitempty"`
 	Phase    *Phase                 `json:"phase,omitempty"`
 	RunState *RunState              `json:"run_state,omitempty"`

@@ -32,7 +32,7 @@ type app struct {
 	remote bool
 	// last is deeplda ui's session that ended before the page connected,
 	// while the page offers it.
-	last *lastRun
+	last   *lastRun
 	data   *dataSource // the images demo's data
 	models *models     // the images demo's trained models
 	// folders is deeplda ui's runs folder, listed where it serves the page.
