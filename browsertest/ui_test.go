@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -579,6 +580,28 @@ func TestUIKeepsSettings(t *testing.T) {
 	if r := b.report(); r.Config["loss"] != "ce" || len(r.History) != 2 {
 		t.Errorf("trained loss %v for %d epochs, want ce for 2", r.Config["loss"], len(r.History))
 	}
+	// The runs folder's table, full width, sorted by a header's click.
+	b.waitFor(`document.querySelectorAll('#folders-table tbody tr').length === 2 && !document.querySelector('#folders').textContent.includes('training')`, 30*time.Second)
+	for _, want := range []string{"ascending", "descending"} {
+		eval[bool](b, `(document.querySelector('#folders button[data-sort="ece"]').click(), true)`)
+		b.waitFor(`document.querySelector('#folders th[aria-sort]:not([aria-sort="none"]) button').dataset.sort === 'ece'`, 5*time.Second)
+		got := eval[string](b, `document.querySelector('#folders th[aria-sort]:not([aria-sort="none"])').getAttribute('aria-sort') + ' ' +
+			Array.from(document.querySelectorAll('#folders-table tbody tr')).map(r => r.cells[7].textContent).join(' ')`)
+		f := strings.Fields(strings.ReplaceAll(got, "%", ""))
+		var first, second float64
+		if len(f) == 3 {
+			first, _ = strconv.ParseFloat(f[1], 64)
+			second, _ = strconv.ParseFloat(f[2], 64)
+		}
+		ordered := len(f) == 3 && f[0] == want && first != second && (first < second) == (want == "ascending")
+		if !ordered {
+			t.Errorf("sorted by ECE, %s: %q", want, got)
+		}
+	}
+	if w := eval[float64](b, `document.getElementById('folders-box').getBoundingClientRect().width`); w < 600 {
+		t.Errorf("the runs table is %.0f px wide, want the content's width", w)
+	}
+	b.screenshot("ui-runs.png")
 	b.openURL(url + "&demo=deep&loss=nll")
 	b.waitFor(`document.body.dataset.ready === '1' && document.getElementById('show-last') !== null`, time.Minute)
 	if got := eval[string](b, `document.querySelector('[name=loss]').value`); got != "nll" {

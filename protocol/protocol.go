@@ -419,4 +419,11 @@ type RunFolder struct {
 	// Figures are its SVG figures, by file name (letters, digits, '.',
 	// '_' and '-' only: the names the engine writes).
 	Figures []string `json:"figures,omitempty"`
+	// Date is when the run last wrote report.json (its timestamp), else
+	// when deeplda ui that made the folder started (the folder's name), as
+	// "2006-01-02 15:04" in the machine's time zone; "" when neither says.
+	Date string `json:"date,omitempty"`
+	// Settings are report.json's config, each value as JSON writes it
+	// (numbers and booleans bare, strings unquoted).
+	Settings map[string]string `json:"settings,omitempty"`
 }

@@ -57,6 +57,10 @@ type host struct {
 	lastNumber int
 }
 
+// stampLayout is the time that starts a run folder's name: when the
+// server started.
+const stampLayout = "20060102-150405"
+
 // newHost returns the host of cfg.
 func newHost(cfg Config) (*host, error) {
 	site, err := os.OpenRoot(cfg.Site)
@@ -67,7 +71,7 @@ func newHost(cfg Config) (*host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &host{cfg: cfg, site: site, runs: runs, stamp: time.Now().Format("20060102-150405"),
+	return &host{cfg: cfg, site: site, runs: runs, stamp: time.Now().Format(stampLayout),
 		clients: map[chan []byte]bool{}, base: map[string][]byte{}, dirs: map[[2]int]string{}, failures: map[string]string{}, numbers: map[int]int{}}, nil
 }
 

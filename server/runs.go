@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
@@ -59,10 +60,18 @@ func (h *host) listRuns(training bool) ([]protocol.RunFolder, error) {
 	return list, nil
 }
 
+// dateLayout is how the list writes a run's date.
+const dateLayout = "2006-01-02 15:04"
+
 // runFolder describes the run folder name from its files; current: the
 // run is of the session that trains.
 func (h *host) runFolder(name string, current bool) protocol.RunFolder {
 	r := protocol.RunFolder{Name: name, Path: "runs/" + url.PathEscape(name) + "/", Label: runLabel(name), Status: "unfinished"}
+	if len(name) >= len(stampLayout) {
+		if t, err := time.ParseInLocation(stampLayout, name[:len(stampLayout)], time.Local); err == nil {
+			r.Date = t.Format(dateLayout)
+		}
+	}
 	files, _ := fs.ReadDir(h.runs.FS(), name)
 	for _, f := range files {
 		switch n := f.Name(); {
@@ -74,20 +83,31 @@ func (h *host) runFolder(name string, current bool) protocol.RunFolder {
 	}
 	if b, err := h.runs.ReadFile(path.Join(name, "report.json")); err == nil {
 		var rep struct {
-			Kind    string `json:"kind"`
-			Status  string `json:"status"`
-			History []any  `json:"history"`
-			Config  struct {
-				Epochs int `json:"epochs"`
-			} `json:"config"`
-			Test struct {
+			Kind      string                     `json:"kind"`
+			Timestamp string                     `json:"timestamp"`
+			Status    string                     `json:"status"`
+			History   []any                      `json:"history"`
+			Config    map[string]json.RawMessage `json:"config"`
+			Test      struct {
 				Accuracy float64 `json:"accuracy"`
 				ECE      float64 `json:"ece"`
 			} `json:"test"`
 		}
 		if json.Unmarshal(b, &rep) == nil {
-			r.Kind, r.Status, r.Trained, r.Epochs = rep.Kind, rep.Status, len(rep.History), rep.Config.Epochs
+			r.Kind, r.Status, r.Trained = rep.Kind, rep.Status, len(rep.History)
 			r.TestAccuracy, r.TestECE, r.Report = rep.Test.Accuracy, rep.Test.ECE, true
+			r.Settings = map[string]string{}
+			for k, v := range rep.Config {
+				var s string
+				if json.Unmarshal(v, &s) != nil {
+					s = string(v) // a number or a boolean
+				}
+				r.Settings[k] = s
+			}
+			json.Unmarshal(rep.Config["epochs"], &r.Epochs)
+			if t, err := time.Parse(time.RFC3339, rep.Timestamp); err == nil {
+				r.Date = t.Local().Format(dateLayout)
+			}
 		}
 	}
 	training := current && r.Status != "done"

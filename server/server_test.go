@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -453,5 +454,41 @@ func TestFailedRunListed(t *testing.T) {
 	}
 	if len(list) != 2 || list[1].Name != filepath.Base(dir) || list[1].Status != "failed: writing report.json: no space left on device" {
 		t.Errorf("the list %+v, want the failed run %s with its error", list, filepath.Base(dir))
+	}
+}
+
+// TestRunListed checks what the list says of a run from its folder: the
+// date of its report, its settings as text, its epochs; and the date of
+// the folder's name for a run with no report yet.
+func TestRunListed(t *testing.T) {
+	h := newTest(t, "127.0.0.1:8123").host
+	dir, err := h.RunDir(1, 0, "CE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC)
+	rep := `{"kind":"synth","status":"done","timestamp":"` + when.Format(time.RFC3339) + `","config":{"loss":"ce","lambda":0,"epochs":7,"seed":3,"density":true},"history":[{},{}],"test":{"accuracy":0.9,"ece":0.02}}`
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bare, err := h.RunDir(2, 0, "NLL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := h.listRuns(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]protocol.RunFolder{}
+	for _, r := range list {
+		byName[r.Name] = r
+	}
+	r := byName[filepath.Base(dir)]
+	want := map[string]string{"loss": "ce", "lambda": "0", "epochs": "7", "seed": "3", "density": "true"}
+	if r.Date != when.Local().Format("2006-01-02 15:04") || r.Epochs != 7 || r.Trained != 2 || fmt.Sprint(r.Settings) != fmt.Sprint(want) {
+		t.Errorf("the run with a report: date %q, epochs %d/%d, settings %v", r.Date, r.Trained, r.Epochs, r.Settings)
+	}
+	if b := byName[filepath.Base(bare)]; len(b.Date) != len("2006-01-02 15:04") || b.Settings != nil {
+		t.Errorf("the run without a report: date %q (from its folder's name), settings %v", b.Date, b.Settings)
 	}
 }

@@ -27,7 +27,8 @@ type folders struct {
 	compare dom.HTMLElement // shows the picked runs side by side
 	list    []protocol.RunFolder
 	picked  []string // the ticked runs, in the order ticked
-	html    string   // what box shows
+	order   page.FolderSort
+	html    string // what box shows
 }
 
 // newFolders shows the list where deeplda ui serves the page.
@@ -59,12 +60,17 @@ func (f *folders) refresh() {
 		f.list = list
 		f.picked = slices.DeleteFunc(f.picked, func(name string) bool { return f.find(name) == nil })
 		f.enableCompare()
-		if html := page.FoldersHTML(list, f.pickedSet()); html != f.html {
-			// Unchanged, the list stays as it is, under the pointer too.
-			f.html = html
-			f.box.SetInnerHTML(html)
-		}
+		f.draw()
 	}()
+}
+
+// draw shows the list in its order.
+func (f *folders) draw() {
+	if html := page.FoldersHTML(f.list, f.pickedSet(), f.order); html != f.html {
+		// Unchanged, the list stays as it is, under the pointer too.
+		f.html = html
+		f.box.SetInnerHTML(html)
+	}
 }
 
 // find returns the listed run named name, or nil.
@@ -106,12 +112,18 @@ func (f *folders) ticked(ev dom.Event) {
 	f.enableCompare()
 }
 
-// clicked shows the run whose name was clicked (a button with
+// clicked sorts the list by the column whose header was clicked (a
+// button with data-sort), shows the run whose name was clicked (a button with
 // data-folder), downloads the run's file whose name was (data-file), or
 // resumes the run whose Resume was (data-resume): the native engine starts
 // it with its folder's configuration, and the page shows that session as
 // it shows another tab's.
 func (f *folders) clicked(ev dom.Event) {
+	if t := ev.Target().Underlying().Call("closest", "button[data-sort]"); t.Truthy() {
+		f.order = f.order.Toggle(t.Get("dataset").Get("sort").String())
+		f.draw()
+		return
+	}
 	if t := ev.Target().Underlying().Call("closest", "button[data-resume]"); t.Truthy() {
 		if state() == "training" {
 			return

@@ -1,8 +1,12 @@
 package page
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
@@ -10,36 +14,141 @@ import (
 	"github.com/deeplda/deeplda/wasm/config"
 )
 
-// FoldersHeader heads the table of deeplda ui's runs folder.
-var FoldersHeader = []string{"Run", "Status", "Epochs", "Test accuracy", "ECE"}
+// FolderColumn is a column of the runs folder's table: its header, and
+// the key that sorts by it ("" for a column that does not sort).
+type FolderColumn struct{ Header, Key string }
+
+// FolderColumns are the columns of the runs folder's table.
+var FolderColumns = []FolderColumn{
+	{"Run", "run"}, {"Date", "date"}, {"Seed", "seed"}, {"Settings that differ", ""}, {"Status", "status"},
+	{"Epochs", "epochs"}, {"Test accuracy", "accuracy"}, {"ECE", "ece"}, {"Files", ""},
+}
+
+// FolderSort is the order of the runs folder's table: by the column of
+// Key (as the server lists them, newest first, for ""), descending with
+// Desc.
+type FolderSort struct {
+	Key  string
+	Desc bool
+}
+
+// Toggle returns the order after a click on the header of column key:
+// by it, ascending, or the other way round when it already sorts.
+func (o FolderSort) Toggle(key string) FolderSort {
+	if o.Key == key {
+		return FolderSort{key, !o.Desc}
+	}
+	return FolderSort{key, false}
+}
+
+// SortFolders returns list in order o (a stable sort; runs that tie keep
+// the server's order).
+func SortFolders(list []protocol.RunFolder, o FolderSort) []protocol.RunFolder {
+	out := slices.Clone(list)
+	cmpKey := func(a, b protocol.RunFolder) int {
+		switch o.Key {
+		case "run":
+			return strings.Compare(a.Label, b.Label)
+		case "date":
+			return strings.Compare(a.Date, b.Date)
+		case "seed":
+			x, _ := strconv.ParseUint(a.Settings["seed"], 10, 64)
+			y, _ := strconv.ParseUint(b.Settings["seed"], 10, 64)
+			return cmp.Compare(x, y)
+		case "status":
+			return strings.Compare(a.Status, b.Status)
+		case "epochs":
+			return cmp.Compare(a.Trained, b.Trained)
+		case "accuracy":
+			return cmp.Compare(a.TestAccuracy, b.TestAccuracy)
+		case "ece":
+			return cmp.Compare(a.TestECE, b.TestECE)
+		}
+		return 0
+	}
+	slices.SortStableFunc(out, func(a, b protocol.RunFolder) int {
+		if o.Desc {
+			return cmpKey(b, a)
+		}
+		return cmpKey(a, b)
+	})
+	return out
+}
+
+// alike are the settings that tell no runs apart in the table: those of
+// its own columns, and where the files are.
+var alike = map[string]bool{"seed": true, "epochs": true, "datadir": true, "out": true}
+
+// Differing returns, for each run of list, its settings that differ among
+// the runs of its kind (toy or images) as "name=value", by name: what
+// tells runs of the same label apart.
+func Differing(list []protocol.RunFolder) [][]string {
+	kinds := map[string][]int{}
+	for i, r := range list {
+		if r.Settings != nil {
+			kinds[r.Kind] = append(kinds[r.Kind], i)
+		}
+	}
+	out := make([][]string, len(list))
+	for _, runs := range kinds {
+		keys := map[string]bool{}
+		for _, i := range runs {
+			for k, v := range list[i].Settings {
+				if !alike[k] && v != list[runs[0]].Settings[k] {
+					keys[k] = true
+				}
+			}
+			for k := range list[runs[0]].Settings {
+				if _, ok := list[i].Settings[k]; !ok && !alike[k] {
+					keys[k] = true
+				}
+			}
+		}
+		names := slices.Sorted(maps.Keys(keys))
+		for _, i := range runs {
+			for _, k := range names {
+				out[i] = append(out[i], k+"="+list[i].Settings[k])
+			}
+		}
+	}
+	return out
+}
 
 // FoldersHTML is the table of the runs of deeplda ui's runs folder
-// (runs/index.json): a run with a report has a button (data-folder) that
-// shows it, a checkbox (data-pick, ticked when picked names it) that picks
-// it for the side-by-side view, a resumable run (stopped, killed, crashed)
-// a button (data-resume) that resumes it, and buttons (data-file) that
-// download its
-// report.json and figures: files of the runs folder are never opened in
-// the page's origin.
-func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
+// (runs/index.json) in order o, its headers buttons that sort it
+// (data-sort): a run with a report has a button (data-folder) that shows
+// it and a checkbox (data-pick, ticked when picked names it) that picks
+// it for the side-by-side view, each row has the run's date, seed, the
+// settings that tell it apart, its status, epochs, test accuracy and ECE,
+// and buttons (data-file) that download its report.json and figures
+// (files of the runs folder are never opened in the page's origin), and a
+// resumable run (stopped, killed, crashed) a button (data-resume) that
+// resumes it.
+func FoldersHTML(list []protocol.RunFolder, picked map[string]bool, o FolderSort) string {
 	if len(list) == 0 {
 		return `<p class="muted">No runs yet: each run trained on this machine is a folder here.</p>`
 	}
+	list = SortFolders(list, o)
+	differ := Differing(list)
 	var b strings.Builder
-	rows := make([][]string, len(list))
-	for i, r := range list {
-		epochs := ""
-		if r.Epochs > 0 {
-			epochs = fmt.Sprintf("%d / %d", r.Trained, r.Epochs)
+	b.WriteString(`<table class="summary folders" id="folders-table"><thead><tr>`)
+	for _, c := range FolderColumns {
+		if c.Key == "" {
+			b.WriteString("<th>" + escaper.Replace(c.Header) + "</th>")
+			continue
 		}
-		acc, ece := "", ""
-		if r.Report && r.Trained > 0 {
-			acc, ece = fmt.Sprintf("%.2f%%", 100*r.TestAccuracy), fmt.Sprintf("%.2f%%", 100*r.TestECE)
+		sort := "none"
+		if o.Key == c.Key {
+			sort = "ascending"
+			if o.Desc {
+				sort = "descending"
+			}
 		}
-		rows[i] = []string{r.Status, epochs, acc, ece}
+		b.WriteString(`<th aria-sort="` + sort + `"><button type="button" class="link" data-sort="` + c.Key + `" title="sort by this column">` + escaper.Replace(c.Header) + `</button></th>`)
 	}
-	writeTable(&b, "summary folders", "folders-table", FoldersHeader, rows, func(i int) (string, string) {
-		r := list[i]
+	b.WriteString("</tr></thead><tbody>")
+	cell := func(text string) { b.WriteString("<td>" + escaper.Replace(text) + "</td>") }
+	for i, r := range list {
 		name := escaper.Replace(r.Label)
 		if r.Report {
 			tick := ""
@@ -48,26 +157,34 @@ func FoldersHTML(list []protocol.RunFolder, picked map[string]bool) string {
 			}
 			name = `<input type="checkbox" data-pick="` + escaper.Replace(r.Name) + `" title="pick for the side-by-side view"` + tick + `> <button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
 		}
+		b.WriteString(`<tr><td>` + name + `</td>`)
+		cell(r.Date)
+		cell(r.Settings["seed"])
+		cell(strings.Join(differ[i], ", "))
+		cell(r.Status)
+		epochs, acc, ece := "", "", ""
+		if r.Epochs > 0 {
+			epochs = fmt.Sprintf("%d / %d", r.Trained, r.Epochs)
+		}
+		if r.Report && r.Trained > 0 {
+			acc, ece = fmt.Sprintf("%.2f%%", 100*r.TestAccuracy), fmt.Sprintf("%.2f%%", 100*r.TestECE)
+		}
+		cell(epochs)
+		cell(acc)
+		cell(ece)
+		b.WriteString("<td>")
+		if r.Report {
+			base := escaper.Replace(r.Path)
+			for _, f := range append([]string{"report.json"}, r.Figures...) {
+				b.WriteString(` <button type="button" class="link" data-file="` + base + escaper.Replace(f) + `" title="download">` + escaper.Replace(f) + `</button>`)
+			}
+		}
 		if r.Resumable {
-			name += ` <button type="button" class="link" data-resume="` + escaper.Replace(r.Name) + `" title="train this run on from its last whole epoch">Resume</button>`
+			b.WriteString(` <button type="button" class="link" data-resume="` + escaper.Replace(r.Name) + `" title="train this run on from its last whole epoch">Resume</button>`)
 		}
-		return "", name
-	})
-	// The files: a last column would be escaped as text, so the buttons
-	// follow the table.
-	b.WriteString(`<ul class="folder-files">`)
-	for _, r := range list {
-		if !r.Report {
-			continue
-		}
-		base := escaper.Replace(r.Path)
-		b.WriteString(`<li>` + escaper.Replace(r.Name) + `:`)
-		for _, f := range append([]string{"report.json"}, r.Figures...) {
-			b.WriteString(` <button type="button" class="link" data-file="` + base + escaper.Replace(f) + `" title="download">` + escaper.Replace(f) + `</button>`)
-		}
-		b.WriteString(`</li>`)
+		b.WriteString("</td></tr>")
 	}
-	b.WriteString(`</ul>`)
+	b.WriteString("</tbody></table>")
 	return b.String()
 }
 

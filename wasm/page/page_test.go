@@ -295,7 +295,7 @@ func TestFolderSession(t *testing.T) {
 		}
 	}
 	f.Label = "<b>"
-	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}}, map[string]bool{f.Name: true})
+	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}}, map[string]bool{f.Name: true}, FolderSort{})
 	for _, want := range []string{`data-folder="20261127-041723-s1-r1-DNLL-0.01"`, "&lt;b&gt;", "2 / 2", "50.00%", `data-file="runs/20261127-041723-s1-r1-DNLL-0.01/report.json"`, "<td>unfinished</td>",
 		`data-pick="20261127-041723-s1-r1-DNLL-0.01" title="pick for the side-by-side view" checked>`} {
 		if !strings.Contains(html, want) {
@@ -310,7 +310,7 @@ func TestFolderSession(t *testing.T) {
 	}
 	// A run killed before it wrote a report still resumes.
 	killed := protocol.RunFolder{Name: "k", Label: "k", Status: "unfinished", Resumable: true}
-	if html := FoldersHTML([]protocol.RunFolder{killed}, nil); !strings.Contains(html, `<button type="button" class="link" data-resume="k" title="train this run on from its last whole epoch">Resume</button>`) {
+	if html := FoldersHTML([]protocol.RunFolder{killed}, nil, FolderSort{}); !strings.Contains(html, `<button type="button" class="link" data-resume="k" title="train this run on from its last whole epoch">Resume</button>`) {
 		t.Errorf("a resumable run has no Resume button:\n%s", html)
 	}
 	if _, err := FolderSession(9, []Folder{{f, []byte(`{"kind": "eval"}`), nil}}); err == nil {
@@ -410,5 +410,61 @@ func TestOffer(t *testing.T) {
 	ev.Ended = false
 	if got := Offer(ev); got != "" {
 		t.Errorf("a live session offered: %q", got)
+	}
+}
+
+// TestFoldersTable checks the runs folder's table: the settings that tell
+// runs of a kind apart, the order of each sortable column both ways, and
+// the sorting header's state.
+func TestFoldersTable(t *testing.T) {
+	list := []protocol.RunFolder{
+		{Name: "c", Label: "DNLL", Kind: "synth", Status: "done", Report: true, Date: "2026-11-28 10:00", Trained: 3, Epochs: 3, TestAccuracy: 0.9, TestECE: 0.02,
+			Settings: map[string]string{"loss": "dnll", "lambda": "0.01", "seed": "2", "epochs": "3", "cov": "full"}},
+		{Name: "b", Label: "DNLL", Kind: "synth", Status: "done", Report: true, Date: "2026-11-28 09:00", Trained: 5, Epochs: 5, TestAccuracy: 0.95, TestECE: 0.01,
+			Settings: map[string]string{"loss": "dnll", "lambda": "1", "seed": "10", "epochs": "5", "cov": "full"}},
+		{Name: "a", Label: "LDA", Kind: "train", Status: "stopped", Report: true, Date: "2026-11-27 12:00", Trained: 1, Epochs: 2, TestAccuracy: 0.5, TestECE: 0.2,
+			Settings: map[string]string{"head": "lda", "seed": "1"}},
+	}
+	if got := fmt.Sprint(Differing(list)); got != "[[lambda=0.01] [lambda=1] []]" {
+		t.Errorf("Differing = %s", got)
+	}
+	for _, c := range []struct {
+		key  string
+		want string
+	}{{"run", "cba"}, {"date", "abc"}, {"seed", "acb"}, {"status", "cba"}, {"epochs", "acb"}, {"accuracy", "acb"}, {"ece", "bca"}} {
+		for _, desc := range []bool{false, true} {
+			var got string
+			for _, r := range SortFolders(list, FolderSort{c.key, desc}) {
+				got += r.Name
+			}
+			want := c.want
+			if desc {
+				// Ties keep the server's order both ways.
+				want = ""
+				for i := len(c.want) - 1; i >= 0; i-- {
+					want += c.want[i : i+1]
+				}
+				if c.key == "run" || c.key == "status" {
+					want = map[string]string{"run": "acb", "status": "acb"}[c.key]
+				}
+			}
+			if got != want {
+				t.Errorf("sorted by %s (desc %v): %s, want %s", c.key, desc, got, want)
+			}
+		}
+	}
+	o := FolderSort{}.Toggle("ece")
+	if o != (FolderSort{"ece", false}) || o.Toggle("ece") != (FolderSort{"ece", true}) || o.Toggle("seed") != (FolderSort{"seed", false}) {
+		t.Errorf("Toggle: %v, %v, %v", o, o.Toggle("ece"), o.Toggle("seed"))
+	}
+	html := FoldersHTML(list, nil, FolderSort{"ece", true})
+	for _, want := range []string{`<th aria-sort="descending"><button type="button" class="link" data-sort="ece"`, `<th aria-sort="none"><button type="button" class="link" data-sort="seed"`,
+		"<td>lambda=0.01</td>", "<td>10</td>", "<td>2026-11-27 12:00</td>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the table has no %q:\n%s", want, html)
+		}
+	}
+	if strings.Count(html, "data-file=") != 3 || strings.Contains(html, "folder-files") || !strings.HasSuffix(html, "</table>") {
+		t.Error("the files are not in the table's rows, once each")
 	}
 }
