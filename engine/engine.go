@@ -302,8 +302,14 @@ func (b *backends) cpuBackend() kernels.Backend {
 	return b.cpu
 }
 
+// software is a backend that can say whether it runs on a CPU
+// implementation of WebGPU (webgpu.Backend).
+type software interface{ Software() bool }
+
 // get returns the backend for a choice and, when WebGPU was wanted but
-// cannot be used, why the CPU runs instead.
+// cannot be used, why the CPU runs instead. Backend auto takes the CPU on
+// a software adapter too, which computes slower than the CPU backend, as
+// the native command does; backend webgpu takes any adapter.
 func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) {
 	c := b.cpuBackend()
 	if choice == experiment.BackendCPU {
@@ -312,6 +318,9 @@ func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) 
 	b.probe.Do(func() { b.gpu, b.why = b.open() })
 	if b.gpu == nil {
 		return c, b.why
+	}
+	if s, ok := b.gpu.(software); ok && choice == experiment.BackendAuto && s.Software() {
+		return c, fmt.Sprintf("The WebGPU adapter is a CPU implementation (%s); using the faster CPU backend (backend=webgpu forces it).", b.gpu.Info().Adapter)
 	}
 	return b.gpu, ""
 }
