@@ -53,3 +53,31 @@ func TestWebGPU(t *testing.T) {
 	b.screenshot("deep-dnll-webgpu.png")
 	b.checkClean()
 }
+
+// TestAutoSoftwareAdapter opens the page with backend auto in a browser
+// whose only WebGPU adapter is SwiftShader (headless Chromium's): the page
+// must report the CPU backend with the native command's notice, and
+// backend=webgpu must still take the adapter.
+func TestAutoSoftwareAdapter(t *testing.T) {
+	b := newBrowser(t, options{})
+	b.open("?demo=deep")
+	b.waitFor(`document.body.dataset.ready === '1'`, time.Minute)
+	adapter := eval[string](b, `navigator.gpu ? navigator.gpu.requestAdapter().then(a => a ? [a.info.vendor, a.info.architecture, a.info.device, a.info.description, a.isFallbackAdapter || a.info.isFallbackAdapter ? 'fallback' : ''].join(' ') : '') : ''`)
+	t.Logf("adapter: %q", adapter)
+	if !strings.Contains(strings.ToLower(adapter), "swiftshader") && !strings.Contains(adapter, "fallback") {
+		noWebGPU(t, "no SwiftShader adapter: "+adapter)
+	}
+	notice := b.text("#notice")
+	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "cpu" {
+		t.Errorf("backend auto on %q: badge backend %q, want cpu", adapter, got)
+	}
+	if !strings.Contains(notice, "The WebGPU adapter is a CPU implementation") || !strings.Contains(notice, "using the faster CPU backend") {
+		t.Errorf("notice %q does not say the adapter is a CPU implementation", notice)
+	}
+	b.open("?demo=deep&backend=webgpu")
+	b.waitFor(`document.body.dataset.ready === '1'`, time.Minute)
+	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "webgpu" {
+		t.Errorf("backend=webgpu on %q: badge backend %q, want webgpu", adapter, got)
+	}
+	b.checkClean()
+}

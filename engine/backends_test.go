@@ -35,22 +35,25 @@ func (h gpuHost) OpenWebGPU() (kernels.Backend, string) {
 }
 
 // TestAutoSkipsSoftwareAdapter checks the backend that hello gets: auto
-// takes the CPU, with the notice, on a software adapter and WebGPU on a
-// hardware one; webgpu takes either.
+// takes the CPU, with the notice, on a software adapter (unless
+// debug=lose-device asks for a device to lose) and WebGPU on a hardware
+// one; webgpu takes either.
 func TestAutoSkipsSoftwareAdapter(t *testing.T) {
 	for _, c := range []struct {
 		choice   experiment.BackendKind
+		debug    string
 		software bool
 		want     experiment.BackendKind
 	}{
-		{experiment.BackendAuto, true, experiment.BackendCPU},
-		{experiment.BackendAuto, false, experiment.BackendWebGPU},
-		{experiment.BackendWebGPU, true, experiment.BackendWebGPU},
-		{experiment.BackendCPU, false, experiment.BackendCPU},
+		{experiment.BackendAuto, "", true, experiment.BackendCPU},
+		{experiment.BackendAuto, "", false, experiment.BackendWebGPU},
+		{experiment.BackendAuto, "lose-device", true, experiment.BackendWebGPU},
+		{experiment.BackendWebGPU, "", true, experiment.BackendWebGPU},
+		{experiment.BackendCPU, "", false, experiment.BackendCPU},
 	} {
 		h := gpuHost{Recorder: enginetest.New(""), software: c.software}
 		e := New(h)
-		e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: c.choice}}, nil)
+		e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: c.choice, Debug: c.debug}}, nil)
 		_, ev := h.Wait(t, 0, protocol.EvReady)
 		if ev.Backend == nil {
 			t.Fatalf("%s on a software adapter %v: no backend in %+v", c.choice, c.software, ev)
@@ -58,7 +61,7 @@ func TestAutoSkipsSoftwareAdapter(t *testing.T) {
 		got := ev.Backend
 		t.Logf("%s, software %v: %s %q", c.choice, c.software, got.Kind, got.Why)
 		notice := strings.Contains(got.Why, "The WebGPU adapter is a CPU implementation (Google SwiftShader); using the faster CPU backend")
-		if got.Kind != c.want || notice != (c.choice == experiment.BackendAuto && c.software) {
+		if got.Kind != c.want || notice != (c.want == experiment.BackendCPU && c.software) {
 			t.Errorf("%s on a software adapter %v: backend %s, notice %q; want %s", c.choice, c.software, got.Kind, got.Why, c.want)
 		}
 	}

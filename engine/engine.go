@@ -239,6 +239,7 @@ func (e *Engine) hello(h protocol.Hello) {
 	}
 	e.debugPanic = h.Debug == "panic"
 	e.debugLose = h.Debug == "lose-device"
+	e.backends.anyAdapter = e.debugLose
 	be, why := e.backends.get(h.Backend)
 	if err := warmUp(e.backends.cpuBackend(), be); err != nil && be != e.backends.cpu {
 		why, be = e.backends.broken("while preparing", err), e.backends.cpu
@@ -292,6 +293,9 @@ type backends struct {
 	gpu   kernels.Backend // nil until probed, or when unusable
 	probe sync.Once
 	why   string // why WebGPU is not used (empty while it is)
+	// anyAdapter has auto take a software adapter too: debug=lose-device
+	// needs a WebGPU device to lose, and a test browser has SwiftShader.
+	anyAdapter bool
 }
 
 // cpuBackend returns the CPU backend.
@@ -319,7 +323,7 @@ func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) 
 	if b.gpu == nil {
 		return c, b.why
 	}
-	if s, ok := b.gpu.(software); ok && choice == experiment.BackendAuto && s.Software() {
+	if s, ok := b.gpu.(software); ok && choice == experiment.BackendAuto && !b.anyAdapter && s.Software() {
 		return c, fmt.Sprintf("The WebGPU adapter is a CPU implementation (%s); using the faster CPU backend (backend=webgpu forces it).", b.gpu.Info().Adapter)
 	}
 	return b.gpu, ""
