@@ -2,6 +2,8 @@ package browsertest
 
 import (
 	"strings"
+
+	"github.com/chromedp/chromedp"
 	"testing"
 	"time"
 )
@@ -62,7 +64,14 @@ func TestAutoSoftwareAdapter(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.open("?demo=deep")
 	b.waitFor(`document.body.dataset.ready === '1'`, time.Minute)
-	adapter := eval[string](b, `navigator.gpu ? navigator.gpu.requestAdapter().then(a => a ? [a.info.vendor, a.info.architecture, a.info.device, a.info.description, a.isFallbackAdapter || a.info.isFallbackAdapter ? 'fallback' : ''].join(' ') : '') : ''`)
+	adapter, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(async () => {
+		const a = navigator.gpu && await navigator.gpu.requestAdapter();
+		if (!a) return '';
+		return [a.info.vendor, a.info.architecture, a.info.device, a.info.description, a.isFallbackAdapter || a.info.isFallbackAdapter ? 'fallback' : ''].join(' ');
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("asking for the adapter: %v", err)
+	}
 	t.Logf("adapter: %q", adapter)
 	if !strings.Contains(strings.ToLower(adapter), "swiftshader") && !strings.Contains(adapter, "fallback") {
 		noWebGPU(t, "no SwiftShader adapter: "+adapter)
