@@ -2,10 +2,10 @@ package browsertest
 
 import (
 	"strings"
-
-	"github.com/chromedp/chromedp"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestCPUFallback runs the default demo in a browser without WebGPU: the
