@@ -72,11 +72,11 @@ func Layout(s *Session) (overview, detail []Slot) {
 		}
 	case multi:
 		for i, jr := range s.Runs {
-			overview = append(overview, Slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.Label + ": test embeddings and the head's Gaussians."})
+			overview = append(overview, Slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.Label + ": test embeddings and the head's Gaussians. " + lookAt(s, i)})
 		}
 		overview = append(overview,
-			Slot{"compare-logdet.svg", "log det Σ of every run."},
-			Slot{"compare-accuracy.svg", "Test accuracy of every run."})
+			Slot{"compare-logdet.svg", "log det Σ of every run: look for the line that keeps falling, the covariance that shrinks without bound."},
+			Slot{"compare-accuracy.svg", "Test accuracy of every run: look at where the lines end, how well each loss classifies."})
 	}
 	figs := detailFigures
 	if s.Settings.Demo == config.Images {
@@ -86,9 +86,40 @@ func Layout(s *Session) (overview, detail []Slot) {
 		if multi && !s.Folders && (s.Settings.Demo == config.Deep || s.Settings.Demo == config.Classical) && f.Name == "embedding.svg" {
 			continue // already side by side above
 		}
+		if multi {
+			// Several runs: say whose figure this is.
+			f.Caption = s.Runs[s.Shown()].Label + ": " + f.Caption
+		}
 		detail = append(detail, f)
 	}
 	return overview, detail
+}
+
+// lookAt says where to look in the side-by-side embedding of run i of a
+// toy demo ("" for a loss it does not know).
+func lookAt(s *Session, i int) string {
+	if i >= len(s.Jobs) {
+		return ""
+	}
+	loss := s.Jobs[i].Synth.Loss
+	if s.Settings.Demo == config.Classical {
+		switch loss {
+		case "nll":
+			return "Look at the coloured (learned) and grey (closed-form) ellipses: NLL recovers the closed-form fit."
+		case "ce":
+			return "Look at the coloured (learned) and grey (closed-form) ellipses: CE moves the means away from the clouds."
+		}
+		return ""
+	}
+	switch loss {
+	case "nll":
+		return "Look at the ellipses' size: NLL can shrink them without bound."
+	case "ce":
+		return "Look at the ellipses against the points: CE leaves the Gaussians free to drift off the clouds."
+	case "dnll":
+		return "Look at the ellipses against the points: DNLL asks the Gaussians to fit the clouds."
+	}
+	return ""
 }
 
 // OODComparison says how well each head's scores of experiment.Scores tell
