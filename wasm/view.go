@@ -24,8 +24,8 @@ type view struct {
 type card struct {
 	root, body, caption dom.HTMLElement
 	svg                 string
-	file       string // download name
-	perRun     bool   // a figure of the shown run (named after it when there are several)
+	file                string // download name
+	perRun              bool   // a figure of the shown run (named after it when there are several)
 }
 
 func newView(a *app) *view {
