@@ -142,6 +142,9 @@ func (a *app) guard() {
 func (a *app) start() {
 	q := locationQuery()
 	s, raw, errs := config.FromQuery(q)
+	if len(q) == 0 && a.native == "" {
+		s, raw = config.FirstScreen()
+	}
 	hello := &protocol.Hello{Backend: s.Backend, Debug: q.Get("debug")}
 	if v := q.Get("threads"); v != "" {
 		// Beside the settings table, as model=: it sets the CPU backend's
