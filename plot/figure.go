@@ -50,7 +50,7 @@ const (
 	labelSize  = 13.0
 	tickSize   = 11.0
 	legendSize = 11.0
-	capSize    = 10.0
+	capSize    = 11.0
 	tickLen    = 4.0
 	inkColor   = "#222222"
 	gridColor  = "#e6e6e6"
@@ -168,8 +168,9 @@ func clip() string { return ` clip-path="url(#` + clipToken + `)"` }
 func (a *axes) drawBack(s *svg, grid bool) {
 	if a.fig.Title != "" {
 		// Centre over the plot area if it fits, else over the figure,
-		// shrinking the font of titles too long for the figure.
-		size := math.Max(8, math.Min(titleSize, (a.w-8)/textWidth(a.fig.Title, 1)))
+		// shrinking the font of titles too long for the figure, down to
+		// the ticks' size (the least that reads as drawn).
+		size := math.Max(tickSize, math.Min(titleSize, (a.w-8)/textWidth(a.fig.Title, 1)))
 		x := (a.left + a.right) / 2
 		if tw := textWidth(a.fig.Title, size); x-tw/2 < 4 || x+tw/2 > a.w-4 {
 			x = a.w / 2

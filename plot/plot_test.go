@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -637,6 +639,27 @@ func TestRow(t *testing.T) {
 	for _, want := range []string{`<svg x="0" y="0" `, `<svg x="400" y="0" `, ">left<", ">right<", `width="800" height="400"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("row lacks %s", want)
+		}
+	}
+}
+
+// TestTextSize checks that every text of every figure type, a long title
+// included, is drawn at 11 px or more at the figure's own size: the page
+// shows figures at that size, so that is the size they are read at.
+func TestTextSize(t *testing.T) {
+	figs := figures()
+	long := Figure{Title: strings.Repeat("A title far too long for the figure's width ", 4), Caption: "a caption"}
+	figs["long-title"] = Lines(long, sampleSeries(), false)
+	size := regexp.MustCompile(`font-size="([0-9.]+)"`)
+	for name, doc := range figs {
+		m := size.FindAllSubmatch(doc, -1)
+		if len(m) == 0 {
+			t.Errorf("%s: no text", name)
+		}
+		for _, sm := range m {
+			if v, err := strconv.ParseFloat(string(sm[1]), 64); err != nil || v < 11 {
+				t.Errorf("%s: text drawn at font-size %s px, under 11", name, sm[1])
+			}
 		}
 	}
 }
