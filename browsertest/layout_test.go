@@ -196,7 +196,7 @@ func TestFirstScreen(t *testing.T) {
 	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "cpu" {
 		t.Errorf("backend %q, want cpu", got)
 	}
-	if n := eval[int](b, `document.querySelectorAll('#summary table:not(#extras) tbody tr').length`); n != 3 {
+	if n := eval[int](b, `document.querySelectorAll('#summary > table tbody tr').length`); n != 3 {
 		t.Errorf("%d runs in the summary, want the three losses", n)
 	}
 	if stop := eval[[]float64](b, `(r => [r.top, r.bottom])(document.getElementById('stop').getBoundingClientRect())`); stop[0] < 0 || stop[1] > 844 {

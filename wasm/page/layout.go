@@ -122,24 +122,41 @@ func lookAt(s *Session, i int) string {
 	return ""
 }
 
-// OODComparison says how well each head's scores of experiment.Scores tell
-// the test images from the other data set's, when both runs scored it: ""
-// otherwise.
-func OODComparison(s *Session) string {
-	var parts []string
+// OODComparison is the table of how well each head's scores of
+// experiment.Scores tell the test images from the other data set's (AUROC,
+// a column per head), when both runs scored it: nil otherwise.
+func OODComparison(s *Session) *Table {
+	t := &Table{Header: []string{"Score (AUROC)"}}
+	row := map[string]int{}
 	for i, jr := range s.Runs {
 		if jr.Rep == nil || jr.Rep.OOD == nil {
-			return ""
+			return nil
 		}
-		head := HeadLabel(s.Jobs[i].Image.Head)
+		t.Header = append(t.Header, HeadLabel(s.Jobs[i].Image.Head))
 		for _, sc := range experiment.OODScores() {
-			if d, ok := jr.Rep.OOD.Detection(sc.Name); ok {
-				parts = append(parts, fmt.Sprintf("%s's %s %.2f%%", head, sc.Label, 100*d.AUROC))
+			d, ok := jr.Rep.OOD.Detection(sc.Name)
+			if !ok {
+				continue
 			}
+			k, seen := row[sc.Name]
+			if !seen {
+				k, row[sc.Name] = len(t.Rows), len(t.Rows)
+				t.Rows = append(t.Rows, []string{sc.Label})
+			}
+			for len(t.Rows[k]) < i+1 {
+				t.Rows[k] = append(t.Rows[k], "–")
+			}
+			t.Rows[k] = append(t.Rows[k], fmt.Sprintf("%.2f%%", 100*d.AUROC))
+		}
+	}
+	for k := range t.Rows {
+		for len(t.Rows[k]) < len(t.Header) {
+			t.Rows[k] = append(t.Rows[k], "–")
 		}
 	}
 	o := s.Runs[0].Rep.OOD
-	return fmt.Sprintf("Out-of-distribution detection against %s (AUROC, %d test images against %d): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, ", "))
+	t.Caption = fmt.Sprintf("Out-of-distribution detection against %s (AUROC, %d test images against %d)", o.Dataset, o.NIn, o.NOut)
+	return t
 }
 
 // SummaryCells formats a run's report for the summary table.
@@ -205,10 +222,12 @@ func TrainTime(s float64) string {
 // SummaryHeader is the header of the summary's table of runs.
 var SummaryHeader = []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE (10 bins)", "log det Σ", "σ", "Mean shift", "KL", "Train time"}
 
-// Table is a table of text: its header and its rows.
+// Table is a table of text: its header, its rows and a caption ("" for
+// none).
 type Table struct {
-	Header []string
-	Rows   [][]string
+	Header  []string
+	Rows    [][]string
+	Caption string
 }
 
 // Extras returns the test evaluations of a run's report (#extras):
@@ -231,7 +250,9 @@ func Extras(full *Report) *Table {
 		r := []string{name, fmt.Sprintf("%.2f%%", 100*float64(split.Accuracy))}
 		for _, sc := range calibration {
 			cell := "–" // a report written before the metric
-			if m, ok := split.Metric(sc.Name); ok {
+			if m, ok := split.Metric(sc.Name); ok && sc.Percent {
+				cell = fmt.Sprintf("%.2f%%", 100*float64(m))
+			} else if ok {
 				cell = fmt.Sprintf("%.4f", float64(m))
 			}
 			r = append(r, cell)
@@ -250,21 +271,22 @@ func Extras(full *Report) *Table {
 	return t
 }
 
-// OOD says how well each out-of-distribution score of a run's report
-// tells its test images from the other data set's (#ood), "" when it
-// scored none.
-func OOD(full *Report) string {
+// OOD is the table of how well each out-of-distribution score of a run's
+// report tells its test images from the other data set's (#ood), nil when
+// it scored none.
+func OOD(full *Report) *Table {
 	o := full.OOD
 	if o == nil {
-		return ""
+		return nil
 	}
-	var parts []string
+	t := &Table{Header: []string{"Score", "AUROC", "AUPR", "FPR at 95% TPR"},
+		Caption: fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d)", o.Dataset, o.NIn, o.NOut)}
 	for _, sc := range experiment.OODScores() {
 		if d, ok := o.Detection(sc.Name); ok {
-			parts = append(parts, fmt.Sprintf("%s %.2f%%, %.2f%%, %.2f%%", sc.Label, 100*d.AUROC, 100*d.AUPR, 100*d.FPRAt95TPR))
+			t.Rows = append(t.Rows, []string{sc.Label, fmt.Sprintf("%.2f%%", 100*d.AUROC), fmt.Sprintf("%.2f%%", 100*d.AUPR), fmt.Sprintf("%.2f%%", 100*d.FPRAt95TPR)})
 		}
 	}
-	return fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d; AUROC, AUPR, FPR at 95%% TPR): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, "; "))
+	return t
 }
 
 // Gap says the gap between the heads of an images comparison, or of an
