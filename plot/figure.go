@@ -35,9 +35,10 @@ type Figure struct {
 	// not look large; YLim still wins.
 	ZeroY bool
 
-	// minLeft is the least left margin in pixels (Stack aligns its panels'
-	// plot areas with it).
-	minLeft float64
+	// minLeft is the least left margin in pixels, and minLegend the least
+	// room for a legend right of the plot area (Stack aligns its panels'
+	// plot areas with them).
+	minLeft, minLegend float64
 }
 
 // MaxPoints is the number of points above which Embedding (per figure) and

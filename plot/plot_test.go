@@ -663,3 +663,30 @@ func TestTextSize(t *testing.T) {
 		}
 	}
 }
+
+// TestLegendsOutside checks that every figure's legend is drawn right of
+// its plot area (the clip rectangle), where it covers no data.
+func TestLegendsOutside(t *testing.T) {
+	clipRe := regexp.MustCompile(`<clipPath id="[^"]+"><rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"`)
+	legendRe := regexp.MustCompile(`<g class="legend">\n<rect x="([0-9.]+)"`)
+	figs := figures()
+	figs["stack"] = Stack(Figure{Title: "Stack"}, []Panel{{Series: sampleSeries()}, {Series: sampleSweep()}})
+	for name, doc := range figs {
+		docs := strings.SplitAfter(string(doc), "</svg>\n") // Stack nests a document per panel
+		for _, d := range docs {
+			c, l := clipRe.FindStringSubmatch(d), legendRe.FindStringSubmatch(d)
+			if c == nil || l == nil {
+				continue
+			}
+			x, _ := strconv.ParseFloat(c[1], 64)
+			w, _ := strconv.ParseFloat(c[2], 64)
+			lx, _ := strconv.ParseFloat(l[1], 64)
+			if lx < x+w {
+				t.Errorf("%s: the legend starts at x = %v, inside the plot area (%v to %v)", name, lx, x, x+w)
+			}
+		}
+		if !strings.Contains(string(doc), `<g class="legend">`) {
+			t.Errorf("%s: no legend", name)
+		}
+	}
+}
