@@ -182,7 +182,8 @@ func TestLayout(t *testing.T) {
 
 // TestFirstScreen opens the page with no query in a phone's window: it
 // trains the deep demo's three losses side by side on the CPU at once,
-// and a figure is drawn within 15 s, with Train and Stop in the window.
+// says how to go further, and a figure is drawn within 15 s, with Train
+// and Stop in the window.
 func TestFirstScreen(t *testing.T) {
 	b := newBrowser(t, options{})
 	b.setViewport(viewports[0])
@@ -195,6 +196,9 @@ func TestFirstScreen(t *testing.T) {
 	}
 	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "cpu" {
 		t.Errorf("backend %q, want cpu", got)
+	}
+	if eval[bool](b, `document.getElementById('first-note').hidden`) {
+		t.Error("the first screen does not say how to go further (#first-note)")
 	}
 	if n := eval[int](b, `document.querySelectorAll('#summary > table tbody tr').length`); n != 3 {
 		t.Errorf("%d runs in the summary, want the three losses", n)
