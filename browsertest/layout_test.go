@@ -20,8 +20,8 @@ type viewport struct {
 	w, h int64
 }
 
-// viewports are a phone's window and a laptop's.
-var viewports = []viewport{{"phone", 390, 844}, {"laptop", 1366, 900}}
+// viewports are a phone's window, a laptop's and a wide screen's.
+var viewports = []viewport{{"phone", 390, 844}, {"laptop", 1366, 900}, {"wide", 1920, 1080}}
 
 // layoutDemos are the demos with small settings that finish in a short
 // while on the CPU; their query leaves out autostart, so that the test
@@ -149,7 +149,7 @@ func (b *browser) widest() string {
 })()`)
 }
 
-// TestLayout opens each demo in a phone's window and a laptop's, before
+// TestLayout opens each demo in each of the viewports, before
 // and after a finished run: the page never scrolls sideways, every figure
 // text is drawn at 11 px or more, every figure has a text alternative and
 // Train stays in the window. It saves screenshots of the window before
