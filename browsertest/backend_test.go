@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestCPUFallback runs the default demo in a browser without WebGPU: the
@@ -51,5 +53,40 @@ func TestWebGPU(t *testing.T) {
 	b.checkFigures("#figures", 7, 3000)
 	b.checkResponsive()
 	b.screenshot("deep-dnll-webgpu.png")
+	b.checkClean()
+}
+
+// TestAutoSoftwareAdapter opens the page with backend auto in a browser
+// whose only WebGPU adapter is SwiftShader (headless Chromium's): the page
+// must report the CPU backend with the native command's notice, and
+// backend=webgpu must still take the adapter.
+func TestAutoSoftwareAdapter(t *testing.T) {
+	b := newBrowser(t, options{})
+	b.open("?demo=deep")
+	b.waitFor(`document.body.dataset.ready === '1'`, time.Minute)
+	adapter, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(async () => {
+		const a = navigator.gpu && await navigator.gpu.requestAdapter();
+		if (!a) return '';
+		return [a.info.vendor, a.info.architecture, a.info.device, a.info.description, a.isFallbackAdapter || a.info.isFallbackAdapter ? 'fallback' : ''].join(' ');
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("asking for the adapter: %v", err)
+	}
+	t.Logf("adapter: %q", adapter)
+	if !strings.Contains(strings.ToLower(adapter), "swiftshader") && !strings.Contains(adapter, "fallback") {
+		noWebGPU(t, "no SwiftShader adapter: "+adapter)
+	}
+	notice := b.text("#notice")
+	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "cpu" {
+		t.Errorf("backend auto on %q: badge backend %q, want cpu", adapter, got)
+	}
+	if !strings.Contains(notice, "The WebGPU adapter is a CPU implementation") || !strings.Contains(notice, "using the faster CPU backend") {
+		t.Errorf("notice %q does not say the adapter is a CPU implementation", notice)
+	}
+	b.open("?demo=deep&backend=webgpu")
+	b.waitFor(`document.body.dataset.ready === '1'`, time.Minute)
+	if got := eval[string](b, `document.getElementById('backend').dataset.backend`); got != "webgpu" {
+		t.Errorf("backend=webgpu on %q: badge backend %q, want webgpu", adapter, got)
+	}
 	b.checkClean()
 }

@@ -106,10 +106,10 @@ func TestPanicRecovered(t *testing.T) {
 // defaults, and the address bar follows.
 func TestDemoTabs(t *testing.T) {
 	b := newBrowser(t, options{})
-	b.open("")
+	b.open("?demo=deep")
 	b.screenshot("idle.png")
 	if got := eval[string](b, `document.getElementById('f-loss').value + ' ' + document.getElementById('f-lambda').value`); got != "dnll 0.01" {
-		t.Errorf("the default page shows loss and lambda %q, want the DNLL demo", got)
+		t.Errorf("the deep demo shows loss and lambda %q, want DNLL's", got)
 	}
 	b.click(`#tabs a[data-demo="classical"]`)
 	b.waitFor(`location.search === '?demo=classical'`, 10*time.Second)

@@ -567,10 +567,11 @@ func (b *browser) typeInto(sel, text string) {
 
 // runReports returns the report of every run of the session, in order, by
 // showing each run in turn (a click on its name in the summary's table of
-// runs; an image run's #extras table below it has no such buttons).
+// runs, the box's own table; the tables below it, in boxes of their own,
+// have no such buttons).
 func (b *browser) runReports() []report {
 	b.t.Helper()
-	const runs = "#summary table:not(#extras) tbody tr"
+	const runs = "#summary > table tbody tr"
 	n := eval[int](b, `document.querySelectorAll('`+runs+`').length`)
 	var out []report
 	for i := 1; i <= n; i++ {

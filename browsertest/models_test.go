@@ -214,10 +214,23 @@ func TestModelsSideBySide(t *testing.T) {
 	if gap := b.text("#compare-gap"); !strings.Contains(gap, "Gap (LDA − softmax)") {
 		t.Errorf("#compare-gap: %q", gap)
 	}
-	ood := b.text("#compare-ood")
-	for _, want := range []string{"against mnist (AUROC, 64 test images against 64)", "LDA head's density", "LDA head's largest softmax probability", "softmax head's largest softmax probability"} {
-		if !strings.Contains(ood, want) {
-			t.Errorf("#compare-ood %q lacks %q", ood, want)
+	if got := b.text(".table-box:has(#compare-ood) .table-caption"); !strings.Contains(got, "against mnist (AUROC, 64 test images against 64)") {
+		t.Errorf("the caption of #compare-ood %q does not say against what", got)
+	}
+	ood := eval[[][]string](b, `[...document.querySelectorAll('#compare-ood tr')].map(r => [...r.cells].map(c => c.textContent))`)
+	rows := map[string][]string{}
+	for _, r := range ood {
+		rows[r[0]] = r[1:]
+	}
+	if h := rows["Score (AUROC)"]; len(h) != 2 || h[0] != "LDA head" || h[1] != "softmax head" {
+		t.Errorf("#compare-ood's header %q, want a column per head", h)
+	}
+	for score, heads := range map[string]int{"density": 1, "largest softmax probability": 2} {
+		r := rows[score]
+		for i := range heads {
+			if i >= len(r) || !strings.HasSuffix(r[i], "%") {
+				t.Errorf("#compare-ood: %s of head %d is %q, want an AUROC in percent", score, i+1, r)
+			}
 		}
 	}
 	if got := eval[string](b, `location.search`); !strings.Contains(got, "model=tiny-softmax") || !strings.Contains(got, "compare=1") {

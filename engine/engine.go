@@ -245,6 +245,7 @@ func (e *Engine) hello(h protocol.Hello) {
 	}
 	e.debugPanic = h.Debug == "panic"
 	e.debugLose = h.Debug == "lose-device"
+	e.backends.anyAdapter = e.debugLose
 	be, why := e.backends.get(h.Backend)
 	if err := warmUp(e.backends.cpuBackend(), be); err != nil && be != e.backends.cpu {
 		why, be = e.backends.broken("while preparing", err), e.backends.cpu
@@ -298,6 +299,9 @@ type backends struct {
 	gpu   kernels.Backend // nil until probed, or when unusable
 	probe sync.Once
 	why   string // why WebGPU is not used (empty while it is)
+	// anyAdapter has auto take a software adapter too: debug=lose-device
+	// needs a WebGPU device to lose, and a test browser has SwiftShader.
+	anyAdapter bool
 }
 
 // cpuBackend returns the CPU backend.
@@ -308,8 +312,14 @@ func (b *backends) cpuBackend() kernels.Backend {
 	return b.cpu
 }
 
+// software is a backend that can say whether it runs on a CPU
+// implementation of WebGPU (webgpu.Backend).
+type software interface{ Software() bool }
+
 // get returns the backend for a choice and, when WebGPU was wanted but
-// cannot be used, why the CPU runs instead.
+// cannot be used, why the CPU runs instead. Backend auto takes the CPU on
+// a software adapter too, which computes slower than the CPU backend, as
+// the native command does; backend webgpu takes any adapter.
 func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) {
 	c := b.cpuBackend()
 	if choice == experiment.BackendCPU {
@@ -318,6 +328,9 @@ func (b *backends) get(choice experiment.BackendKind) (kernels.Backend, string) 
 	b.probe.Do(func() { b.gpu, b.why = b.open() })
 	if b.gpu == nil {
 		return c, b.why
+	}
+	if s, ok := b.gpu.(software); ok && choice == experiment.BackendAuto && !b.anyAdapter && s.Software() {
+		return c, fmt.Sprintf("The WebGPU adapter is a CPU implementation (%s); using the faster CPU backend (backend=webgpu forces it).", b.gpu.Info().Adapter)
 	}
 	return b.gpu, ""
 }

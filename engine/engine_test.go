@@ -163,7 +163,7 @@ func TestRefusals(t *testing.T) {
 }
 
 // TestSideBySideOverview trains two toy runs side by side and checks that
-// the overview figures come with the run events.
+// the overview figures come with the run events, accuracy in percent.
 func TestSideBySideOverview(t *testing.T) {
 	h := enginetest.New("")
 	e := started(t, h)
@@ -172,19 +172,22 @@ func TestSideBySideOverview(t *testing.T) {
 	from := h.Len()
 	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: 1, Start: &protocol.Start{Jobs: []protocol.Job{a, b}, Backend: experiment.BackendCPU, Overview: protocol.OverviewRuns}}, nil)
 	evs, _ := h.Wait(t, from, protocol.EvDone)
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	for _, ev := range evs {
 		for name, svg := range ev.Overview {
 			if !strings.HasPrefix(svg, "<svg") {
 				t.Errorf("%s is not SVG", name)
 			}
-			seen[name] = true
+			seen[name] = svg
 		}
 	}
 	for _, name := range []string{"run1-embedding.svg", "run2-embedding.svg", "compare-logdet.svg", "compare-accuracy.svg"} {
-		if !seen[name] {
+		if seen[name] == "" {
 			t.Errorf("no overview figure %s", name)
 		}
+	}
+	if !strings.Contains(seen["compare-accuracy.svg"], ">test accuracy (%)<") {
+		t.Errorf("compare-accuracy.svg does not give accuracy in percent:\n%.600s", seen["compare-accuracy.svg"])
 	}
 }
 

@@ -85,7 +85,8 @@ func consistencyFigure(r *experiment.Run) []byte {
 }
 
 // compareFigures draws the runs' histories on shared axes: log det Sigma
-// and test accuracy per epoch, one curve per run.
+// and test accuracy (in percent, as every figure gives it) per epoch, one
+// curve per run.
 func compareFigures(runs []*jobRun) map[string][]byte {
 	var logdet, acc []plot.Series
 	for _, jr := range runs {
@@ -98,7 +99,7 @@ func compareFigures(runs []*jobRun) map[string][]byte {
 			if h.LogDetCov != nil {
 				ld.X, ld.Y = append(ld.X, float64(h.Epoch)), append(ld.Y, float64(*h.LogDetCov))
 			}
-			ta.X, ta.Y = append(ta.X, float64(h.Epoch)), append(ta.Y, float64(h.TestAccuracy))
+			ta.X, ta.Y = append(ta.X, float64(h.Epoch)), append(ta.Y, 100*float64(h.TestAccuracy))
 		}
 		logdet, acc = append(logdet, ld), append(acc, ta)
 	}
@@ -106,8 +107,8 @@ func compareFigures(runs []*jobRun) map[string][]byte {
 		return nil
 	}
 	return map[string][]byte{
-		"compare-logdet.svg":   plot.Lines(plot.Figure{Title: "log det Σ per epoch", XLabel: "epoch", YLabel: "log det Σ"}, logdet, false),
-		"compare-accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy per epoch", XLabel: "epoch", YLabel: "accuracy"}, acc, false),
+		"compare-logdet.svg":   plot.Lines(plot.Figure{Title: "log det Σ per epoch", XLabel: "epoch", YLabel: "log det Σ", IntegerX: true}, logdet, false),
+		"compare-accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy per epoch", XLabel: "epoch", YLabel: "test accuracy (%)", IntegerX: true, ZeroY: true}, acc, false),
 	}
 }
 

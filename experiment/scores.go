@@ -26,6 +26,9 @@ type Score struct {
 	// Calibration returns the metric of a split's predictions, 0 for a
 	// perfectly calibrated model.
 	Calibration func(Predictions) float64
+	// Percent says that people read the metric as a percentage, as
+	// accuracy: the calibration errors, not Brier's score.
+	Percent bool
 	// OOD returns a set's score per example, higher for in-distribution
 	// examples, or an error where the head's parameters do not allow it
 	// (a numerically singular covariance).
@@ -64,14 +67,14 @@ const calibrationBins = 15
 // heads, and the LDA head's also name what its scores mean (density,
 // max_delta), six scores in all.
 var Scores = []Score{
-	{Name: "ece", Label: "ECE (10 bins)", Calibration: func(p Predictions) float64 { return metrics.ECE(p.Conf, p.Correct, reliabilityBins) }},
-	{Name: "ece15", Label: "ECE (15 bins)", Calibration: func(p Predictions) float64 { return metrics.ECE(p.Conf, p.Correct, calibrationBins) }},
+	{Name: "ece", Label: "ECE (10 bins)", Percent: true, Calibration: func(p Predictions) float64 { return metrics.ECE(p.Conf, p.Correct, reliabilityBins) }},
+	{Name: "ece15", Label: "ECE (15 bins)", Percent: true, Calibration: func(p Predictions) float64 { return metrics.ECE(p.Conf, p.Correct, calibrationBins) }},
 	{Name: "brier", Label: "Brier score", Calibration: func(p Predictions) float64 { return metrics.Brier(p.Probs, p.Y, p.C) }},
-	{Name: "ece_adaptive", Label: "adaptive ECE (15 equal-mass bins)", Calibration: func(p Predictions) float64 {
+	{Name: "ece_adaptive", Label: "adaptive ECE (15 equal-mass bins)", Percent: true, Calibration: func(p Predictions) float64 {
 		return metrics.AdaptiveECE(p.Conf, p.Correct, calibrationBins)
 	}},
-	{Name: "mce", Label: "MCE (15 bins)", Calibration: func(p Predictions) float64 { return metrics.MCE(p.Conf, p.Correct, calibrationBins) }},
-	{Name: "ece_classwise", Label: "classwise ECE (15 bins)", Calibration: func(p Predictions) float64 {
+	{Name: "mce", Label: "MCE (15 bins)", Percent: true, Calibration: func(p Predictions) float64 { return metrics.MCE(p.Conf, p.Correct, calibrationBins) }},
+	{Name: "ece_classwise", Label: "classwise ECE (15 bins)", Percent: true, Calibration: func(p Predictions) float64 {
 		return metrics.ClasswiseECE(p.Probs, p.Y, p.C, calibrationBins)
 	}},
 

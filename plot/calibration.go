@@ -74,26 +74,21 @@ func Reliability(fig Figure, bins []Bin, ece float64) []byte {
 		entries = append(entries, legendEntry{label: "ECE = " + percent(ece)})
 	}
 	leg := newLegend(entries, h)
-	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, 0, false)
+	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, leg.width()+12, false)
 
 	s := newSVG(w, h)
 	a.drawBack(s, true)
-	var obstacles []box
 	s.group("bars", clip()+` fill="`+tableau10[0]+`" stroke="#2f4b6b" stroke-width="0.8"`)
 	for _, b := range bins {
 		if b.usable() && finite(b.Accuracy) {
-			bb := barBox(a, b.Lo, b.Hi, 0, b.Accuracy)
-			obstacles = append(obstacles, bb)
-			drawBox(s, bb, "")
+			drawBox(s, barBox(a, b.Lo, b.Hi, 0, b.Accuracy), "")
 		}
 	}
 	s.end()
 	s.group("gaps", clip()+` fill="`+gapColor+`" fill-opacity="0.3" stroke="`+gapColor+`" stroke-width="1"`)
 	for _, b := range bins {
 		if b.usable() && finite(b.Accuracy) && finite(b.Confidence) && b.Accuracy != b.Confidence {
-			bb := barBox(a, b.Lo, b.Hi, b.Accuracy, b.Confidence)
-			obstacles = append(obstacles, bb)
-			drawBox(s, bb, "")
+			drawBox(s, barBox(a, b.Lo, b.Hi, b.Accuracy, b.Confidence), "")
 		}
 	}
 	s.end()
@@ -102,12 +97,10 @@ func Reliability(fig Figure, bins []Bin, ece float64) []byte {
 		s.group("diagonal", clip())
 		px0, py0, px1, py1 := a.x.pos(d0), a.y.pos(d0), a.x.pos(d1), a.y.pos(d1)
 		s.line(px0, py0, px1, py1, mutedColor, 1.5, ` stroke-dasharray="6 4"`)
-		obstacles = segmentBoxes(obstacles, px0, py0, px1, py1)
 		s.end()
 	}
 	a.drawFrame(s)
-	lx, ly := leg.placeInside(a, obstacles)
-	leg.draw(s, lx, ly)
+	leg.draw(s, a.right+12, a.top)
 	return a.finish(s)
 }
 
@@ -161,17 +154,14 @@ func ConfidenceHistogram(fig Figure, bins []Bin, accuracy, meanConfidence float6
 		}
 	}
 	leg := newLegend(entries, h)
-	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, 0, false)
+	a := newAxes(fig, w, h, x0, x1, y0, y1, false, false, leg.width()+12, false)
 
 	s := newSVG(w, h)
 	a.drawBack(s, true)
-	var obstacles []box
 	s.group("bars", clip()+` fill="`+tableau10[0]+`" fill-opacity="0.85" stroke="#ffffff" stroke-width="0.8"`)
 	for _, b := range bins {
 		if b.usable() {
-			bb := barBox(a, b.Lo, b.Hi, 0, frac(b))
-			obstacles = append(obstacles, bb)
-			drawBox(s, bb, "")
+			drawBox(s, barBox(a, b.Lo, b.Hi, 0, frac(b)), "")
 		}
 	}
 	s.end()
@@ -184,13 +174,11 @@ func ConfidenceHistogram(fig Figure, bins []Bin, accuracy, meanConfidence float6
 				extra = ` stroke-dasharray="6 4"`
 			}
 			s.line(x, a.top, x, a.bottom, l.color, 2, extra)
-			obstacles = append(obstacles, box{x - 2, a.top, x + 2, a.bottom})
 		}
 	}
 	s.end()
 	a.drawFrame(s)
-	lx, ly := leg.placeInside(a, obstacles)
-	leg.draw(s, lx, ly)
+	leg.draw(s, a.right+12, a.top)
 	return a.finish(s)
 }
 

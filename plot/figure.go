@@ -35,9 +35,10 @@ type Figure struct {
 	// not look large; YLim still wins.
 	ZeroY bool
 
-	// minLeft is the least left margin in pixels (Stack aligns its panels'
-	// plot areas with it).
-	minLeft float64
+	// minLeft is the least left margin in pixels, and minLegend the least
+	// room for a legend right of the plot area (Stack aligns its panels'
+	// plot areas with them).
+	minLeft, minLegend float64
 }
 
 // MaxPoints is the number of points above which Embedding (per figure) and
@@ -50,7 +51,7 @@ const (
 	labelSize  = 13.0
 	tickSize   = 11.0
 	legendSize = 11.0
-	capSize    = 10.0
+	capSize    = 11.0
 	tickLen    = 4.0
 	inkColor   = "#222222"
 	gridColor  = "#e6e6e6"
@@ -168,8 +169,9 @@ func clip() string { return ` clip-path="url(#` + clipToken + `)"` }
 func (a *axes) drawBack(s *svg, grid bool) {
 	if a.fig.Title != "" {
 		// Centre over the plot area if it fits, else over the figure,
-		// shrinking the font of titles too long for the figure.
-		size := math.Max(8, math.Min(titleSize, (a.w-8)/textWidth(a.fig.Title, 1)))
+		// shrinking the font of titles too long for the figure, down to
+		// the ticks' size (the least that reads as drawn).
+		size := math.Max(tickSize, math.Min(titleSize, (a.w-8)/textWidth(a.fig.Title, 1)))
 		x := (a.left + a.right) / 2
 		if tw := textWidth(a.fig.Title, size); x-tw/2 < 4 || x+tw/2 > a.w-4 {
 			x = a.w / 2

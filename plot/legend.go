@@ -96,54 +96,5 @@ func (l *legend) draw(s *svg, x, y float64) {
 	s.end()
 }
 
-// box is an axis-aligned pixel rectangle used to keep the legend off data.
+// box is an axis-aligned pixel rectangle.
 type box struct{ x0, y0, x1, y1 float64 }
-
-func overlap(a, b box) float64 {
-	w := math.Min(a.x1, b.x1) - math.Max(a.x0, b.x0)
-	h := math.Min(a.y1, b.y1) - math.Max(a.y0, b.y0)
-	if w <= 0 || h <= 0 {
-		return 0
-	}
-	return w * h
-}
-
-// placeInside returns the top-left corner of the legend inside the plot area
-// at the place that covers the least of the obstacles, trying the corners
-// first (top-right, top-left, bottom-right, bottom-left), then the middles
-// of the edges and the centre.
-func (l *legend) placeInside(a *axes, obstacles []box) (float64, float64) {
-	const inset = 8
-	w, h := l.width(), l.height()
-	xl, xc, xr := a.left+inset, (a.left+a.right-w)/2, a.right-inset-w
-	yt, yc, yb := a.top+inset, (a.top+a.bottom-h)/2, a.bottom-inset-h
-	corners := [][2]float64{
-		{xr, yt}, {xl, yt}, {xr, yb}, {xl, yb},
-		{xr, yc}, {xl, yc}, {xc, yt}, {xc, yb}, {xc, yc},
-	}
-	best, bestScore := 0, math.Inf(1)
-	for i, c := range corners {
-		b := box{c[0], c[1], c[0] + w, c[1] + h}
-		score := 0.0
-		for _, o := range obstacles {
-			score += overlap(b, o)
-		}
-		if score < bestScore-1e-9 {
-			best, bestScore = i, score
-		}
-	}
-	return corners[best][0], corners[best][1]
-}
-
-// pointBox is the obstacle for a data point at (x, y).
-func pointBox(x, y float64) box { return box{x - 2, y - 2, x + 2, y + 2} }
-
-// segmentBoxes adds obstacles along the segment (x0,y0)-(x1,y1).
-func segmentBoxes(obs []box, x0, y0, x1, y1 float64) []box {
-	n := int(math.Min(50, math.Hypot(x1-x0, y1-y0)/6)) + 1
-	for i := 0; i <= n; i++ {
-		t := float64(i) / float64(n)
-		obs = append(obs, pointBox(x0+(x1-x0)*t, y0+(y1-y0)*t))
-	}
-	return obs
-}

@@ -28,7 +28,7 @@ type Series struct {
 // Lines draws curves such as training curves or sweeps (set fig.LogX and
 // give the series Markers and a Band for mean ± 2 std error bars). Series i
 // gets colour Color(i); unnamed series are left out of the legend, which is
-// placed in the corner of the plot that hides the least data.
+// drawn right of the plot area, off the data.
 func Lines(fig Figure, series []Series, logY bool) []byte {
 	w, h := fig.size(640, 420)
 	return newLinePlot(fig, w, h, series, logY, 0).draw()
@@ -36,11 +36,10 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 
 // linePlot is a laid-out Lines figure.
 type linePlot struct {
-	a       *axes
-	ser     []Series
-	color0  int // series k gets Color(color0+k)
-	leg     *legend
-	outside bool // the legend is right of the plot area
+	a      *axes
+	ser    []Series
+	color0 int // series k gets Color(color0+k)
+	leg    *legend
 }
 
 // xExtent returns the range of the usable x values of series.
@@ -109,10 +108,10 @@ func newLinePlot(fig Figure, w, h float64, series []Series, logY bool, color0 in
 			entries = append(entries, legendEntry{sr.Name, lineSwatch(Color(color0+k), 2, sr.Dashed, sr.Markers)})
 		}
 	}
-	p := &linePlot{ser: ser, color0: color0, leg: newLegend(entries, h-80), outside: len(entries) > 8}
-	legW := 0.0
-	if p.outside && p.leg != nil {
-		legW = p.leg.width() + 12
+	p := &linePlot{ser: ser, color0: color0, leg: newLegend(entries, h-80)}
+	legW := fig.minLegend
+	if p.leg != nil {
+		legW = math.Max(legW, p.leg.width()+12)
 	}
 	p.a = newAxes(fig, w, h, x0, x1, y0, y1, fig.LogX, logY, legW, false)
 	return p
@@ -120,21 +119,14 @@ func newLinePlot(fig Figure, w, h float64, series []Series, logY bool, color0 in
 
 // draw draws the figure.
 func (p *linePlot) draw() []byte {
-	a, ser, leg, outside := p.a, p.ser, p.leg, p.outside
+	a, ser := p.a, p.ser
 	w, h := a.w, a.h
 	s := newSVG(w, h)
 	a.drawBack(s, true)
-	var obstacles []box
 	s.group("bands", clip()+` fill-opacity="0.18" stroke="none"`)
 	for k, sr := range ser {
 		if d := bandPath(a, sr); d != "" {
 			s.printf(`<path d="%s" fill="%s"/>`+"\n", d, Color(p.color0+k))
-		}
-		for i := range sr.X {
-			if lo, hi, ok := bandValue(a, sr, i); ok {
-				x := a.x.pos(sr.X[i])
-				obstacles = segmentBoxes(obstacles, x, a.y.pos(lo), x, a.y.pos(hi))
-			}
 		}
 	}
 	s.end()
@@ -142,7 +134,6 @@ func (p *linePlot) draw() []byte {
 	for k, sr := range ser {
 		var d strings.Builder
 		pen := false
-		var px, py float64
 		for i := range min(len(sr.X), len(sr.Y)) {
 			if !a.x.ok(sr.X[i]) || !a.y.ok(sr.Y[i]) {
 				pen = false
@@ -151,13 +142,11 @@ func (p *linePlot) draw() []byte {
 			x, y := a.x.pos(sr.X[i]), a.y.pos(sr.Y[i])
 			if pen {
 				d.WriteString("L")
-				obstacles = segmentBoxes(obstacles, px, py, x, y)
 			} else {
 				d.WriteString("M")
-				obstacles = append(obstacles, pointBox(x, y))
 			}
 			d.WriteString(num(x) + " " + num(y))
-			pen, px, py = true, x, y
+			pen = true
 		}
 		extra := ""
 		if sr.Dashed {
@@ -186,14 +175,7 @@ func (p *linePlot) draw() []byte {
 	}
 	s.end()
 	a.drawFrame(s)
-	if leg != nil {
-		if outside {
-			leg.draw(s, a.right+12, a.top)
-		} else {
-			lx, ly := leg.placeInside(a, obstacles)
-			leg.draw(s, lx, ly)
-		}
-	}
+	p.leg.draw(s, a.right+12, a.top)
 	return a.finish(s)
 }
 

@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -637,6 +639,54 @@ func TestRow(t *testing.T) {
 	for _, want := range []string{`<svg x="0" y="0" `, `<svg x="400" y="0" `, ">left<", ">right<", `width="800" height="400"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("row lacks %s", want)
+		}
+	}
+}
+
+// TestTextSize checks that every text of every figure type, a long title
+// included, is drawn at 11 px or more at the figure's own size: the page
+// shows figures at that size, so that is the size they are read at.
+func TestTextSize(t *testing.T) {
+	figs := figures()
+	long := Figure{Title: strings.Repeat("A title far too long for the figure's width ", 4), Caption: "a caption"}
+	figs["long-title"] = Lines(long, sampleSeries(), false)
+	size := regexp.MustCompile(`font-size="([0-9.]+)"`)
+	for name, doc := range figs {
+		m := size.FindAllSubmatch(doc, -1)
+		if len(m) == 0 {
+			t.Errorf("%s: no text", name)
+		}
+		for _, sm := range m {
+			if v, err := strconv.ParseFloat(string(sm[1]), 64); err != nil || v < 11 {
+				t.Errorf("%s: text drawn at font-size %s px, under 11", name, sm[1])
+			}
+		}
+	}
+}
+
+// TestLegendsOutside checks that every figure's legend is drawn right of
+// its plot area (the clip rectangle), where it covers no data.
+func TestLegendsOutside(t *testing.T) {
+	clipRe := regexp.MustCompile(`<clipPath id="[^"]+"><rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"`)
+	legendRe := regexp.MustCompile(`<g class="legend">\n<rect x="([0-9.]+)"`)
+	figs := figures()
+	figs["stack"] = Stack(Figure{Title: "Stack"}, []Panel{{Series: sampleSeries()}, {Series: sampleSweep()}})
+	for name, doc := range figs {
+		docs := strings.SplitAfter(string(doc), "</svg>\n") // Stack nests a document per panel
+		for _, d := range docs {
+			c, l := clipRe.FindStringSubmatch(d), legendRe.FindStringSubmatch(d)
+			if c == nil || l == nil {
+				continue
+			}
+			x, _ := strconv.ParseFloat(c[1], 64)
+			w, _ := strconv.ParseFloat(c[2], 64)
+			lx, _ := strconv.ParseFloat(l[1], 64)
+			if lx < x+w {
+				t.Errorf("%s: the legend starts at x = %v, inside the plot area (%v to %v)", name, lx, x, x+w)
+			}
+		}
+		if !strings.Contains(string(doc), `<g class="legend">`) {
+			t.Errorf("%s: no legend", name)
 		}
 	}
 }

@@ -51,17 +51,17 @@ func Stack(fig Figure, panels []Panel) []byte {
 		figs[i], heights[i] = f, math.Round(h*panelWeight(p)/weights)
 	}
 	// Lay the panels out twice: the second time with the widest left
-	// margin, so that the x axes line up.
+	// margin and legend, so that the x axes line up.
 	plots := make([]*linePlot, len(panels))
 	for range 2 {
-		left, color := 0.0, 0
+		left, legend, color := 0.0, 0.0, 0
 		for i, p := range panels {
 			plots[i] = newLinePlot(figs[i], w, heights[i], p.Series, p.LogY, color)
-			left = math.Max(left, plots[i].a.left)
+			left, legend = math.Max(left, plots[i].a.left), math.Max(legend, plots[i].a.legendW)
 			color += len(p.Series)
 		}
 		for i := range figs {
-			figs[i].minLeft = left
+			figs[i].minLeft, figs[i].minLegend = left, legend
 		}
 	}
 	y := 0.0

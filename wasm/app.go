@@ -105,6 +105,7 @@ func newApp() *app {
 	}
 	a.on(byID("form"), "submit", func(ev dom.Event) {
 		ev.PreventDefault()
+		show(byID("first-note"), false)
 		a.startSession()
 	})
 	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
@@ -148,6 +149,11 @@ func (a *app) start() {
 		q = config.NativeByDefault(q)
 	}
 	s, raw, errs := config.FromQuery(q)
+	first := len(q) == 0 && a.native == ""
+	if first {
+		s, raw = config.FirstScreen()
+	}
+	show(byID("first-note"), first)
 	hello := &protocol.Hello{Backend: s.Backend, Debug: q.Get("debug")}
 	if v := q.Get("threads"); v != "" {
 		// Beside the settings table, as model=: it sets the CPU backend's
@@ -253,6 +259,7 @@ func (a *app) switchDemo(d config.Demo) {
 	a.show(nil)
 	a.models.forget()
 	a.view.reset(nil)
+	show(byID("first-note"), false)
 	a.setDemo(d)
 	a.form.setRaw(config.Defaults(d).Raw())
 	a.form.showErrors(d, nil)

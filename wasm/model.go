@@ -75,7 +75,12 @@ func newModels(a *app) *models {
 	row.AppendChild(m.openBtn)
 	row.AppendChild(m.bothBtn)
 	row.AppendChild(m.cont)
-	for _, e := range []dom.HTMLElement{label, row, m.about, m.msg} {
+	// How the model was trained (a whole command line) is folded, so that
+	// Train stays near the top of the form.
+	about := el("details", "help", "")
+	about.AppendChild(el("summary", "", "How it was trained"))
+	about.AppendChild(m.about)
+	for _, e := range []dom.HTMLElement{label, row, about, m.msg} {
 		box.AppendChild(e)
 	}
 	a.data.box.AppendChild(box)

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 
 	"honnef.co/go/js/dom/v2"
 
-	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/wasm/config"
 	"github.com/deeplda/deeplda/wasm/page"
 )
@@ -22,12 +20,12 @@ type view struct {
 	cards                           map[string]*card
 }
 
-// card is one figure on the page with its download button.
+// card is one figure on the page with its caption and download button.
 type card struct {
-	root, body dom.HTMLElement
-	svg        string
-	file       string // download name
-	perRun     bool   // a figure of the shown run (named after it when there are several)
+	root, body, caption dom.HTMLElement
+	svg                 string
+	file                string // download name
+	perRun              bool   // a figure of the shown run (named after it when there are several)
 }
 
 func newView(a *app) *view {
@@ -51,17 +49,8 @@ func (v *view) reset(s *page.Session) {
 		return
 	}
 	overview, detail := page.Layout(s)
-	cols := 2
-	if s.Settings.Demo != config.Sweep {
-		cols = max(2, min(len(s.Runs), 3))
-	}
-	v.overview.Style().SetProperty("grid-template-columns", fmt.Sprintf("repeat(%d, minmax(0, 1fr))", cols), "")
 	for _, sl := range overview {
 		v.newCard(v.overview, sl, false)
-	}
-	if c := v.cards[experiment.CompareReliabilityFile]; c != nil {
-		// Two diagrams side by side take the whole row.
-		c.root.Style().SetProperty("grid-column", "1 / -1", "")
 	}
 	for _, sl := range detail {
 		v.newCard(v.figures, sl, true)
@@ -88,16 +77,21 @@ func (v *view) update(s *page.Session) {
 		v.fill(sl.Name, s.Overview[sl.Name])
 	}
 	for _, sl := range detail {
+		if c := v.cards[sl.Name]; c != nil && c.caption.TextContent() != sl.Caption {
+			// The shown run changed: so does whose figure it says it is.
+			c.caption.SetTextContent(sl.Caption)
+			c.label()
+		}
 		v.fill(sl.Name, jr.Figs[sl.Name])
 	}
 }
 
 // newCard adds a hidden figure card to parent.
 func (v *view) newCard(parent dom.HTMLElement, sl page.Slot, perRun bool) {
-	c := &card{root: el("figure", "card", ""), body: el("div", "plot", ""), file: sl.Name, perRun: perRun}
+	c := &card{root: el("figure", "card", ""), body: el("div", "plot", ""), caption: el("span", "", sl.Caption), file: sl.Name, perRun: perRun}
 	c.root.SetAttribute("data-name", sl.Name)
 	capt := el("figcaption", "", "")
-	capt.AppendChild(el("span", "", sl.Caption))
+	capt.AppendChild(c.caption)
 	btn := el("button", "link", "SVG ⤓")
 	btn.SetAttribute("type", "button")
 	btn.SetAttribute("title", "download this figure as SVG")
@@ -121,8 +115,18 @@ func (v *view) fill(name, svg string) {
 	// Hand the browser a frame with nothing but this figure to draw.
 	v.a.yield.now()
 	c.body.SetInnerHTML(svg)
+	c.label()
 	show(c.root, true)
 	v.a.yield.frame()
+}
+
+// label gives the card's figure its text alternative: role img, labelled
+// by the caption.
+func (c *card) label() {
+	if f := c.body.QuerySelector("svg"); f != nil {
+		f.SetAttribute("role", "img")
+		f.SetAttribute("aria-label", c.caption.TextContent())
+	}
 }
 
 // drawSummary rebuilds the summary box (page.SummaryHTML); a click on a

@@ -21,10 +21,18 @@ func adapterName(*wgpu.Adapter) string {
 		return "unknown"
 	}
 	a, ok := jsx.Await(gpu.Call("requestAdapter"))
-	if !ok || !a.Truthy() || !a.Get("info").Truthy() {
+	if !ok || !a.Truthy() {
 		return "unknown"
 	}
-	info := a.Get("info")
+	return describe(a.Get("info"))
+}
+
+// describe joins the vendor, architecture, device and description of an
+// adapter info ("unknown" when it gives none).
+func describe(info js.Value) string {
+	if !info.Truthy() {
+		return "unknown"
+	}
 	var parts []string
 	for _, k := range []string{"vendor", "architecture", "device", "description"} {
 		if v := info.Get(k); v.Type() == js.TypeString && v.String() != "" {
@@ -156,9 +164,15 @@ func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) (e
 // release, so the layout is fixed).
 func jsValue(p unsafe.Pointer) js.Value { return *(*js.Value)(p) }
 
-// software reports whether the adapter runs on the CPU; the browser does
-// not say (the page decides for itself), so it reports false.
-func software(*wgpu.Adapter) bool { return false }
+// software reports whether the adapter runs on the CPU (SoftwareAdapter):
+// the browser says so by isFallbackAdapter (on the adapter in older
+// browsers, on its info in newer ones) or names it in the adapter info.
+func software(a *wgpu.Adapter) bool {
+	v := jsValue(unsafe.Pointer(a))
+	info := v.Get("info")
+	fallback := v.Get("isFallbackAdapter").Truthy() || (info.Truthy() && info.Get("isFallbackAdapter").Truthy())
+	return SoftwareAdapter(fallback, describe(info))
+}
 
 // hasTimestamps reports whether the device has timestamp queries.
 func hasTimestamps(b *Backend) bool {

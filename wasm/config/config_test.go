@@ -379,3 +379,29 @@ func TestNativeByDefault(t *testing.T) {
 		t.Error("backend=cpu became native")
 	}
 }
+
+// TestFirstScreen checks what a page without a query trains: the deep
+// demo's losses side by side on the CPU, at once, with the demo's other
+// settings; its link names the demo, the backend and the comparison.
+func TestFirstScreen(t *testing.T) {
+	s, raw := FirstScreen()
+	if s.Demo != Deep || !s.Compare || s.Backend != experiment.BackendCPU || !s.Autostart {
+		t.Errorf("first screen: demo %s, compare %v, backend %s, autostart %v", s.Demo, s.Compare, s.Backend, s.Autostart)
+	}
+	if _, errs := Parse(Deep, raw); len(errs) > 0 {
+		t.Errorf("the first screen's settings do not parse: %v", errs)
+	}
+	jobs, err := s.Jobs()
+	if err != nil || len(jobs) != 3 {
+		t.Fatalf("first screen: %d runs, %v", len(jobs), err)
+	}
+	for i, want := range CompareLosses(Deep) {
+		if jobs[i].Synth.Loss != want || jobs[i].Synth.Epochs != Defaults(Deep).Synth.Epochs {
+			t.Errorf("run %d: loss %s, %d epochs", i, jobs[i].Synth.Loss, jobs[i].Synth.Epochs)
+		}
+	}
+	q := s.Query()
+	if q.Get("demo") != "deep" || q.Get("backend") != "cpu" || q.Get("compare") != "1" {
+		t.Errorf("the first screen's query %v", q)
+	}
+}

@@ -125,6 +125,16 @@ func FromQuery(q Query) (Settings, Raw, Errors) {
 	return s, raw, errs
 }
 
+// FirstScreen returns what the page trains when it opens with no URL
+// query: the deep demo's three losses side by side on the CPU (which
+// starts at once, with no adapter to probe), started at once, so that
+// the first screen shows figures moving rather than a form.
+func FirstScreen() (Settings, Raw) {
+	s := Defaults(Deep)
+	s.Compare, s.Backend, s.Autostart = true, experiment.BackendCPU, true
+	return s, s.Raw()
+}
+
 // Query returns the URL query that reproduces s: the demo, the model to
 // open and every field that differs from the demo's defaults (autostart is
 // left out).

@@ -12,8 +12,9 @@ var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "
 // SummaryHTML returns the summary box of session s as HTML: the table of
 // runs (each run's label a button with data-run, its index, that shows its
 // figures; the shown run's row has class shown), the shown run's test
-// evaluations (#extras) and out-of-distribution scores (#ood), and for two
-// heads side by side their gap (#compare-gap, #compare-ood). The page sets
+// evaluations (#extras) and out-of-distribution scores (#ood), each in a
+// box that scrolls sideways on its own, and for two heads side by side
+// their gap (#compare-gap) and scores (#compare-ood). The page sets
 // it in one go: building it element by element from WebAssembly took tens
 // of milliseconds of the page's thread.
 func SummaryHTML(s *Session) string {
@@ -31,15 +32,30 @@ func SummaryHTML(s *Session) string {
 	})
 	if jr := s.Runs[s.Shown()]; jr.Rep != nil {
 		if t := Extras(jr.Rep); t != nil {
-			writeTable(&b, "summary extras", "extras", t.Header, t.Rows, nil)
+			writeTableOf(&b, "summary extras", "extras", t)
 		}
-		writeP(&b, "extras", "ood", OOD(jr.Rep))
+		if t := OOD(jr.Rep); t != nil {
+			writeTableOf(&b, "summary ood", "ood", t)
+		}
 	}
 	if gap := Gap(s); gap != "" {
 		writeP(&b, "gap", "compare-gap", gap)
-		writeP(&b, "gap", "compare-ood", OODComparison(s))
+		if t := OODComparison(s); t != nil {
+			writeTableOf(&b, "summary ood", "compare-ood", t)
+		}
 	}
 	return b.String()
+}
+
+// writeTableOf writes table t in a box of its own, which scrolls sideways
+// where the table is wider than the page, under its caption.
+func writeTableOf(b *strings.Builder, class, id string, t *Table) {
+	b.WriteString(`<div class="table-box">`)
+	if t.Caption != "" {
+		b.WriteString(`<p class="table-caption">` + escaper.Replace(t.Caption) + "</p>")
+	}
+	writeTable(b, class, id, t.Header, t.Rows, nil)
+	b.WriteString("</div>")
 }
 
 // writeTable writes a table of text; lead, when not nil, gives each row's

@@ -72,11 +72,11 @@ func Layout(s *Session) (overview, detail []Slot) {
 		}
 	case multi:
 		for i, jr := range s.Runs {
-			overview = append(overview, Slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.Label + ": test embeddings and the head's Gaussians."})
+			overview = append(overview, Slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.Label + ": test embeddings and the head's Gaussians. " + lookAt(s, i)})
 		}
 		overview = append(overview,
-			Slot{"compare-logdet.svg", "log det Σ of every run."},
-			Slot{"compare-accuracy.svg", "Test accuracy of every run."})
+			Slot{"compare-logdet.svg", "log det Σ of every run: look for the line that keeps falling, the covariance that shrinks without bound."},
+			Slot{"compare-accuracy.svg", "Test accuracy of every run: look at where the lines end, how well each loss classifies."})
 	}
 	figs := detailFigures
 	if s.Settings.Demo == config.Images {
@@ -86,29 +86,77 @@ func Layout(s *Session) (overview, detail []Slot) {
 		if multi && !s.Folders && (s.Settings.Demo == config.Deep || s.Settings.Demo == config.Classical) && f.Name == "embedding.svg" {
 			continue // already side by side above
 		}
+		if multi {
+			// Several runs: say whose figure this is.
+			f.Caption = s.Runs[s.Shown()].Label + ": " + f.Caption
+		}
 		detail = append(detail, f)
 	}
 	return overview, detail
 }
 
-// OODComparison says how well each head's scores of experiment.Scores tell
-// the test images from the other data set's, when both runs scored it: ""
-// otherwise.
-func OODComparison(s *Session) string {
-	var parts []string
+// lookAt says where to look in the side-by-side embedding of run i of a
+// toy demo ("" for a loss it does not know).
+func lookAt(s *Session, i int) string {
+	if i >= len(s.Jobs) {
+		return ""
+	}
+	loss := s.Jobs[i].Synth.Loss
+	if s.Settings.Demo == config.Classical {
+		switch loss {
+		case "nll":
+			return "Look at the coloured (learned) and grey (closed-form) ellipses: NLL recovers the closed-form fit."
+		case "ce":
+			return "Look at the coloured (learned) and grey (closed-form) ellipses: CE moves the means away from the clouds."
+		}
+		return ""
+	}
+	switch loss {
+	case "nll":
+		return "Look at the ellipses' size: NLL can shrink them without bound."
+	case "ce":
+		return "Look at the ellipses against the points: CE leaves the Gaussians free to drift off the clouds."
+	case "dnll":
+		return "Look at the ellipses against the points: DNLL asks the Gaussians to fit the clouds."
+	}
+	return ""
+}
+
+// OODComparison is the table of how well each head's scores of
+// experiment.Scores tell the test images from the other data set's (AUROC,
+// a column per head), when both runs scored it: nil otherwise.
+func OODComparison(s *Session) *Table {
+	t := &Table{Header: []string{"Score (AUROC)"}}
+	row := map[string]int{}
 	for i, jr := range s.Runs {
 		if jr.Rep == nil || jr.Rep.OOD == nil {
-			return ""
+			return nil
 		}
-		head := HeadLabel(s.Jobs[i].Image.Head)
+		t.Header = append(t.Header, HeadLabel(s.Jobs[i].Image.Head))
 		for _, sc := range experiment.OODScores() {
-			if d, ok := jr.Rep.OOD.Detection(sc.Name); ok {
-				parts = append(parts, fmt.Sprintf("%s's %s %.2f%%", head, sc.Label, 100*d.AUROC))
+			d, ok := jr.Rep.OOD.Detection(sc.Name)
+			if !ok {
+				continue
 			}
+			k, seen := row[sc.Name]
+			if !seen {
+				k, row[sc.Name] = len(t.Rows), len(t.Rows)
+				t.Rows = append(t.Rows, []string{sc.Label})
+			}
+			for len(t.Rows[k]) < i+1 {
+				t.Rows[k] = append(t.Rows[k], "–")
+			}
+			t.Rows[k] = append(t.Rows[k], fmt.Sprintf("%.2f%%", 100*d.AUROC))
+		}
+	}
+	for k := range t.Rows {
+		for len(t.Rows[k]) < len(t.Header) {
+			t.Rows[k] = append(t.Rows[k], "–")
 		}
 	}
 	o := s.Runs[0].Rep.OOD
-	return fmt.Sprintf("Out-of-distribution detection against %s (AUROC, %d test images against %d): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, ", "))
+	t.Caption = fmt.Sprintf("Out-of-distribution detection against %s (AUROC, %d test images against %d)", o.Dataset, o.NIn, o.NOut)
+	return t
 }
 
 // SummaryCells formats a run's report for the summary table.
@@ -174,10 +222,12 @@ func TrainTime(s float64) string {
 // SummaryHeader is the header of the summary's table of runs.
 var SummaryHeader = []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE (10 bins)", "log det Σ", "σ", "Mean shift", "KL", "Train time"}
 
-// Table is a table of text: its header and its rows.
+// Table is a table of text: its header, its rows and a caption ("" for
+// none).
 type Table struct {
-	Header []string
-	Rows   [][]string
+	Header  []string
+	Rows    [][]string
+	Caption string
 }
 
 // Extras returns the test evaluations of a run's report (#extras):
@@ -200,7 +250,9 @@ func Extras(full *Report) *Table {
 		r := []string{name, fmt.Sprintf("%.2f%%", 100*float64(split.Accuracy))}
 		for _, sc := range calibration {
 			cell := "–" // a report written before the metric
-			if m, ok := split.Metric(sc.Name); ok {
+			if m, ok := split.Metric(sc.Name); ok && sc.Percent {
+				cell = fmt.Sprintf("%.2f%%", 100*float64(m))
+			} else if ok {
 				cell = fmt.Sprintf("%.4f", float64(m))
 			}
 			r = append(r, cell)
@@ -219,21 +271,22 @@ func Extras(full *Report) *Table {
 	return t
 }
 
-// OOD says how well each out-of-distribution score of a run's report
-// tells its test images from the other data set's (#ood), "" when it
-// scored none.
-func OOD(full *Report) string {
+// OOD is the table of how well each out-of-distribution score of a run's
+// report tells its test images from the other data set's (#ood), nil when
+// it scored none.
+func OOD(full *Report) *Table {
 	o := full.OOD
 	if o == nil {
-		return ""
+		return nil
 	}
-	var parts []string
+	t := &Table{Header: []string{"Score", "AUROC", "AUPR", "FPR at 95% TPR"},
+		Caption: fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d)", o.Dataset, o.NIn, o.NOut)}
 	for _, sc := range experiment.OODScores() {
 		if d, ok := o.Detection(sc.Name); ok {
-			parts = append(parts, fmt.Sprintf("%s %.2f%%, %.2f%%, %.2f%%", sc.Label, 100*d.AUROC, 100*d.AUPR, 100*d.FPRAt95TPR))
+			t.Rows = append(t.Rows, []string{sc.Label, fmt.Sprintf("%.2f%%", 100*d.AUROC), fmt.Sprintf("%.2f%%", 100*d.AUPR), fmt.Sprintf("%.2f%%", 100*d.FPRAt95TPR)})
 		}
 	}
-	return fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d; AUROC, AUPR, FPR at 95%% TPR): %s.", o.Dataset, o.NIn, o.NOut, strings.Join(parts, "; "))
+	return t
 }
 
 // Gap says the gap between the heads of an images comparison, or of an

@@ -2,8 +2,10 @@ package page
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -466,5 +468,48 @@ func TestFoldersTable(t *testing.T) {
 	}
 	if strings.Count(html, "data-file=") != 3 || strings.Contains(html, "folder-files") || !strings.HasSuffix(html, "</table>") {
 		t.Error("the files are not in the table's rows, once each")
+	}
+}
+
+// TestTablesInPercent checks the units of an image run's tables: accuracy
+// and the calibration errors in percent, Brier's score and NLL as numbers,
+// and the out-of-distribution scores as a table of percentages, a row per
+// score.
+func TestTablesInPercent(t *testing.T) {
+	var full Report
+	raw := `{"kind": "train", "test": {"examples": 64, "accuracy": 0.5, "ece": 0.0982, "ece15": 0.1, "nll": 1.25,
+		"mce": 0.3, "brier": 0.61},
+		"ood": {"dataset": "mnist", "n_in": 64, "n_out": 64,
+		"max_softmax": {"auroc": 0.75, "aupr": 0.7, "fpr_at_95_tpr": 0.9},
+		"density": {"auroc": 0.8125, "aupr": 0.8, "fpr_at_95_tpr": 0.5}}}`
+	if err := json.Unmarshal([]byte(raw), &full); err != nil {
+		t.Fatal(err)
+	}
+	x := Extras(&full)
+	if x == nil || len(x.Rows) != 1 {
+		t.Fatalf("extras %+v", x)
+	}
+	cells := map[string]string{}
+	for i, h := range x.Header {
+		cells[h] = x.Rows[0][i]
+	}
+	for h, want := range map[string]string{"Accuracy": "50.00%", "ECE (10 bins)": "9.82%", "ECE (15 bins)": "10.00%", "MCE (15 bins)": "30.00%", "Brier score": "0.6100", "NLL": "1.2500"} {
+		if cells[h] != want {
+			t.Errorf("extras: %s is %q, want %q (all: %v)", h, cells[h], want, cells)
+		}
+	}
+	o := OOD(&full)
+	if o == nil || !strings.Contains(o.Caption, "against mnist (64 test images against 64)") {
+		t.Fatalf("ood table %+v", o)
+	}
+	want := [][]string{{"largest softmax probability", "75.00%", "70.00%", "90.00%"}, {"density", "81.25%", "80.00%", "50.00%"}}
+	if !reflect.DeepEqual(o.Rows, want) {
+		t.Errorf("ood rows %q, want %q", o.Rows, want)
+	}
+	html := SummaryHTML(&Session{Runs: []*Run{{Label: "run", Rep: &full}}, Picked: 0, Jobs: []config.Job{{Label: "run"}}})
+	for _, id := range []string{`id="extras"`, `id="ood"`} {
+		if !strings.Contains(html, id) {
+			t.Errorf("the summary has no table %s:\n%s", id, html)
+		}
 	}
 }
