@@ -523,9 +523,16 @@ func (b *browser) checkClean() {
 }
 
 // screenshot saves a PNG of the whole page into out/screenshots.
-func (b *browser) screenshot(name string) {
+func (b *browser) screenshot(name string) { b.shoot(name, chromedp.FullScreenshot(100)) }
+
+// viewShot saves a PNG of the window as it shows now (not the whole page)
+// into out/screenshots.
+func (b *browser) viewShot(name string) { b.shoot(name, chromedp.CaptureScreenshot()) }
+
+// shoot saves the PNG that shot takes into out/screenshots.
+func (b *browser) shoot(name string, shot chromedp.Action[[]byte]) {
 	b.t.Helper()
-	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(b.ctx, shot)
 	if err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
 		return

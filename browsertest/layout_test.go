@@ -3,7 +3,6 @@ package browsertest
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,23 +55,6 @@ func (b *browser) setDark(dark bool) {
 	if err := chromedp.Do(b.ctx, set); err != nil {
 		b.t.Fatalf("prefers-color-scheme %s: %v", scheme, err)
 	}
-}
-
-// viewShot saves a screenshot of the window as it shows now (not the
-// whole page) under out/screenshots.
-func (b *browser) viewShot(name string) {
-	b.t.Helper()
-	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		b.t.Errorf("screenshot %s: %v", name, err)
-		return
-	}
-	path := filepath.Join(shotDir, name)
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		b.t.Errorf("screenshot %s: %v", name, err)
-		return
-	}
-	b.t.Logf("screenshot %s", path)
 }
 
 // layout is what checkLayout measures of the page.
