@@ -3,7 +3,6 @@ package browsertest
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
