@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -201,6 +202,37 @@ func pairedTable(runs []*runReport) string {
 				}
 			}
 		}
+	}
+	b.WriteString(crossEvaluation(runs))
+	return b.String()
+}
+
+// crossEvaluation is the table of the twin's runs whose final checkpoint
+// deeplda eval evaluated (RUN/deeplda-eval/report.json, written by
+// bench/paired_study.sh): the twin's last-epoch test figures with the
+// trained BatchNorm statistics beside deeplda eval's on the same
+// checkpoint, and their largest difference; "" when there is none. Equal
+// figures put any difference between the engines in what they train, not
+// in how they measure it.
+func crossEvaluation(runs []*runReport) string {
+	var b bytes.Buffer
+	for _, r := range runs {
+		if r.implementation() != "PyTorch" || len(r.History) == 0 {
+			continue
+		}
+		e, err := loadRun(filepath.Join(r.dir, "deeplda-eval"))
+		if err != nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nThe twin's final checkpoints evaluated by `deeplda eval` (the checkpoint's BatchNorm statistics):\n\n")
+			b.WriteString("| run | test accuracy, the twin | test accuracy, deeplda eval | ECE (10 bins), the twin | ECE (10 bins), deeplda eval | largest difference (points) |\n")
+			b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
+		}
+		h := r.History[len(r.History)-1]
+		diff := 100 * max(math.Abs(float64(h.TestAccuracy-e.Test.Accuracy)), math.Abs(float64(h.TestECE-e.Test.ECE)))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.4f |\n", r.name(), pct(float64(h.TestAccuracy)), pct(float64(e.Test.Accuracy)),
+			pct(float64(h.TestECE)), pct(float64(e.Test.ECE)), diff)
 	}
 	return b.String()
 }

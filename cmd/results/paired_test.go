@@ -24,7 +24,8 @@ func TestWelch(t *testing.T) {
 
 // TestPairedTable writes three LDA runs of each implementation and one
 // softmax run of ours, with and without -bn-history, and finds the
-// means ± sd, n, and the test of the difference in the table.
+// means ± sd, n, the test of the difference, and deeplda eval's figures
+// for the one twin run that has them, in the table.
 func TestPairedTable(t *testing.T) {
 	dir := t.TempDir()
 	var runs []string
@@ -44,6 +45,9 @@ func TestPairedTable(t *testing.T) {
 				i+1, impl.backend, 0.04+0.01*float64(i), ece, ece/2)))
 		}
 	}
+	// deeplda eval of the first twin run's checkpoint: ECE 4.01 against
+	// the twin's 4.
+	writeRun(t, dir, "pytorch-lda-s1/deeplda-eval", `{"test":{"accuracy":0.9,"ece":0.0401}}`)
 	runs = append(runs, writeRun(t, dir, "ours-softmax-frozen", `{"config":{"head":"softmax","loss":"ce","freeze_head":true},
 		"backend":{"name":"cpu"},"history":[{"epoch":1,"test_accuracy":0.8,"test_ece":0.1}]}`))
 	got, _, _, err := Regenerate([]byte("<!-- results: paired "+strings.Join(runs, " ")+" -->\n<!-- end results -->\n"), "c")
@@ -59,6 +63,7 @@ func TestPairedTable(t *testing.T) {
 		"| LDA spherical + DNLL | test accuracy, trained BN | - | - | - | - |",
 		// t = -1 / sqrt(2/3) = -1.225, df = 4, p = 0.288.
 		"| LDA spherical + DNLL | ECE, trained BN, mean of the last half of the epochs | -1.00 | -1.22 | 4.0 | 0.288 |",
+		"| pytorch-lda-s1 | 90.00 | 90.00 | 4.00 | 4.01 | 0.0100 |\n",
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("table lacks %q:\n%s", want, got)
