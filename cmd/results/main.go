@@ -17,8 +17,9 @@
 // different seeds, ours and PyTorch's: the mean and range of each figure
 // per head and implementation), paired (the paired study of
 // bench/paired_study.sh: per head and implementation the final test
-// figures' mean ± sd over the seeds, and Welch's t-test of the difference
-// between the implementations), table1 (the paper's Table 1 with this
+// figures' mean ± sd over the seeds, Welch's t-test of the difference
+// between the implementations, and deeplda eval's figures of the twin's
+// final checkpoints beside the twin's own), table1 (the paper's Table 1 with this
 // project's runs and the PyTorch twin's beside each row: n seeds and
 // mean ± 2 sd per implementation and protocol) and figures (an LDA run then a softmax run:
 // their test ECE and accuracy per epoch drawn as deeplda train -compare
