@@ -369,31 +369,49 @@ const (
 	OverviewFigure = "overview/"
 )
 
-// Split takes the figures and the checkpoint out of ev for a transport
-// that carries them beside the JSON (the Web Worker's messages, deeplda
-// ui's event stream): it returns the JSON of the rest, the figures by key
-// (RunFigure or OverviewFigure and the file name) and the checkpoint (nil
-// when none). An event that cannot be encoded becomes EvFailed.
-func Split(ev Event) (js []byte, figures map[string]string, checkpoint []byte) {
-	checkpoint, ev.Checkpoint = ev.Checkpoint, nil
-	figures = map[string]string{}
+// Envelope is an event as a transport carries it that takes the figures
+// and the checkpoint beside the JSON (the Web Worker's messages, deeplda
+// ui's event stream, and site/app.js, which reads both): the JSON of the
+// rest of the event, the figures by key (RunFigure or OverviewFigure and
+// the file name) and the checkpoint (nil when none). Its JSON keys are
+// the ones the Web Worker's messages use (EnvelopeKeys).
+type Envelope struct {
+	JSON       string            `json:"json"`
+	Figures    map[string]string `json:"figures,omitempty"`
+	Checkpoint []byte            `json:"checkpoint,omitempty"`
+}
+
+// The keys of an Envelope's fields in the Web Worker's messages and in
+// deeplda ui's event stream.
+const (
+	EnvelopeJSON       = "json"
+	EnvelopeFigures    = "figures"
+	EnvelopeCheckpoint = "checkpoint"
+)
+
+// Split takes the figures and the checkpoint out of ev into its Envelope.
+// An event that cannot be encoded becomes EvFailed.
+func Split(ev Event) Envelope {
+	env := Envelope{Checkpoint: ev.Checkpoint, Figures: map[string]string{}}
+	ev.Checkpoint = nil
 	if ev.RunState != nil {
 		st := *ev.RunState
 		for name, svg := range st.Figures {
-			figures[RunFigure+name] = svg
+			env.Figures[RunFigure+name] = svg
 		}
 		st.Figures = nil
 		ev.RunState = &st
 	}
 	for name, svg := range ev.Overview {
-		figures[OverviewFigure+name] = svg
+		env.Figures[OverviewFigure+name] = svg
 	}
 	ev.Overview = nil
 	js, err := Encode(ev)
 	if err != nil {
 		js, _ = Encode(Event{Kind: EvFailed, Seq: ev.Seq, Session: ev.Session, Error: err.Error()})
 	}
-	return js, figures, checkpoint
+	env.JSON = string(js)
+	return env
 }
 
 // RunFolder is a run of deeplda ui's runs folder, as its list

@@ -139,15 +139,6 @@ func (h *host) Engine() string { return "native" }
 // Memory is "": no WebAssembly memory.
 func (h *host) Memory() string { return "" }
 
-// message is an event as the event stream carries it: the JSON, and
-// beside it the figures and the checkpoint (base64), as the Web Worker
-// posts them.
-type message struct {
-	JSON       string            `json:"json"`
-	Figures    map[string]string `json:"figures,omitempty"`
-	Checkpoint []byte            `json:"checkpoint,omitempty"`
-}
-
 // replayed is an event of the current session as a page that connects
 // late is sent it: run is the run of a run's state (EvRun), else -1.
 type replayed struct {
@@ -162,11 +153,10 @@ type runSoFar struct {
 	checkpoint []byte
 }
 
-// encode returns ev as the event stream carries it (message), or nil when
-// it cannot be encoded.
+// encode returns ev as the event stream carries it (protocol.Envelope, the
+// checkpoint in base64), or nil when it cannot be encoded.
 func encode(ev protocol.Event) []byte {
-	js, figs, ckpt := protocol.Split(ev)
-	b, err := json.Marshal(message{JSON: string(js), Figures: figs, Checkpoint: ckpt})
+	b, err := json.Marshal(protocol.Split(ev))
 	if err != nil {
 		return nil
 	}

@@ -58,10 +58,10 @@ func TestReplayKeepsLastCheckpoint(t *testing.T) {
 	}
 	defer h.unsubscribe(c)
 	total := 0
-	var last message
+	var last protocol.Envelope
 	for _, b := range first {
 		total += len(b)
-		var m message
+		var m protocol.Envelope
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +305,7 @@ func TestLatePageToldEnded(t *testing.T) {
 		}
 		defer h.unsubscribe(c)
 		for _, b := range first {
-			var m message
+			var m protocol.Envelope
 			if err := json.Unmarshal(b, &m); err != nil {
 				t.Fatal(err)
 			}

@@ -376,7 +376,7 @@ func TestResumeFromList(t *testing.T) {
 		s.host.mu.Lock()
 		first := s.host.session[0].b
 		s.host.mu.Unlock()
-		var m message
+		var m protocol.Envelope
 		if err := json.Unmarshal(first, &m); err != nil {
 			t.Fatal(err)
 		}

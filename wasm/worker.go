@@ -77,19 +77,19 @@ func (h *workerHost) Emit(ev protocol.Event) {
 	case protocol.EvProgress, protocol.EvDone, protocol.EvStopped:
 		ev.MemoryBytes = int64(js.Global().Get("wasm").Get("instance").Get("exports").Get("mem").Get("buffer").Get("byteLength").Int())
 	}
-	b, figures, ckpt := protocol.Split(ev)
+	env := protocol.Split(ev)
 	figs := map[string]any{}
-	for k, svg := range figures {
+	for k, svg := range env.Figures {
 		figs[k] = svg
 	}
-	msg := map[string]any{"json": string(b), "figures": figs}
-	if ckpt == nil {
+	msg := map[string]any{protocol.EnvelopeJSON: env.JSON, protocol.EnvelopeFigures: figs}
+	if env.Checkpoint == nil {
 		js.Global().Call("postMessage", msg)
 		return
 	}
-	arr := js.Global().Get("Uint8Array").New(len(ckpt))
-	js.CopyBytesToJS(arr, ckpt)
-	msg["checkpoint"] = arr.Get("buffer")
+	arr := js.Global().Get("Uint8Array").New(len(env.Checkpoint))
+	js.CopyBytesToJS(arr, env.Checkpoint)
+	msg[protocol.EnvelopeCheckpoint] = arr.Get("buffer")
 	js.Global().Call("postMessage", msg, []any{arr.Get("buffer")})
 }
 
