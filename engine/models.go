@@ -10,6 +10,7 @@ import (
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
 )
 
 // modelsDir is where the site keeps its trained models.
@@ -250,8 +251,10 @@ func (m *models) failed(label string, err error) {
 }
 
 // evaluate builds each run of s from its checkpoint (cps, in the runs'
-// order) and evaluates it on the test set (and scores the hosted
-// out-of-distribution set, when there is one), then makes s the engine's
+// order) and evaluates it as deeplda eval does (experiment.EvaluateImages:
+// the test set with the checkpoint's BatchNorm statistics, and the hosted
+// out-of-distribution set, when there is one); its report keeps the
+// history of the checkpoint's report. Then it makes s the engine's
 // session. On failure it returns the label of the checkpoint that failed,
 // with the error.
 func (m *models) evaluate(s *session, cps []checkpoint) (string, error) {
@@ -270,13 +273,14 @@ func (m *models) evaluate(s *session, cps []checkpoint) (string, error) {
 		img.Report.Backend.Engine = m.e.host.Engine()
 		e.emit(protocol.Event{Kind: protocol.EvLoading, Session: s.id, Run: i, Text: fmt.Sprintf("Evaluating %s on %d %s test images on %s…",
 			cp.label, img.TestSet.Len(), img.Config.Data, experiment.BackendOf(s.be))})
-		err := img.EvaluateTest(func(p experiment.Phase) {
+		res, err := experiment.EvaluateImages(img.Model, img.TestSet, train.Dataset{}, img.OOD, img.Config.EvalConfig(), func(p experiment.Phase) {
 			e.emit(protocol.Event{Kind: protocol.EvPhase, Session: s.id, Run: i, Phase: &p})
 			e.host.Yield()
 		})
 		if err != nil {
 			return cp.label, err
 		}
+		img.SetEvaluation(res)
 		jr.status, jr.opened = "opened: "+cp.label, true
 		figs := jr.t.Figures()
 		if len(cp.history) == 0 {

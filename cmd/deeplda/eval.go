@@ -103,10 +103,7 @@ Flags:
 		}
 	}
 	bar := newProgressBar(stderr, false)
-	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c, bar.phase)
-	if err == nil && ood != nil {
-		res.Extras.OOD, err = experiment.DetectOOD(m, res.Out, c.Data, ood, c.EvalBatch, bar.phase)
-	}
+	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, ood, c, bar.phase)
 	bar.finish()
 	if err != nil {
 		return err
