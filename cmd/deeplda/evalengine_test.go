@@ -20,7 +20,8 @@ import (
 // a site that hosts both data sets: dropped as a file, then as a hosted
 // model. Both go through experiment.EvaluateImages, so the test split, the
 // head and the out-of-distribution scores of the three reports are the
-// same, bit for bit.
+// same, bit for bit. The hosted model's report keeps the training time and
+// history its report.json recorded; the dropped file has none.
 func TestEvalMatchesEngine(t *testing.T) {
 	datasets := sharedtest.Dir(t, "datasets")
 	ckpt, _ := goldenCheckpoint(t, "convnet_fmnist")
@@ -70,7 +71,7 @@ func TestEvalMatchesEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeJSON(t, filepath.Join(model, experiment.ModelReportFile), map[string]any{
-		"history": []map[string]any{{"epoch": 1, "test_accuracy": 0.5, "seconds": 12.5}}})
+		"history": []map[string]any{{"epoch": 1, "test_accuracy": 0.5, "seconds": 12.5}}, "seconds": 12.5})
 	writeJSON(t, filepath.Join(site, "site", "models", experiment.ModelsIndex), []experiment.ModelInfo{{Name: "golden", Data: "fashion-mnist", Head: "lda"}})
 
 	h := enginetest.New(site)
@@ -79,7 +80,7 @@ func TestEvalMatchesEngine(t *testing.T) {
 	h.Wait(t, 0, protocol.EvReady)
 	c := experiment.DefaultImages()
 	c.LimitTest, c.Batch = 64, 64
-	open := func(session int, o protocol.Open, files []engine.File) {
+	open := func(session int, o protocol.Open, files []engine.File) map[string]any {
 		t.Helper()
 		from := h.Len()
 		e.Handle(protocol.Command{Kind: protocol.CmdOpen, Session: session, Open: &o,
@@ -107,9 +108,17 @@ func TestEvalMatchesEngine(t *testing.T) {
 				t.Errorf("open %+v: the engine's %s differs from deeplda eval's:\n got %.600s\nwant %.600s", o, key, g, w)
 			}
 		}
+		return rep
 	}
-	open(1, protocol.Open{File: "golden.safetensors"}, []engine.File{{Name: "golden.safetensors", Read: func() ([]byte, error) { return b, nil }}})
-	open(2, protocol.Open{Hosted: []string{"golden"}}, nil)
+	rows := func(rep map[string]any) int { h, _ := rep["history"].([]any); return len(h) }
+	dropped := open(1, protocol.Open{File: "golden.safetensors"}, []engine.File{{Name: "golden.safetensors", Read: func() ([]byte, error) { return b, nil }}})
+	if s, n := dropped["seconds"], rows(dropped); s != 0.0 || n != 0 {
+		t.Errorf("the dropped checkpoint's report: seconds %v, %d history rows; want 0 and none (nothing recorded its training)", s, n)
+	}
+	hosted := open(2, protocol.Open{Hosted: []string{"golden"}}, nil)
+	if s, n := hosted["seconds"], rows(hosted); s != 12.5 || n != 1 {
+		t.Errorf("the hosted model's report: seconds %v, %d history rows; want its report.json's 12.5 and 1", s, n)
+	}
 }
 
 // writeJSON writes v as JSON to path.
