@@ -258,10 +258,8 @@ func Extras(full *Report) *Table {
 		r := []string{name, fmt.Sprintf("%.2f%%", 100*float64(split.Accuracy))}
 		for _, sc := range calibration {
 			cell := "–" // a report written before the metric
-			if m, ok := split.Metric(sc.Name); ok && sc.Percent {
-				cell = fmt.Sprintf("%.2f%%", 100*float64(m))
-			} else if ok {
-				cell = fmt.Sprintf("%.4f", float64(m))
+			if m, ok := split.Metric(sc.Name); ok {
+				cell = sc.Format(float64(m))
 			}
 			r = append(r, cell)
 		}
