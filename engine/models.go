@@ -10,6 +10,7 @@ import (
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/report"
 	"github.com/deeplda/deeplda/safetensors"
+	"github.com/deeplda/deeplda/train"
 )
 
 // modelsDir is where the site keeps its trained models.
@@ -56,14 +57,21 @@ func (m *models) find(name string) *experiment.ModelInfo {
 }
 
 // checkpoint is a trained model to open: its label, its bytes, the site's
-// information on it (nil for a dropped file) and the history of its
-// report.
+// information on it (nil for a dropped file) and what its report says of
+// its training (none for a dropped file).
 type checkpoint struct {
 	label   string
 	bytes   []byte
 	file    *safetensors.File
 	info    *experiment.ModelInfo
-	history []report.Epoch
+	trained training
+}
+
+// training is what a trained model's report.json says of its training:
+// the history and the training wall time.
+type training struct {
+	History []report.Epoch `json:"history"`
+	Seconds report.Float   `json:"seconds"`
 }
 
 // open opens the models of c.Open (the site's, or the file that came with
@@ -96,15 +104,15 @@ func (m *models) open(c protocol.Command, files []File) {
 		m.e.emit(protocol.Event{Kind: protocol.EvLoading, Text: fmt.Sprintf("Downloading the model %s…", name)})
 		dir := modelsDir + name + "/"
 		b, err := m.e.host.Fetch(dir + experiment.CheckpointFile)
-		var history []report.Epoch
+		var trained training
 		if err == nil {
-			history, err = m.readHistory(dir + experiment.ModelReportFile)
+			trained, err = m.readTraining(dir + experiment.ModelReportFile)
 		}
 		if err != nil {
 			m.failed(name, err)
 			return
 		}
-		cps = append(cps, checkpoint{label: name, bytes: b, info: info, history: history})
+		cps = append(cps, checkpoint{label: name, bytes: b, info: info, trained: trained})
 	}
 	for _, f := range files {
 		b, err := f.Read()
@@ -229,19 +237,18 @@ func (m *models) plan(jobs []protocol.Job, cps []checkpoint) ([]protocol.Job, []
 	return out, order, "", nil
 }
 
-// readHistory downloads a report.json and returns its history.
-func (m *models) readHistory(path string) ([]report.Epoch, error) {
+// readTraining downloads a report.json and returns what it says of the
+// training.
+func (m *models) readTraining(path string) (training, error) {
+	var t training
 	b, err := m.e.host.Fetch(path)
 	if err != nil {
-		return nil, err
+		return t, err
 	}
-	var r struct {
-		History []report.Epoch `json:"history"`
+	if err := json.Unmarshal(b, &t); err != nil {
+		return t, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r.History, nil
+	return t, nil
 }
 
 // failed says why the model label did not open; nothing changes.
@@ -250,10 +257,12 @@ func (m *models) failed(label string, err error) {
 }
 
 // evaluate builds each run of s from its checkpoint (cps, in the runs'
-// order) and evaluates it on the test set (and scores the hosted
-// out-of-distribution set, when there is one), then makes s the engine's
-// session. On failure it returns the label of the checkpoint that failed,
-// with the error.
+// order) and evaluates it as deeplda eval does (experiment.EvaluateImages:
+// the test set with the checkpoint's BatchNorm statistics, and the hosted
+// out-of-distribution set, when there is one); its report keeps the
+// history and the training time of the checkpoint's report. Then it makes
+// s the engine's session. On failure it returns the label of the
+// checkpoint that failed, with the error.
 func (m *models) evaluate(s *session, cps []checkpoint) (string, error) {
 	e := m.e
 	for i, cp := range cps {
@@ -266,20 +275,22 @@ func (m *models) evaluate(s *session, cps []checkpoint) (string, error) {
 		if err := img.Load(cp.file); err != nil {
 			return cp.label, err
 		}
-		img.Report.Kind, img.Report.Status, img.Report.History = experiment.CmdEval, "opened "+cp.label, cp.history
+		img.Report.Kind, img.Report.Status = experiment.CmdEval, "opened "+cp.label
+		img.Report.History, img.Report.Seconds = cp.trained.History, cp.trained.Seconds
 		img.Report.Backend.Engine = m.e.host.Engine()
 		e.emit(protocol.Event{Kind: protocol.EvLoading, Session: s.id, Run: i, Text: fmt.Sprintf("Evaluating %s on %d %s test images on %s…",
 			cp.label, img.TestSet.Len(), img.Config.Data, experiment.BackendOf(s.be))})
-		err := img.EvaluateTest(func(p experiment.Phase) {
+		res, err := experiment.EvaluateImages(img.Model, img.TestSet, train.Dataset{}, img.OOD, img.Config.EvalConfig(), func(p experiment.Phase) {
 			e.emit(protocol.Event{Kind: protocol.EvPhase, Session: s.id, Run: i, Phase: &p})
 			e.host.Yield()
 		})
 		if err != nil {
 			return cp.label, err
 		}
+		img.SetEvaluation(res)
 		jr.status, jr.opened = "opened: "+cp.label, true
 		figs := jr.t.Figures()
-		if len(cp.history) == 0 {
+		if len(cp.trained.History) == 0 {
 			for _, name := range []string{"curves.svg", "accuracy.svg", "logdet.svg"} {
 				delete(figs, name)
 			}

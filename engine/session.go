@@ -392,7 +392,7 @@ func (e *Engine) draw(s *session, jr *jobRun, final bool) {
 				figs[name] = svg
 			}
 		}
-	} else if c := consistencyFigure(jr.run); c != nil {
+	} else if c := jr.run.ConsistencyFigure(); c != nil {
 		figs["consistency.svg"] = c
 	}
 	jr.figs = figs

@@ -53,7 +53,7 @@ func warmUpRun(be kernels.Backend, encoder model.EncoderKind) (err error) {
 		return err
 	}
 	run.Figures()
-	consistencyFigure(run.Base())
+	run.Base().ConsistencyFigure()
 	reportJSON(run)
 	st, err := run.Model.State()
 	if err != nil {

@@ -131,12 +131,15 @@ func (c EvalConfig) Validate() error {
 	)
 }
 
-// EvaluateImages evaluates m on test; with c.BNRecalibrate > 0, it first
-// evaluates with the model's running statistics, recomputes them over
-// batches of trainSet and evaluates again, recording both in
-// Extras.BatchNorm (the report's test split is then the recalibrated one).
-// onPhase, which may be nil, is told how each part progresses.
-func EvaluateImages(m *model.Model, test, trainSet train.Dataset, c EvalConfig, onPhase func(Phase)) (*EvalResult, error) {
+// EvaluateImages evaluates m, a model read from a checkpoint, on test: the
+// one evaluation of a checkpoint, deeplda eval's and the engine's for the
+// models the page opens. With c.BNRecalibrate > 0, it first evaluates with
+// the model's running statistics, recomputes them over batches of
+// trainSet and evaluates again, recording both in Extras.BatchNorm (the
+// report's test split is then the recalibrated one). With ood, it then
+// scores that set against the test set (Extras.OOD). onPhase, which may be
+// nil, is told how each part progresses.
+func EvaluateImages(m *model.Model, test, trainSet train.Dataset, ood *OODSet, c EvalConfig, onPhase func(Phase)) (*EvalResult, error) {
 	if err := checkSet(m, test); err != nil {
 		return nil, err
 	}
@@ -160,5 +163,10 @@ func EvaluateImages(m *model.Model, test, trainSet train.Dataset, c EvalConfig, 
 	}
 	res.names = ClassNames(c.Data)
 	res.Extras.BatchNorm = rep
+	if ood != nil {
+		if res.Extras.OOD, err = DetectOOD(m, res.Out, c.Data, ood, c.EvalBatch, onPhase); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }

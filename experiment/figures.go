@@ -8,6 +8,7 @@ import (
 	"github.com/deeplda/deeplda/metrics"
 	"github.com/deeplda/deeplda/model"
 	"github.com/deeplda/deeplda/plot"
+	"github.com/deeplda/deeplda/report"
 )
 
 // Figures returns the SVG figures of a finished run, by file name:
@@ -55,6 +56,80 @@ func (r *Run) Figures() map[string][]byte {
 	figs["reliability.svg"] = plot.Reliability(plot.Figure{Title: "Reliability (test)"}, bins, float64(rep.Test.ECE))
 	figs["confidence.svg"] = plot.ConfidenceHistogram(plot.Figure{Title: "Confidence (test)"}, bins, float64(rep.Test.Accuracy), float64(rep.Test.MeanConfidence))
 	return figs
+}
+
+// ConsistencyFigure draws the test embeddings with the learned Gaussians
+// (class colours) and the closed-form LDA refit on the training embeddings
+// (grey), with the mean shift and KL of the report in the caption. It
+// returns nil until the run has a consistency report for a 2-D embedding.
+func (r *Run) ConsistencyFigure() []byte {
+	rep := r.Report
+	c := rep.Consistency
+	if c == nil || len(rep.Head.Mu) == 0 || len(c.RefitMu) != len(rep.Head.Mu) || r.TestOut.D != 2 || len(r.TestOut.Z) == 0 {
+		return nil
+	}
+	fig := plot.Figure{
+		Title:   "Consistency: learned head (colour) vs closed-form refit (grey)",
+		XLabel:  "z₁",
+		YLabel:  "z₂",
+		Caption: fmt.Sprintf("mean shift %.3g · KL %.3g", float64(c.MeanShift), float64(c.KL)),
+	}
+	if r.Model.Spec.Encoder == model.EncoderNone {
+		fig.XLabel, fig.YLabel = "x₁", "x₂"
+	}
+	pts := plot.Points{}
+	for i, y := range r.TestSet.Y {
+		pts.X = append(pts.X, float64(r.TestOut.Z[2*i]))
+		pts.Y = append(pts.Y, float64(r.TestOut.Z[2*i+1]))
+		pts.Class = append(pts.Class, int(y))
+	}
+	var ellipses []plot.Ellipse
+	var means []plot.Mean
+	add := func(class int, mu []report.Float, cov [][]report.Float) {
+		if len(mu) != 2 || len(cov) != 2 || len(cov[0]) != 2 || len(cov[1]) != 2 {
+			return
+		}
+		m := []float64{float64(mu[0]), float64(mu[1])}
+		s := []float64{float64(cov[0][0]), float64(cov[0][1]), float64(cov[1][0]), float64(cov[1][1])}
+		if e, err := metrics.Ellipse(m, s, 0.9, 96); err == nil {
+			ellipses = append(ellipses, plot.Ellipse{Class: class, Points: e})
+		}
+		means = append(means, plot.Mean{Class: class, X: m[0], Y: m[1]})
+	}
+	for k := range rep.Head.Mu {
+		add(-1, c.RefitMu[k], c.RefitCov)
+		add(k, rep.Head.Mu[k], rep.Head.Cov)
+	}
+	return plot.Embedding(fig, pts, nil, ellipses, means, nil)
+}
+
+// HistoryFigures draws the histories of runs shown side by side on shared
+// axes, one curve per run with a history: compare-logdet.svg (log det
+// Sigma per epoch) and compare-accuracy.svg (test accuracy per epoch, in
+// percent, as every figure gives it); nil when no run has a history.
+func HistoryFigures(runs []Curves) map[string][]byte {
+	var logdet, acc []plot.Series
+	for _, r := range runs {
+		if len(r.History) == 0 {
+			continue
+		}
+		ld := plot.Series{Name: r.Label}
+		ta := plot.Series{Name: r.Label}
+		for _, h := range r.History {
+			if h.LogDetCov != nil {
+				ld.X, ld.Y = append(ld.X, float64(h.Epoch)), append(ld.Y, float64(*h.LogDetCov))
+			}
+			ta.X, ta.Y = append(ta.X, float64(h.Epoch)), append(ta.Y, 100*float64(h.TestAccuracy))
+		}
+		logdet, acc = append(logdet, ld), append(acc, ta)
+	}
+	if len(acc) == 0 {
+		return nil
+	}
+	return map[string][]byte{
+		"compare-logdet.svg":   plot.Lines(plot.Figure{Title: "log det Σ per epoch", XLabel: "epoch", YLabel: "log det Σ", IntegerX: true}, logdet, false),
+		"compare-accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy per epoch", XLabel: "epoch", YLabel: "test accuracy (%)", IntegerX: true, ZeroY: true}, acc, false),
+	}
 }
 
 // embeddingFigure draws the test embeddings with the head's Gaussians.

@@ -237,7 +237,7 @@ func OpenedConfig(c ImageConfig, f *safetensors.File) (ImageConfig, error) {
 // Load puts the parameters and BatchNorm statistics of the checkpoint f
 // into the run's model; Adam starts afresh (zero moments, step 0), also
 // when f is a resume file that holds them. The run then trains on from
-// those weights, or EvaluateTest evaluates them.
+// those weights, or EvaluateImages evaluates them (SetEvaluation).
 func (r *ImageRun) Load(f *safetensors.File) error {
 	if err := r.Model.LoadState(model.StateOf(f), ""); err != nil {
 		return fmt.Errorf("the checkpoint: %w", err)
@@ -245,22 +245,17 @@ func (r *ImageRun) Load(f *safetensors.File) error {
 	return nil
 }
 
-// EvaluateTest evaluates the model on the test set in batches of the
-// evaluation batch (Evaluate, as the eval command does) and fills the
-// report's test split and head (what the page shows of an opened
-// checkpoint); with an out-of-distribution set
-// (OOD), it also scores that set against the test set in Extras.OOD.
-// onPhase, which may be nil, is told each evaluation's progress.
-func (r *ImageRun) EvaluateTest(onPhase func(Phase)) error {
-	res, err := Evaluate(r.Model, r.TestSet, r.evalBatch, r.Config, onPhase)
-	if err != nil {
-		return err
-	}
-	r.TestOut, r.Report.Test, r.Report.Head = res.Out, res.Report.Test, res.Report.Head
-	if r.OOD != nil {
-		if r.Extras.OOD, err = DetectOOD(r.Model, res.Out, r.Config.Data, r.OOD, r.evalBatch, onPhase); err != nil {
-			return err
-		}
-	}
-	return nil
+// EvalConfig returns the evaluation of a checkpoint (EvaluateImages) that
+// c makes: its data set, test images, batches and seed, with the
+// checkpoint's BatchNorm statistics.
+func (c ImageConfig) EvalConfig() EvalConfig {
+	return EvalConfig{Data: c.Data, DataDir: c.DataDir, LimitTest: c.LimitTest, EvalBatch: c.EvalBatch, Batch: c.Batch, Seed: c.Seed}
+}
+
+// SetEvaluation makes res, EvaluateImages' evaluation of the run's model
+// on its test set, the run's: the test outputs, the report's test split
+// and head, and the out-of-distribution scores (what the page shows of an
+// opened checkpoint).
+func (r *ImageRun) SetEvaluation(res *EvalResult) {
+	r.TestOut, r.Report.Test, r.Report.Head, r.Extras.OOD = res.Out, res.Report.Test, res.Report.Head, res.Extras.OOD
 }

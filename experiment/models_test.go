@@ -156,14 +156,16 @@ func TestOpenCheckpoint(t *testing.T) {
 	// out, and each evaluation says how far it is.
 	r.OOD = &OODSet{Name: "itself", Set: r.TestSet}
 	calls := map[string][]int{}
-	if err := r.EvaluateTest(func(p Phase) {
+	res, err := EvaluateImages(r.Model, r.TestSet, train.Dataset{}, r.OOD, r.Config.EvalConfig(), func(p Phase) {
 		if p.Total != 40 {
 			t.Errorf("%s: progress total %d, want 40", p.Name, p.Total)
 		}
 		calls[p.Name] = append(calls[p.Name], p.Done)
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
+	r.SetEvaluation(res)
 	for _, name := range []string{PhaseTest, PhaseOOD} {
 		if got := calls[name]; !slices.Equal(got, []int{0, 16, 32, 40}) {
 			t.Errorf("%s: progress %v, want 0, 16, 32, 40", name, got)

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/deeplda/deeplda/metrics"
@@ -102,6 +103,15 @@ func logSumExp(o HeadOutputs) ([]float64, error) { return metrics.LogSumExp(o.Sc
 
 // AppliesTo reports whether s applies to a model of head h.
 func (s Score) AppliesTo(h model.HeadKind) bool { return s.Heads == nil || slices.Contains(s.Heads, h) }
+
+// Format writes a value of s as people read it: in percent with two
+// decimals (Percent), else with four decimals.
+func (s Score) Format(v float64) string {
+	if s.Percent {
+		return fmt.Sprintf("%.2f%%", 100*v)
+	}
+	return fmt.Sprintf("%.4f", v)
+}
 
 // CalibrationScores returns the calibration metrics of Scores, in order.
 func CalibrationScores() []Score {

@@ -105,3 +105,21 @@ func withDummyScores(t *testing.T) {
 			return make([]float64, len(o.Scores)/o.C), nil
 		}})
 }
+
+// TestScoreFormat checks how people read a score: a calibration error in
+// percent, Brier's score as a number.
+func TestScoreFormat(t *testing.T) {
+	for _, tc := range []struct {
+		s    Score
+		v    float64
+		want string
+	}{
+		{Score{Percent: true}, 0.025649, "2.56%"},
+		{Score{Percent: true}, 0.5044, "50.44%"},
+		{Score{}, 0.0851, "0.0851"},
+	} {
+		if got := tc.s.Format(tc.v); got != tc.want {
+			t.Errorf("Format(%v), Percent %v: %q, want %q", tc.v, tc.s.Percent, got, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels/cpu"
@@ -93,5 +94,35 @@ func TestDeepToy(t *testing.T) {
 		}
 		t.Logf("seed %d: test accuracy dnll %.4f ce %.4f nll %.4f; mean shift dnll %.3g ce %.3g; log det dnll %.3g nll %.3g",
 			seed, dnll.Test.Accuracy, ce.Test.Accuracy, nll.Test.Accuracy, dnll.Consistency.MeanShift, ce.Consistency.MeanShift, *dnll.Head.LogDetCov, last)
+	}
+}
+
+// TestToyFigures checks the figures the page draws of toy runs beyond
+// Run.Figures: the consistency figure of a run with a 2-D embedding, and
+// the histories of runs side by side (one curve per run with a history,
+// none without).
+func TestToyFigures(t *testing.T) {
+	c := DefaultSynth()
+	c.Train, c.Test, c.Epochs, c.Batch = 256, 128, 2, 64
+	r := runSynth(t, c)
+	if svg := string(r.ConsistencyFigure()); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "mean shift ") {
+		t.Errorf("consistency figure %.200q", svg)
+	}
+	figs := HistoryFigures([]Curves{{Label: "first", History: r.Report.History}, {Label: "waiting"}, {Label: "second", History: r.Report.History}})
+	for _, name := range []string{"compare-logdet.svg", "compare-accuracy.svg"} {
+		svg := string(figs[name])
+		if !strings.Contains(svg, ">first<") || !strings.Contains(svg, ">second<") || strings.Contains(svg, ">waiting<") {
+			t.Errorf("%s does not have the curves of the two runs with a history alone:\n%.400s", name, svg)
+		}
+	}
+	if !strings.Contains(string(figs["compare-accuracy.svg"]), ">test accuracy (%)<") {
+		t.Error("compare-accuracy.svg does not give accuracy in percent")
+	}
+	if figs := HistoryFigures([]Curves{{Label: "waiting"}}); figs != nil {
+		t.Errorf("no history, figures %v", figs)
+	}
+	r.Report.Consistency = nil
+	if r.ConsistencyFigure() != nil {
+		t.Error("a consistency figure without the consistency report")
 	}
 }

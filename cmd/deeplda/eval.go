@@ -103,10 +103,7 @@ Flags:
 		}
 	}
 	bar := newProgressBar(stderr, false)
-	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, c, bar.phase)
-	if err == nil && ood != nil {
-		res.Extras.OOD, err = experiment.DetectOOD(m, res.Out, c.Data, ood, c.EvalBatch, bar.phase)
-	}
+	res, err := experiment.EvaluateImages(m, data.Test.Dataset(c.LimitTest), trainSet, ood, c, bar.phase)
 	bar.finish()
 	if err != nil {
 		return err
@@ -145,12 +142,13 @@ Flags:
 }
 
 // printCalibration prints the calibration metrics of experiment.Scores
-// that split (report.json's key name) has, on one line.
+// that split (report.json's key name) has, on one line, each as people
+// read it (Score.Format: the calibration errors in percent).
 func printCalibration(w io.Writer, name string, split report.Split) {
 	var values, keys []string
 	for _, s := range experiment.CalibrationScores() {
 		if v, ok := split.Metric(s.Name); ok {
-			values, keys = append(values, fmt.Sprintf("%s %.4f", s.Label, float64(v))), append(keys, s.Name)
+			values, keys = append(values, s.Label+" "+s.Format(float64(v))), append(keys, s.Name)
 		}
 	}
 	fmt.Fprintf(w, "%s calibration: %s (report.json's %s: %s)\n", name, strings.Join(values, ", "), name, strings.Join(keys, ", "))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,11 @@ func TestEvalDummyScore(t *testing.T) {
 		}
 	}
 	r := readReport(t, out)
+	// The calibration errors printed in percent, report.json's fractions.
+	if ece, ok := lookup(r, "test.ece").(float64); !ok || ece <= 0 || ece >= 1 ||
+		!strings.Contains(stdout, fmt.Sprintf("test calibration: ECE (10 bins) %.2f%%, ", 100*ece)) {
+		t.Errorf("test.ece %v: stdout does not give it in percent:\n%s", lookup(r, "test.ece"), stdout)
+	}
 	if got := lookup(r, "test.dummy_calibration"); got != 0.25 {
 		t.Errorf("test.dummy_calibration = %v, want 0.25", got)
 	}
@@ -66,5 +72,23 @@ func TestEvalDummyScore(t *testing.T) {
 	}
 	if d, ok := typed.OOD.Detection("dummy_ood"); !ok || d.AUROC != 0.5 {
 		t.Errorf("read back: ood's dummy_ood %+v (%v), want AUROC 0.5", d, ok)
+	}
+}
+
+// TestPrintCalibration checks deeplda eval's calibration line: the
+// calibration errors in percent, as the rest of the project gives them,
+// Brier's score as a number, then report.json's keys.
+func TestPrintCalibration(t *testing.T) {
+	var split report.Split
+	for _, s := range experiment.CalibrationScores() {
+		split.SetMetric(s.Name, 0.0256)
+	}
+	split.SetMetric("mce", 0.5044)
+	var b strings.Builder
+	printCalibration(&b, "test", split)
+	want := "test calibration: ECE (10 bins) 2.56%, ECE (15 bins) 2.56%, Brier score 0.0256, adaptive ECE (15 equal-mass bins) 2.56%, " +
+		"MCE (15 bins) 50.44%, classwise ECE (15 bins) 2.56% (report.json's test: ece, ece15, brier, ece_adaptive, mce, ece_classwise)\n"
+	if b.String() != want {
+		t.Errorf("printed\n%q\nwant\n%q", b.String(), want)
 	}
 }

@@ -159,7 +159,9 @@ func OODComparison(s *Session) *Table {
 	return t
 }
 
-// SummaryCells formats a run's report for the summary table.
+// SummaryCells formats a run's report for the summary table. An opened
+// model's training time is the one its report recorded (a hosted model's
+// report.json), a dash when there is none.
 func SummaryCells(jr *Run) []string {
 	dash := "–"
 	if jr.Rep == nil {
@@ -187,8 +189,14 @@ func SummaryCells(jr *Run) []string {
 	if c := r.Consistency; c != nil {
 		shift, kl = &c.MeanShift, &c.KL
 	}
+	trained := TrainTime(float64(r.Seconds))
+	if jr.Opened && r.Seconds == 0 {
+		// A model opened from a checkpoint whose training time nothing
+		// recorded (a dropped file): it did not train in this session.
+		trained = dash
+	}
 	return []string{jr.Status, pct(r.Train.Accuracy, hasTrain), pct(r.Test.Accuracy, hasTest), pct(r.Test.ECE, hasTest),
-		num(logdet), num(r.Head.Sigma), num(shift), num(kl), TrainTime(float64(r.Seconds))}
+		num(logdet), num(r.Head.Sigma), num(shift), num(kl), trained}
 }
 
 // Slug turns a run's label into a file-name prefix ("DNLL, λ = 0.01" gives
@@ -250,10 +258,8 @@ func Extras(full *Report) *Table {
 		r := []string{name, fmt.Sprintf("%.2f%%", 100*float64(split.Accuracy))}
 		for _, sc := range calibration {
 			cell := "–" // a report written before the metric
-			if m, ok := split.Metric(sc.Name); ok && sc.Percent {
-				cell = fmt.Sprintf("%.2f%%", 100*float64(m))
-			} else if ok {
-				cell = fmt.Sprintf("%.4f", float64(m))
+			if m, ok := split.Metric(sc.Name); ok {
+				cell = sc.Format(float64(m))
 			}
 			r = append(r, cell)
 		}

@@ -513,3 +513,28 @@ func TestTablesInPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenedTrainTime checks the summary's training time: a run trained
+// here gives its own, an opened model the one its report recorded (a
+// hosted model's report.json), and a dash when nothing recorded it (a
+// dropped checkpoint), not 0.00 s.
+func TestOpenedTrainTime(t *testing.T) {
+	for _, tc := range []struct {
+		opened  bool
+		seconds float64
+		want    string
+	}{
+		{false, 3.25, "3.25 s"},
+		{true, 16360.68, "16360.7 s"},
+		{true, 0, "–"},
+	} {
+		var rep Report
+		if err := json.Unmarshal([]byte(fmt.Sprintf(`{"kind": "eval", "test": {"examples": 64, "accuracy": 0.5}, "seconds": %v}`, tc.seconds)), &rep); err != nil {
+			t.Fatal(err)
+		}
+		cells := SummaryCells(&Run{Status: "opened: m", Opened: tc.opened, Rep: &rep})
+		if got := cells[len(cells)-1]; got != tc.want || len(cells) != len(SummaryHeader)-1 {
+			t.Errorf("opened %v, %v s: train time %q of %d cells, want %q", tc.opened, tc.seconds, got, len(cells), tc.want)
+		}
+	}
+}
