@@ -13,6 +13,7 @@ import (
 	"github.com/deeplda/deeplda/engine"
 	"github.com/deeplda/deeplda/engine/enginetest"
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/train"
 	"github.com/deeplda/deeplda/wasm/config"
@@ -511,5 +512,20 @@ func TestTablesInPercent(t *testing.T) {
 		if !strings.Contains(html, id) {
 			t.Errorf("the summary has no table %s:\n%s", id, html)
 		}
+	}
+}
+
+// TestBadgeTitle: the badge's tooltip names the backend and, on WebGPU,
+// the limits its device was granted, in alphabetical order.
+func TestBadgeTitle(t *testing.T) {
+	gpu := &protocol.Backend{Info: kernels.Info{Name: "webgpu", Adapter: "google swiftshader"}, Kind: experiment.BackendWebGPU,
+		Limits: map[string]uint64{"maxStorageBufferBindingSize": 134217728, "maxBufferSize": 268435456}}
+	want := "WebGPU · google swiftshader; granted limits: maxBufferSize=268435456, maxStorageBufferBindingSize=134217728"
+	if got := BadgeTitle(gpu); got != want {
+		t.Errorf("BadgeTitle = %q, want %q", got, want)
+	}
+	cpu := &protocol.Backend{Info: kernels.Info{Name: "cpu", Adapter: "Go"}, Kind: experiment.BackendCPU}
+	if got := BadgeTitle(cpu); got != "CPU · Go" || GrantedLimits(cpu) != "" || GrantedLimits(nil) != "" {
+		t.Errorf("BadgeTitle on the CPU = %q, GrantedLimits %q", got, GrantedLimits(cpu))
 	}
 }
