@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -63,6 +64,63 @@ func TestAutoSkipsSoftwareAdapter(t *testing.T) {
 		notice := strings.Contains(got.Why, "The WebGPU adapter is a CPU implementation (Google SwiftShader); using the faster CPU backend")
 		if got.Kind != c.want || notice != (c.want == experiment.BackendCPU && c.software) {
 			t.Errorf("%s on a software adapter %v: backend %s, notice %q; want %s", c.choice, c.software, got.Kind, got.Why, c.want)
+		}
+	}
+}
+
+// faultyGPU is a fakeGPU with granted limits whose device fails every
+// Sync once a fault was provoked (kernels.Faulting), as the WebGPU
+// backend's does.
+type faultyGPU struct {
+	fakeGPU
+	fault string
+}
+
+func (g *faultyGPU) Limits() map[string]uint64 { return map[string]uint64{"maxBufferSize": 1 << 30} }
+
+func (g *faultyGPU) Fault(kind string) { g.fault = kind }
+
+func (g *faultyGPU) Sync() error {
+	if g.fault != "" {
+		return fmt.Errorf("%w: %s provoked", kernels.ErrDeviceFailed, g.fault)
+	}
+	return g.fakeGPU.Sync()
+}
+
+// faultyHost is a test host whose OpenWebGPU opens a faultyGPU on a
+// software adapter.
+type faultyHost struct{ *enginetest.Recorder }
+
+func (h faultyHost) OpenWebGPU() (kernels.Backend, string) {
+	return &faultyGPU{fakeGPU: fakeGPU{Backend: cpu.New(), software: true}}, ""
+}
+
+// TestFaultFallsBackToCPU: with debug=bad-shader or big-buffer the engine
+// provokes the fault on the WebGPU device, even a software one with
+// backend auto, and the device's error turns into the CPU backend with a
+// notice that says why; without, the ready event carries the limits the
+// device was granted.
+func TestFaultFallsBackToCPU(t *testing.T) {
+	for _, debug := range []string{kernels.FaultShader, kernels.FaultBuffer, ""} {
+		h := faultyHost{enginetest.New("")}
+		e := New(h)
+		choice := experiment.BackendAuto // which takes a software adapter only to fail it
+		if debug == "" {
+			choice = experiment.BackendWebGPU
+		}
+		e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: choice, Debug: debug}}, nil)
+		_, ev := h.Wait(t, 0, protocol.EvReady)
+		got := ev.Backend
+		t.Logf("debug=%s: %s %q %v", debug, got.Kind, got.Why, got.Limits)
+		if debug == "" {
+			if got.Kind != experiment.BackendWebGPU || got.Why != "" || got.Limits["maxBufferSize"] != 1<<30 {
+				t.Errorf("no fault: backend %s, notice %q, limits %v; want webgpu with its limits", got.Kind, got.Why, got.Limits)
+			}
+			continue
+		}
+		want := "WebGPU failed while preparing (the GPU device failed: " + debug + " provoked), so training runs on the CPU backend."
+		if got.Kind != experiment.BackendCPU || got.Why != want || got.Limits != nil {
+			t.Errorf("debug=%s: backend %s, notice %q, limits %v; want cpu, %q", debug, got.Kind, got.Why, got.Limits, want)
 		}
 	}
 }

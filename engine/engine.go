@@ -245,8 +245,12 @@ func (e *Engine) hello(h protocol.Hello) {
 	}
 	e.debugPanic = h.Debug == "panic"
 	e.debugLose = h.Debug == "lose-device"
-	e.backends.anyAdapter = e.debugLose
+	fault := h.Debug == kernels.FaultShader || h.Debug == kernels.FaultBuffer
+	e.backends.anyAdapter = e.debugLose || fault
 	be, why := e.backends.get(h.Backend)
+	if f, ok := be.(kernels.Faulting); ok && fault {
+		f.Fault(h.Debug)
+	}
 	if err := warmUp(e.backends.cpuBackend(), be); err != nil && be != e.backends.cpu {
 		why, be = e.backends.broken("while preparing", err), e.backends.cpu
 	}
@@ -286,9 +290,14 @@ func (e *Engine) bench(ctx context.Context, b *protocol.Bench) {
 	e.emit(ev)
 }
 
-// backendOf describes be for an event.
+// backendOf describes be for an event, with the limits its device was
+// granted.
 func backendOf(be kernels.Backend, why string) *protocol.Backend {
-	return &protocol.Backend{Info: be.Info(), Kind: experiment.BackendOf(be), Why: why}
+	b := &protocol.Backend{Info: be.Info(), Kind: experiment.BackendOf(be), Why: why}
+	if l, ok := be.(kernels.Limited); ok {
+		b.Limits = l.Limits()
+	}
+	return b
 }
 
 // backends opens the compute backends once and remembers why WebGPU is not
@@ -300,7 +309,8 @@ type backends struct {
 	probe sync.Once
 	why   string // why WebGPU is not used (empty while it is)
 	// anyAdapter has auto take a software adapter too: debug=lose-device
-	// needs a WebGPU device to lose, and a test browser has SwiftShader.
+	// needs a WebGPU device to lose, debug=bad-shader and big-buffer one
+	// to fail, and a test browser has SwiftShader.
 	anyAdapter bool
 }
 

@@ -96,3 +96,29 @@ type AdapterDetails struct {
 type Describing interface {
 	AdapterDetails() AdapterDetails
 }
+
+// Limited is implemented by backends whose device was granted limits (the
+// WebGPU backend): Limits gives those that bound the kernels, by their
+// WebGPU names (maxBufferSize, maxStorageBufferBindingSize, ...).
+type Limited interface {
+	Limits() map[string]uint64
+}
+
+// The faults that a GPU backend provokes on its device for the tests
+// (Faulting), named as the page's debug= parameter names them.
+const (
+	// FaultShader has the next pipeline compile an invalid shader.
+	FaultShader = "bad-shader"
+	// FaultBuffer has the next allocation ask for a buffer larger than
+	// the device's maxBufferSize.
+	FaultBuffer = "big-buffer"
+)
+
+// Faulting is implemented by backends that can provoke a fault on their
+// device (the WebGPU backend), so that tests see the device's error come
+// back as the backend's (kernels.ErrDeviceFailed).
+type Faulting interface {
+	// Fault provokes FaultShader or FaultBuffer in the operations that
+	// follow; other kinds do nothing.
+	Fault(kind string)
+}

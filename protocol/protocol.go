@@ -80,7 +80,9 @@ type Hello struct {
 	Threads int `json:"threads,omitempty"`
 	// Debug is the page's debug= parameter: "panic" makes the next run
 	// panic once, "lose-device" destroys the WebGPU device halfway
-	// through the next run that has a save point.
+	// through the next run that has a save point, "bad-shader" and
+	// "big-buffer" (kernels.FaultShader, kernels.FaultBuffer) provoke
+	// that fault on the WebGPU device while the engine warms up.
 	Debug string `json:"debug,omitempty"`
 	// Preload is a hosted data set to load (with the one its runs score
 	// as out-of-distribution) before the engine says it is ready.
@@ -237,6 +239,9 @@ type Backend struct {
 	Kind experiment.BackendKind `json:"kind"`
 	// Why says why WebGPU is not used when it was wanted ("" when it is).
 	Why string `json:"why,omitempty"`
+	// Limits are the limits the WebGPU device was granted, by their
+	// WebGPU names (kernels.Limited); none on the CPU.
+	Limits map[string]uint64 `json:"limits,omitempty"`
 }
 
 // Progress is a training step of a run, with the session's training time.

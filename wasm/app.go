@@ -208,9 +208,13 @@ func (a *app) start() {
 	}()
 }
 
-// engineReady shows the engine's backend and readies the page.
+// engineReady shows the engine's backend, with the limits its WebGPU
+// device was granted in the console, and readies the page.
 func (a *app) engineReady(ev protocol.Event) {
 	a.showBackend(ev.Backend)
+	if l := page.GrantedLimits(ev.Backend); l != "" {
+		consoleLog("deeplda: the WebGPU device was granted " + l)
+	}
 	a.ready = true
 	a.setIdle(false)
 	a.data.describe()

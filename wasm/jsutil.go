@@ -70,6 +70,11 @@ func consoleError(args ...any) {
 	js.Global().Get("console").Call("error", args...)
 }
 
+// consoleLog logs a message to the browser's console.
+func consoleLog(args ...any) {
+	js.Global().Get("console").Call("log", args...)
+}
+
 // consoleWarn logs a warning to the browser's console.
 func consoleWarn(args ...any) {
 	js.Global().Get("console").Call("warn", args...)

@@ -39,7 +39,10 @@
 // device halfway through a run (once it has a save point); body's
 // data-lost-step, data-resume-step and data-kept-epochs then say where the
 // device was lost, after which step the CPU took over and how many epochs
-// of the history it kept. With bench=1 the engine times the GPU table
+// of the history it kept; debug=bad-shader and debug=big-buffer make the
+// WebGPU device fail while the engine warms up (an invalid shader, a
+// buffer over its maxBufferSize), and the page says so and runs on the
+// CPU. With bench=1 the engine times the GPU table
 // instead of training (bench.go).
 package main
 

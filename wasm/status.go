@@ -26,7 +26,7 @@ func (a *app) setProgressText(s string) { a.barText.SetTextContent(s) }
 // used, if it is not.
 func (a *app) showBackend(be *protocol.Backend) {
 	a.badge.SetTextContent(page.Badge(be))
-	a.badge.SetAttribute("title", page.Badge(be))
+	a.badge.SetAttribute("title", page.BadgeTitle(be))
 	a.badge.SetAttribute("data-backend", be.Info.Name)
 	if be.Why != "" {
 		a.notice.SetTextContent(be.Why)

@@ -52,13 +52,18 @@ type Backend struct {
 	loss  deviceLoss
 	timer timer
 
+	limits map[string]uint64 // granted to the device (Limits)
+	scoped bool              // error scopes are open (watch)
+	fault  string            // the fault to provoke (Fault)
+
 	mu   sync.Mutex
-	lost error // set by the device-lost callback
+	lost error // set by the device's callbacks: its loss, an error outside the error scopes
 	err  error // first error of a recorded operation
 }
 
-// New opens the default WebGPU adapter and a device with WebGPU's default
-// limits. It returns ErrNoAdapter (wrapped) when there is none.
+// New opens the default WebGPU adapter and a device, with the adapter's
+// own limits in the browser and WebGPU's defaults natively (see
+// requestDevice). It returns ErrNoAdapter (wrapped) when there is none.
 func New() (*Backend, error) {
 	b := &Backend{pipelines: map[string]*pipeline{}, ifaces: map[string]shaders.Interface{}, bindGroups: map[string]*wgpu.BindGroup{}, staging: map[uint64]*wgpu.Buffer{}}
 	if err := b.loss.fromEnv(); err != nil {
@@ -88,6 +93,7 @@ func New() (*Backend, error) {
 	}
 	b.device = device
 	b.queue = device.GetQueue()
+	b.limits = deviceLimits(b)
 	if err := b.ring.init(b); err != nil {
 		b.Close()
 		return nil, err
@@ -186,6 +192,7 @@ func (b *Backend) Sync() error {
 	if err := b.wait(&done, "waiting for the queue"); err != nil {
 		return err
 	}
+	b.checkScopes()
 	return b.status()
 }
 

@@ -11,8 +11,10 @@ import (
 // submission: they are written together just before it.
 func (b *Backend) DeviceCounters() kernels.DeviceCounters { return b.count }
 
-// createBuffer creates a GPU buffer, counting it.
+// createBuffer creates a GPU buffer, counting it, inside the error scopes
+// that the next Sync or Read checks (watch).
 func (b *Backend) createBuffer(d *wgpu.BufferDescriptor) (*wgpu.Buffer, error) {
+	b.watch()
 	buf, err := b.device.CreateBuffer(d)
 	if err == nil {
 		b.count.BuffersCreated++

@@ -53,7 +53,10 @@ func (p *pipeline) release() {
 	p.module.Release()
 }
 
-// modules caches shader modules by file within one pipeline build.
+// pipelineFor returns the pipeline of k, creating it on first use inside
+// error scopes of its own (see scopes.go): a shader that does not compile
+// or a pipeline that the device rejects is an error here, in the browser
+// too, not an invalid pipeline that computes nothing.
 func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 	if p, ok := b.pipelines[k.key()]; ok {
 		return p, nil
@@ -69,12 +72,37 @@ func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 	if err := k.check(in); err != nil {
 		return nil, err
 	}
+	src := shaders.Source(k.File)
+	if b.faulted(kernels.FaultShader) {
+		src += faultWGSL
+	}
+	pushScopes(b)
+	p, err := b.newPipeline(k, in.Params, src)
+	if serr := popScopes(b); err == nil && serr != nil {
+		p.release()
+		err = fmt.Errorf("pipeline %s: %w", k.key(), serr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.count.PipelinesCreated++
+	b.pipelines[k.key()] = p
+	return p, nil
+}
+
+// newPipeline compiles the shader source src of k and creates k's layouts
+// and pipeline; fields are the shader's uniform fields.
+func (b *Backend) newPipeline(k kernel, fields []shaders.Field, src string) (*pipeline, error) {
 	module, err := b.device.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 		Label:          k.File,
-		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: shaders.Source(k.File)},
+		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", k.File, err)
+	}
+	if err := compileError(k.File, compileMessages(module)); err != nil {
+		module.Release()
+		return nil, err
 	}
 	entries := []wgpu.BindGroupLayoutEntry{{
 		Binding:    0,
@@ -109,10 +137,7 @@ func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 		module.Release()
 		return nil, fmt.Errorf("compute pipeline %s: %w", k.key(), err)
 	}
-	p := &pipeline{k: k, fields: in.Params, layout: layout, playout: playout, module: module, cp: cp}
-	b.count.PipelinesCreated++
-	b.pipelines[k.key()] = p
-	return p, nil
+	return &pipeline{k: k, fields: fields, layout: layout, playout: playout, module: module, cp: cp}, nil
 }
 
 // params packs the uniform block of a dispatch: u32, i32 and f32 values in
@@ -297,6 +322,7 @@ func (b *Backend) bindGroup(pl *pipeline, ts []kernels.Tensor) (*wgpu.BindGroup,
 		gt := t.(*tensor)
 		entries = append(entries, wgpu.BindGroupEntry{Binding: pl.k.Slots[i].Binding, Buffer: gt.buf.gpu, Offset: gt.offset, Size: gt.bytes()})
 	}
+	b.watch()
 	bg, err := b.device.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: pl.k.key(), Layout: pl.layout, Entries: entries})
 	if err != nil {
 		return nil, err

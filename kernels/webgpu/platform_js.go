@@ -49,26 +49,32 @@ func describe(info js.Value) string {
 // creation (see platform_native.go).
 func probeEnv(probe func()) { probe() }
 
-// requestDevice asks for a device with the default limits (the js binding
-// ignores required limits), with the timestamp-query feature where the
-// adapter has it (through syscall/js: the binding panics on required
-// features), and records its loss when the browser reports it: the next
-// Read or Sync returns it.
+// requestDevice asks for a device with the adapter's own values of the
+// limits that bound the kernels (limitNames: v0.23's binding passes no
+// required limits, so its devices have WebGPU's defaults) and with the
+// timestamp-query feature where the adapter has it (the binding panics on
+// required features), through syscall/js; where the browser refuses them,
+// for a device with the defaults. It records the device's loss, and its
+// errors outside error scopes (scopes.go), when the browser reports them:
+// the next Read or Sync returns them.
 func requestDevice(b *Backend) (*wgpu.Device, error) {
-	var d *wgpu.Device
 	a := jsValue(unsafe.Pointer(b.adapter))
+	required := map[string]any{}
+	for n, v := range readLimits(jsNumber(a.Get("limits"))) {
+		required[n] = v
+	}
+	desc := map[string]any{"requiredLimits": required}
 	if a.Get("features").Call("has", "timestamp-query").Bool() {
-		if dev, ok := jsx.Await(a.Call("requestDevice", map[string]any{"requiredFeatures": []any{"timestamp-query"}})); ok && dev.Truthy() {
-			d = new(wgpu.Device)
-			*(*js.Value)(unsafe.Pointer(d)) = dev
+		desc["requiredFeatures"] = []any{"timestamp-query"}
+	}
+	dev, ok := await(a.Call("requestDevice", desc))
+	if !ok || !dev.Truthy() {
+		if dev, ok = await(a.Call("requestDevice")); !ok || !dev.Truthy() {
+			return nil, errors.New("no WebGPU device available")
 		}
 	}
-	if d == nil {
-		var err error
-		if d, err = b.adapter.RequestDevice(nil); err != nil {
-			return nil, err
-		}
-	}
+	d := new(wgpu.Device)
+	*(*js.Value)(unsafe.Pointer(d)) = dev
 	var onLost js.Func
 	onLost = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		defer onLost.Release()
@@ -81,8 +87,84 @@ func requestDevice(b *Backend) (*wgpu.Device, error) {
 		b.mu.Unlock()
 		return nil
 	})
-	jsValue(unsafe.Pointer(d)).Get("lost").Call("then", onLost)
+	dev.Get("lost").Call("then", onLost)
+	// The listener lives as long as the device.
+	dev.Call("addEventListener", "uncapturederror", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		err := deviceError(gpuErrorOf(args[0].Get("error")))
+		b.mu.Lock()
+		if b.lost == nil {
+			b.lost = err
+		}
+		b.mu.Unlock()
+		return nil
+	}))
 	return d, nil
+}
+
+// deviceLimits reads the limits that the device was granted.
+func deviceLimits(b *Backend) map[string]uint64 {
+	return readLimits(jsNumber(jsValue(unsafe.Pointer(b.device)).Get("limits")))
+}
+
+// jsNumber returns readLimits' getter of the numbers of a JavaScript
+// object (a GPUSupportedLimits).
+func jsNumber(o js.Value) func(string) (float64, bool) {
+	return func(name string) (float64, bool) {
+		v := o.Get(name)
+		if v.Type() != js.TypeNumber {
+			return 0, false
+		}
+		return v.Float(), true
+	}
+}
+
+// gpuErrorOf reads a GPUError, or the exception with which a promise was
+// rejected: its class and message.
+func gpuErrorOf(v js.Value) gpuError {
+	if v.Type() != js.TypeObject {
+		return gpuError{"no error object", v.String()}
+	}
+	return gpuError{v.Get("constructor").Get("name").String(), v.Get("message").String()}
+}
+
+// pushScopes opens an out-of-memory and a validation error scope on the
+// device.
+func pushScopes(b *Backend) {
+	d := jsValue(unsafe.Pointer(b.device))
+	d.Call("pushErrorScope", "out-of-memory")
+	d.Call("pushErrorScope", "validation")
+}
+
+// popScopes closes the two error scopes that pushScopes opened and
+// returns the errors they caught, once the device has checked every call
+// made in them.
+func popScopes(b *Backend) error {
+	d := jsValue(unsafe.Pointer(b.device))
+	validation, memory := d.Call("popErrorScope"), d.Call("popErrorScope")
+	var errs []gpuError
+	for _, p := range []js.Value{validation, memory} {
+		if v, ok := await(p); !ok || v.Truthy() {
+			errs = append(errs, gpuErrorOf(v))
+		}
+	}
+	return scopeErrors(errs)
+}
+
+// compileMessages returns the messages of the shader module's compilation
+// (none when the browser does not give them: the error scopes around the
+// pipeline still catch its errors).
+func compileMessages(m *wgpu.ShaderModule) []compileMessage {
+	info, ok := await(jsValue(unsafe.Pointer(m)).Call("getCompilationInfo"))
+	if !ok || !info.Truthy() {
+		return nil
+	}
+	list := info.Get("messages")
+	var out []compileMessage
+	for i := range list.Length() {
+		m := list.Index(i)
+		out = append(out, compileMessage{Type: m.Get("type").String(), Line: m.Get("lineNum").Int(), Pos: m.Get("linePos").Int(), Text: m.Get("message").String()})
+	}
+	return out
 }
 
 // mapRead maps the read-back buffer staging (n bytes) and returns a copy
@@ -159,9 +241,9 @@ func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) (e
 }
 
 // jsValue returns the JavaScript object behind a wgpu Adapter, Device,
-// Queue, Buffer, CommandEncoder or ComputePassEncoder: in GOOS=js each of
-// these types is a struct holding a single js.Value (and v0.23 is the last
-// release, so the layout is fixed).
+// Queue, Buffer, ShaderModule, CommandEncoder or ComputePassEncoder: in
+// GOOS=js each of these types is a struct holding a single js.Value (and
+// v0.23 is the last release, so the layout is fixed).
 func jsValue(p unsafe.Pointer) js.Value { return *(*js.Value)(p) }
 
 // software reports whether the adapter runs on the CPU (SoftwareAdapter):

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/deeplda/deeplda/kernels"
@@ -45,6 +46,35 @@ func requestDevice(b *Backend) (*wgpu.Device, error) {
 	}
 	return b.adapter.RequestDevice(nil)
 }
+
+// deviceLimits reads the limits that the device was granted.
+func deviceLimits(b *Backend) map[string]uint64 { return limitsOf(b.device.GetLimits().Limits) }
+
+// limitsOf gives the limits of limitNames from wgpu's.
+func limitsOf(l wgpu.Limits) map[string]uint64 {
+	return map[string]uint64{
+		"maxBufferSize":                     l.MaxBufferSize,
+		"maxStorageBufferBindingSize":       l.MaxStorageBufferBindingSize,
+		"maxStorageBuffersPerShaderStage":   uint64(l.MaxStorageBuffersPerShaderStage),
+		"maxComputeWorkgroupStorageSize":    uint64(l.MaxComputeWorkgroupStorageSize),
+		"maxComputeInvocationsPerWorkgroup": uint64(l.MaxComputeInvocationsPerWorkgroup),
+		"maxComputeWorkgroupSizeX":          uint64(l.MaxComputeWorkgroupSizeX),
+		"maxComputeWorkgroupSizeY":          uint64(l.MaxComputeWorkgroupSizeY),
+		"maxComputeWorkgroupsPerDimension":  uint64(l.MaxComputeWorkgroupsPerDimension),
+		"minStorageBufferOffsetAlignment":   uint64(l.MinStorageBufferOffsetAlignment),
+	}
+}
+
+// pushScopes does nothing: natively each call returns its error (wgpu
+// wraps it in error scopes of its own).
+func pushScopes(*Backend) {}
+
+// popScopes has no error to report (see pushScopes).
+func popScopes(*Backend) error { return nil }
+
+// compileMessages has no messages: natively CreateShaderModule returns
+// the compilation's errors.
+func compileMessages(*wgpu.ShaderModule) []compileMessage { return nil }
 
 // endPass ends a compute pass (natively End reports an error).
 func endPass(p *wgpu.ComputePassEncoder) error { return p.End() }
@@ -120,26 +150,33 @@ func probeEnv(probe func()) {
 func hasTimestamps(b *Backend) bool { return b.device.HasFeature(wgpu.FeatureNameTimestampQuery) }
 
 // AdapterDetails describes the adapter: its identity as the driver reports
-// it and the adapter's compute limits (the device itself is opened with
-// WebGPU's defaults; MaxPushConstantSize is left out, v0.23 reports
-// garbage in it).
+// it and the adapter's compute limits, those of limitNames with the names
+// of the benchmark records (snakeCase). The device itself is opened with
+// WebGPU's defaults.
 func (b *Backend) AdapterDetails() kernels.AdapterDetails {
 	info := b.adapter.GetInfo()
-	l := b.adapter.GetLimits().Limits
+	limits := map[string]uint64{}
+	for n, v := range limitsOf(b.adapter.GetLimits().Limits) {
+		limits[snakeCase(n)] = v
+	}
 	return kernels.AdapterDetails{
 		Name: b.info.Adapter, Vendor: info.VendorName, VendorID: info.VendorId, DeviceID: info.DeviceId,
 		Architecture: info.Architecture, Driver: info.DriverDescription,
 		Type: info.AdapterType.String(), Graphics: info.BackendType.String(),
-		Limits: map[string]uint64{
-			"max_buffer_size":                       l.MaxBufferSize,
-			"max_storage_buffer_binding_size":       l.MaxStorageBufferBindingSize,
-			"max_storage_buffers_per_shader_stage":  uint64(l.MaxStorageBuffersPerShaderStage),
-			"max_compute_workgroup_storage_size":    uint64(l.MaxComputeWorkgroupStorageSize),
-			"max_compute_invocations_per_workgroup": uint64(l.MaxComputeInvocationsPerWorkgroup),
-			"max_compute_workgroup_size_x":          uint64(l.MaxComputeWorkgroupSizeX),
-			"max_compute_workgroup_size_y":          uint64(l.MaxComputeWorkgroupSizeY),
-			"max_compute_workgroups_per_dimension":  uint64(l.MaxComputeWorkgroupsPerDimension),
-			"min_storage_buffer_offset_alignment":   uint64(l.MinStorageBufferOffsetAlignment),
-		},
+		Limits: limits,
 	}
+}
+
+// snakeCase writes a WebGPU limit's name as the benchmark records name it:
+// maxComputeWorkgroupSizeX is max_compute_workgroup_size_x.
+func snakeCase(name string) string {
+	var s strings.Builder
+	for _, r := range name {
+		if unicode.IsUpper(r) {
+			s.WriteByte('_')
+			r = unicode.ToLower(r)
+		}
+		s.WriteRune(r)
+	}
+	return s.String()
 }

@@ -42,14 +42,18 @@ func gt(t kernels.Tensor) *tensor {
 // Alloc returns a zeroed tensor (WebGPU zero-initialises buffers).
 func (b *Backend) Alloc(dt kernels.DType, shape ...int) kernels.Tensor {
 	size := uint64(max(kernels.Numel(shape), 1)) * 4
+	request := size
+	if b.faulted(kernels.FaultBuffer) {
+		request = b.limits["maxBufferSize"] + 4
+	}
 	buf, err := b.createBuffer(&wgpu.BufferDescriptor{
-		Size:  size,
+		Size:  request,
 		Usage: wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst,
 	})
 	b.nextID++
 	g := &gbuf{gpu: buf, id: b.nextID, size: size}
 	if err != nil {
-		b.fail(fmt.Errorf("webgpu: allocating %v (%d bytes): %w", shape, size, err))
+		b.fail(fmt.Errorf("webgpu: allocating %v (%d bytes): %w", shape, request, err))
 	}
 	return &tensor{buf: g, shape: append([]int{}, shape...), dt: dt}
 }
@@ -80,12 +84,14 @@ func (b *Backend) Free(t kernels.Tensor) {
 
 // write uploads bytes at t's offset. Pending commands are submitted first:
 // Queue.WriteBuffer takes effect before any later submission, so without it
-// a recorded op that reads t would see the new data.
+// a recorded op that reads t would see the new data. After a failed
+// operation (natively, a failed Alloc leaves no buffer) it does nothing,
+// as dispatch, Copy and Read do.
 func (b *Backend) write(t *tensor, data []byte, n int) {
 	if n != kernels.Numel(t.shape) {
 		kernels.Mismatch("Write", fmt.Sprintf("%d values for %d elements", n, kernels.Numel(t.shape)), t.shape)
 	}
-	if n == 0 {
+	if n == 0 || b.err != nil {
 		return
 	}
 	b.submit()
@@ -105,7 +111,7 @@ func (b *Backend) WriteInt(t kernels.Tensor, data []int32) {
 // readBytes copies t back to the host through a staging buffer.
 func (b *Backend) readBytes(t *tensor) ([]byte, error) {
 	n := uint64(kernels.Numel(t.shape)) * 4
-	if n == 0 {
+	if n == 0 || b.err != nil {
 		return nil, b.status()
 	}
 	staging, ok := b.staging[n]
@@ -121,6 +127,7 @@ func (b *Backend) readBytes(t *tensor) ([]byte, error) {
 		b.fail(enc.CopyBufferToBuffer(t.buf.gpu, t.offset, staging, 0, n))
 	}
 	b.submit()
+	b.checkScopes()
 	if err := b.status(); err != nil {
 		return nil, err
 	}
@@ -157,7 +164,7 @@ func (b *Backend) Copy(dst, src kernels.Tensor) {
 	if kernels.Len(d) != kernels.Len(s) || d.dt != s.dt {
 		kernels.Mismatch("Copy", "different sizes or types", d.shape, s.shape)
 	}
-	if kernels.Len(d) == 0 {
+	if kernels.Len(d) == 0 || b.err != nil {
 		return
 	}
 	b.endPass()

@@ -13,6 +13,7 @@ import (
 	"github.com/deeplda/deeplda/engine"
 	"github.com/deeplda/deeplda/engine/enginetest"
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/train"
 	"github.com/deeplda/deeplda/wasm/config"
@@ -536,5 +537,20 @@ func TestOpenedTrainTime(t *testing.T) {
 		if got := cells[len(cells)-1]; got != tc.want || len(cells) != len(SummaryHeader)-1 {
 			t.Errorf("opened %v, %v s: train time %q of %d cells, want %q", tc.opened, tc.seconds, got, len(cells), tc.want)
 		}
+	}
+}
+
+// TestBadgeTitle: the badge's tooltip names the backend and, on WebGPU,
+// the limits its device was granted, in alphabetical order.
+func TestBadgeTitle(t *testing.T) {
+	gpu := &protocol.Backend{Info: kernels.Info{Name: "webgpu", Adapter: "google swiftshader"}, Kind: experiment.BackendWebGPU,
+		Limits: map[string]uint64{"maxStorageBufferBindingSize": 134217728, "maxBufferSize": 268435456}}
+	want := "WebGPU · google swiftshader; granted limits: maxBufferSize=268435456, maxStorageBufferBindingSize=134217728"
+	if got := BadgeTitle(gpu); got != want {
+		t.Errorf("BadgeTitle = %q, want %q", got, want)
+	}
+	cpu := &protocol.Backend{Info: kernels.Info{Name: "cpu", Adapter: "Go"}, Kind: experiment.BackendCPU}
+	if got := BadgeTitle(cpu); got != "CPU · Go" || GrantedLimits(cpu) != "" || GrantedLimits(nil) != "" {
+		t.Errorf("BadgeTitle on the CPU = %q, GrantedLimits %q", got, GrantedLimits(cpu))
 	}
 }

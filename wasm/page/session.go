@@ -11,6 +11,8 @@ package page
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -352,6 +354,28 @@ func Badge(b *protocol.Backend) string {
 		return "WebGPU · " + b.Info.Adapter
 	}
 	return "CPU · " + b.Info.Adapter
+}
+
+// GrantedLimits lists the limits a WebGPU device was granted, by name in
+// alphabetical order ("maxBufferSize=268435456, ..."): "" for none.
+func GrantedLimits(b *protocol.Backend) string {
+	if b == nil {
+		return ""
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(b.Limits)) {
+		out = append(out, fmt.Sprintf("%s=%d", n, b.Limits[n]))
+	}
+	return strings.Join(out, ", ")
+}
+
+// BadgeTitle is the badge's tooltip: the backend (Badge) and the limits
+// its WebGPU device was granted.
+func BadgeTitle(b *protocol.Backend) string {
+	if l := GrantedLimits(b); l != "" {
+		return Badge(b) + "; granted limits: " + l
+	}
+	return Badge(b)
 }
 
 // Thousands formats a rate with a thousands separator ("12,345").
