@@ -168,7 +168,9 @@ relaxed_simd_flag() {
 
 # test_runs: every go test run of the test target, as go test -json events.
 test_runs() {
-	gotest native -count=1 $(go list ./... | grep -v '/browsertest$')
+	# lavapipe runs the WebGPU conformance suite for several minutes beside
+	# the other packages on two cores: more than go test's default 10.
+	gotest native -count=1 -timeout 25m $(go list ./... | grep -v '/browsertest$')
 	# The kernels, the model and the trainer as the browser runs them
 	# (WebAssembly, with their wasm assembly), under Node.js, with relaxed
 	# SIMD as Chromium has it (behind a flag in Node.js 20); then the whole
