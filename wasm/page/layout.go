@@ -29,6 +29,7 @@ var imageFigures = []Slot{
 	{"reliability.svg", "Reliability diagram on the test set, 10 bins (BatchNorm statistics recomputed where the run recomputed them, as the table below says; else the trained ones)."},
 	{"confidence.svg", "Confidence histogram on the test set."},
 	{"reliability_temperature.svg", "Reliability on the test set after temperature scaling (fitted on held-out training images)."},
+	{LossStepsFigure, "Training loss per step, drawn as the run trains: each point is the mean loss of the steps since the one before."},
 	{"curves.svg", "Mean training loss per epoch."},
 	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins); the per-epoch rows use the running BatchNorm statistics."},
 	{"logdet.svg", "log det Σ per epoch."},
