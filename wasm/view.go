@@ -3,7 +3,9 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -20,7 +22,7 @@ type view struct {
 	cards                           map[string]*card
 }
 
-// card is one figure on the page with its caption and download button.
+// card is one figure on the page with its caption and download buttons.
 type card struct {
 	root, body, caption dom.HTMLElement
 	svg                 string
@@ -31,7 +33,7 @@ type card struct {
 func newView(a *app) *view {
 	v := &view{a: a, overview: byID("overview"), summary: byID("summary"), figures: byID("figures"),
 		rep: byID("report"), results: byID("results"), cards: map[string]*card{}}
-	a.on(v.summary, "click", v.pickRun)
+	a.on(v.summary, "click", v.clicked)
 	return v
 }
 
@@ -86,22 +88,43 @@ func (v *view) update(s *page.Session) {
 	}
 }
 
-// newCard adds a hidden figure card to parent.
+// newCard adds a hidden figure card to parent, with the buttons that
+// download its figure as SVG and as PNG (data-download).
 func (v *view) newCard(parent dom.HTMLElement, sl page.Slot, perRun bool) {
 	c := &card{root: el("figure", "card", ""), body: el("div", "plot", ""), caption: el("span", "", sl.Caption), file: sl.Name, perRun: perRun}
 	c.root.SetAttribute("data-name", sl.Name)
 	capt := el("figcaption", "", "")
 	capt.AppendChild(c.caption)
-	btn := el("button", "link", "SVG ⤓")
-	btn.SetAttribute("type", "button")
-	btn.SetAttribute("title", "download this figure as SVG")
-	capt.AppendChild(btn)
+	btns := el("span", "fig-buttons", "")
+	capt.AppendChild(btns)
 	c.root.AppendChild(c.body)
 	c.root.AppendChild(capt)
 	show(c.root, false)
 	parent.AppendChild(c.root)
 	v.cards[sl.Name] = c
-	v.a.on(btn, "click", func(dom.Event) { download(v.a.fileName(c.file, c.perRun), "image/svg+xml", []byte(c.svg)) })
+	v.a.on(figButton(btns, "svg", "download this figure as SVG"), "click", func(dom.Event) {
+		download(v.a.fileName(c.file, c.perRun), "image/svg+xml", []byte(c.svg))
+	})
+	v.a.on(figButton(btns, "png", fmt.Sprintf("download this figure as PNG, %d times its size", pngScale)), "click", func(dom.Event) {
+		name := v.a.fileName(strings.TrimSuffix(c.file, ".svg")+".png", c.perRun)
+		go func() {
+			defer v.a.guard()
+			if err := downloadPNG(name, c.svg); err != nil {
+				v.a.showError(err.Error())
+			}
+		}()
+	})
+}
+
+// figButton adds to box a button that downloads a card's figure in format
+// (svg or png), and returns it.
+func figButton(box dom.HTMLElement, format, title string) dom.HTMLElement {
+	b := el("button", "link", strings.ToUpper(format)+" ⤓")
+	b.SetAttribute("type", "button")
+	b.SetAttribute("title", title)
+	b.SetAttribute("data-download", format)
+	box.AppendChild(b)
+	return b
 }
 
 // fill shows svg in the named card; nothing changes when svg is nil or
@@ -135,10 +158,17 @@ func (v *view) drawSummary(s *page.Session) {
 	v.summary.SetInnerHTML(page.SummaryHTML(s))
 }
 
-// pickRun shows the figures of the run whose label was clicked in the
-// summary (a button with data-run).
-func (v *view) pickRun(ev dom.Event) {
+// clicked downloads the summary's table whose CSV button was clicked
+// (data-csv), or shows the figures of the run whose label was (a button
+// with data-run).
+func (v *view) clicked(ev dom.Event) {
 	s := v.a.sess
+	if id := csvButton(ev); id != "" && s != nil {
+		if t, perRun := page.SessionTable(s, id); t != nil {
+			downloadCSV(t, v.a.fileName(t.File, perRun))
+		}
+		return
+	}
 	t := ev.Target().Underlying().Call("closest", "button[data-run]")
 	if s == nil || !t.Truthy() {
 		return

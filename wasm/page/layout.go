@@ -127,7 +127,7 @@ func lookAt(s *Session, i int) string {
 // experiment.Scores tell the test images from the other data set's (AUROC,
 // a column per head), when both runs scored it: nil otherwise.
 func OODComparison(s *Session) *Table {
-	t := &Table{Header: []string{"Score (AUROC)"}}
+	t := &Table{Header: []string{"Score (AUROC)"}, ID: TableCompareOOD, File: "ood-comparison.csv"}
 	row := map[string]int{}
 	for i, jr := range s.Runs {
 		if jr.Rep == nil || jr.Rep.OOD == nil {
@@ -223,12 +223,14 @@ func TrainTime(s float64) string {
 // SummaryHeader is the header of the summary's table of runs.
 var SummaryHeader = []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE (10 bins)", "log det Σ", "σ", "Mean shift", "KL", "Train time"}
 
-// Table is a table of text: its header, its rows and a caption ("" for
-// none).
+// Table is a table of text: its header, its rows, a caption ("" for
+// none), its id on the page (TableSummary...) and the name of its CSV
+// file.
 type Table struct {
-	Header  []string
-	Rows    [][]string
-	Caption string
+	Header   []string
+	Rows     [][]string
+	Caption  string
+	ID, File string
 }
 
 // Extras returns the test evaluations of a run's report (#extras):
@@ -242,7 +244,7 @@ func Extras(full *Report) *Table {
 		return nil
 	}
 	calibration := experiment.CalibrationScores()
-	t := &Table{Header: []string{"Test evaluation", "Accuracy"}}
+	t := &Table{Header: []string{"Test evaluation", "Accuracy"}, ID: TableExtras, File: "test-evaluation.csv"}
 	for _, sc := range calibration {
 		t.Header = append(t.Header, sc.Label)
 	}
@@ -280,7 +282,7 @@ func OOD(full *Report) *Table {
 	if o == nil {
 		return nil
 	}
-	t := &Table{Header: []string{"Score", "AUROC", "AUPR", "FPR at 95% TPR"},
+	t := &Table{Header: []string{"Score", "AUROC", "AUPR", "FPR at 95% TPR"}, ID: TableOOD, File: "ood.csv",
 		Caption: fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d)", o.Dataset, o.NIn, o.NOut)}
 	for _, sc := range experiment.OODScores() {
 		if d, ok := o.Detection(sc.Name); ok {
