@@ -130,7 +130,7 @@ func (a *app) render(st page.Status) {
 		a.redraw = a.sess // drawn after the batch of events (handleBatch)
 	}
 	if s := a.sess; st.Live && s != nil {
-		a.view.fill(page.LossStepsFigure, s.Runs[s.Shown()].Figs[page.LossStepsFigure])
+		a.view.fillLive(s.Runs[s.Shown()].Figs[page.LossStepsFigure])
 	}
 	if st.State != "" && a.redraw != nil {
 		// The results are drawn before the state says the session ended.

@@ -130,17 +130,41 @@ func figButton(box dom.HTMLElement, format, title string) dom.HTMLElement {
 // fill shows svg in the named card; nothing changes when svg is nil or
 // unchanged. After a change it waits for the browser to draw a frame.
 func (v *view) fill(name, svg string) {
-	c := v.cards[name]
-	if c == nil || svg == "" || svg == c.svg {
+	c := v.changing(name, svg)
+	if c == nil {
 		return
 	}
-	c.svg = svg
 	// Hand the browser a frame with nothing but this figure to draw.
 	v.a.yield.now()
+	c.set(svg)
+	v.a.yield.frame()
+}
+
+// fillLive shows the shown run's live loss curve svg at once, to be drawn
+// in the same frame as the progress line: a small figure that changes
+// with every progress event.
+func (v *view) fillLive(svg string) {
+	if c := v.changing(page.LossStepsFigure, svg); c != nil {
+		c.set(svg)
+	}
+}
+
+// changing returns the named card when svg changes it, else nil (no such
+// card, no figure, or the same).
+func (v *view) changing(name, svg string) *card {
+	c := v.cards[name]
+	if c == nil || svg == "" || svg == c.svg {
+		return nil
+	}
+	return c
+}
+
+// set shows svg in the card.
+func (c *card) set(svg string) {
+	c.svg = svg
 	c.body.SetInnerHTML(svg)
 	c.label()
 	show(c.root, true)
-	v.a.yield.frame()
 }
 
 // label gives the card's figure its text alternative: role img, labelled
