@@ -14,11 +14,12 @@ import (
 )
 
 // view draws a session's results: the overview (runs side by side or the
-// sweep), the summary table, the shown run's figures and #report.
+// sweep), the summary table, the shown run's figures under their heading
+// and #report.
 type view struct {
 	a                               *app
 	overview, summary, figures, rep dom.HTMLElement
-	results                         dom.HTMLElement
+	results, figuresTitle           dom.HTMLElement
 	cards                           map[string]*card
 }
 
@@ -32,7 +33,7 @@ type card struct {
 
 func newView(a *app) *view {
 	v := &view{a: a, overview: byID("overview"), summary: byID("summary"), figures: byID("figures"),
-		rep: byID("report"), results: byID("results"), cards: map[string]*card{}}
+		rep: byID("report"), results: byID("results"), figuresTitle: byID("figures-title"), cards: map[string]*card{}}
 	a.on(v.summary, "click", v.clicked)
 	return v
 }
@@ -44,6 +45,7 @@ func (v *view) reset(s *page.Session) {
 	removeChildren(v.summary)
 	removeChildren(v.figures)
 	v.rep.SetTextContent("")
+	show(v.figuresTitle, false)
 	v.cards = map[string]*card{}
 	show(v.results, s != nil)
 	show(byID("hint"), s == nil && config.Info(v.a.demo).Trainable)
@@ -72,6 +74,9 @@ func (v *view) update(s *page.Session) {
 	jr := s.Runs[s.Shown()]
 	v.rep.SetTextContent(string(jr.Report))
 	v.drawSummary(s)
+	title := page.FiguresTitle(s)
+	v.figuresTitle.SetTextContent(title)
+	show(v.figuresTitle, title != "")
 	v.a.updateDownloads()
 	v.a.yield.now()
 	overview, detail := page.Layout(s)

@@ -96,6 +96,16 @@ func Layout(s *Session) (overview, detail []Slot) {
 	return overview, detail
 }
 
+// FiguresTitle is the heading over the shown run's figures in a session
+// of several runs: whose figures they are, and how to show another's; ""
+// for one run.
+func FiguresTitle(s *Session) string {
+	if len(s.Runs) < 2 {
+		return ""
+	}
+	return "Figures of " + s.Runs[s.Shown()].Label + " (a run's name in the table above shows its own)"
+}
+
 // lookAt says where to look in the side-by-side embedding of run i of a
 // toy demo ("" for a loss it does not know).
 func lookAt(s *Session, i int) string {

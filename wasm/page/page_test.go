@@ -147,7 +147,27 @@ func TestSideBySideSession(t *testing.T) {
 		if r.Status != "done" || r.Rep == nil {
 			t.Errorf("run %d: status %q", i, r.Status)
 		}
+		// The figures below say whose they are.
+		s.Picked = i
+		if title := FiguresTitle(s); !strings.HasPrefix(title, "Figures of "+r.Label+" (") {
+			t.Errorf("run %d shown: the figures' heading %q", i, title)
+		}
+		for _, sl := range detailOf(s) {
+			if !strings.HasPrefix(sl.Caption, r.Label+": ") {
+				t.Errorf("run %d shown: caption %q", i, sl.Caption)
+			}
+		}
 	}
+	s.Runs = s.Runs[:1]
+	if title := FiguresTitle(s); title != "" {
+		t.Errorf("one run: the figures' heading %q, want none", title)
+	}
+}
+
+// detailOf returns the figures of the run shown in session s (Layout).
+func detailOf(s *Session) []Slot {
+	_, detail := Layout(s)
+	return detail
 }
 
 // TestSweepSession replays a small lambda sweep: its three figures.
