@@ -174,22 +174,43 @@ func (a *axes) equalize() {
 }
 
 // titleLines returns title in lines at most titleWidth wide (and no wider
-// than a figure w wide allows), broken at its newlines and between words;
-// a word wider than that is a line of its own.
+// than a figure w wide allows), broken at its newlines and between words,
+// but not inside a parenthesis that fits on a line; a word wider than
+// that is a line of its own.
 func titleLines(title string, w float64) []string {
 	limit := math.Min(titleWidth, w-16)
 	var lines []string
 	for _, par := range strings.Split(title, "\n") {
 		first := len(lines)
-		for _, word := range strings.Fields(par) {
-			if n := len(lines); n > first && textWidth(lines[n-1]+" "+word, titleSize) <= limit {
-				lines[n-1] += " " + word
+		for _, unit := range titleUnits(strings.Fields(par), limit) {
+			if n := len(lines); n > first && textWidth(lines[n-1]+" "+unit, titleSize) <= limit {
+				lines[n-1] += " " + unit
 				continue
 			}
-			lines = append(lines, word)
+			lines = append(lines, unit)
 		}
 	}
 	return lines
+}
+
+// titleUnits joins the words of a parenthesis ("(10 bins)") into one unit
+// that a line break does not cut, where it is at most limit wide.
+func titleUnits(words []string, limit float64) []string {
+	var units []string
+	for i := 0; i < len(words); i++ {
+		end := i
+		if strings.HasPrefix(words[i], "(") {
+			for end < len(words)-1 && !strings.Contains(words[end], ")") {
+				end++
+			}
+		}
+		if unit := strings.Join(words[i:end+1], " "); textWidth(unit, titleSize) <= limit {
+			units, i = append(units, unit), end
+			continue
+		}
+		units = append(units, words[i])
+	}
+	return units
 }
 
 // clip returns the attribute that clips an element to the plot area.
