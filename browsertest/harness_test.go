@@ -579,7 +579,7 @@ func (b *browser) typeInto(sel, text string) {
 // runReports returns the report of every run of the session, in order, by
 // showing each run in turn (a click on its name in the summary's table of
 // runs, the box's own table; the tables below it, in boxes of their own,
-// have no such buttons).
+// have no such buttons); the heading over the figures must name each.
 func (b *browser) runReports() []report {
 	b.t.Helper()
 	const runs = "#summary > table tbody tr"
@@ -588,6 +588,10 @@ func (b *browser) runReports() []report {
 	for i := 1; i <= n; i++ {
 		b.click(fmt.Sprintf("%s:nth-child(%d) button", runs, i))
 		b.waitFor(fmt.Sprintf(`document.querySelector('%s:nth-child(%d)').classList.contains('shown')`, runs, i), 10*time.Second)
+		label := b.text(fmt.Sprintf("%s:nth-child(%d) button", runs, i))
+		if title := b.text("#figures-title"); n > 1 && !strings.HasPrefix(title, "Figures of "+label+" (") {
+			b.t.Errorf("run %s shown: the heading over its figures says %q", label, title)
+		}
 		out = append(out, b.report())
 	}
 	return out

@@ -349,6 +349,31 @@ func TestImagesStopResume(t *testing.T) {
 	b.checkClean()
 }
 
+// TestImagesLiveLoss trains an image run of two epochs of 32 steps on the
+// CPU backend: while it trains, the page draws its training loss per step
+// (loss_steps.svg), with more points than the run has epochs, and keeps
+// the curve when it ends.
+func TestImagesLiveLoss(t *testing.T) {
+	site := fashionSite(t)
+	b := newBrowser(t, options{})
+	b.openURL(site + "?demo=images&backend=cpu&limit-train=512&limit-test=64&epochs=2&batch=16")
+	b.waitFor(`!document.getElementById('train').disabled`, 2*time.Minute)
+	b.click("#train")
+	// The points of the curve's line: the commands of its path.
+	const points = `(p => p ? p.getAttribute('d').split(/[ML]/).length - 1 : 0)(document.querySelector('.card[data-name="loss_steps.svg"]:not([hidden]) g.series path'))`
+	b.waitFor(`document.body.dataset.state !== 'training' || `+points+` > 2`, 5*time.Minute)
+	if got := b.state(); got != "training" {
+		t.Fatalf("the run ended (%q) before its live loss curve had more points than its 2 epochs: %d", got, eval[int](b, points))
+	}
+	t.Logf("while training: %d points; %s", eval[int](b, points), b.text("#progress-text"))
+	b.viewShot("images-live-loss.png")
+	b.waitFinished("done", 5*time.Minute)
+	if n := eval[int](b, points); n < 3 {
+		t.Errorf("after the run, the live loss curve has %d points, want the reports of both epochs", n)
+	}
+	b.checkClean()
+}
+
 // TestImagesWebGPU trains the paper's ConvNet for one epoch on 64
 // Fashion-MNIST images on WebGPU (SwiftShader in headless Chromium), with
 // the engine in its worker, and checks the report and that the page's

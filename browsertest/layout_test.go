@@ -68,15 +68,18 @@ type layout struct {
 	TrainTop, TrainBottom float64
 	// Unlabelled counts the figures without role="img" and a label.
 	Unlabelled int
+	// Cut lists the figure titles (at most ten) that begin in view in
+	// their card but end beyond its edge.
+	Cut []string
 }
 
 // layoutJS measures the page: its width against the window's, the size
 // at which every SVG text is drawn (its font size times the scale of its
-// screen transformation), where the Train button is and the figures
-// without a text alternative.
+// screen transformation), where the Train button is, the figures without
+// a text alternative and the figure titles that their card cuts.
 const layoutJS = `(() => {
   const r = { scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth, height: window.innerHeight,
-    texts: 0, small: [], min: 1e9, unlabelled: 0 };
+    texts: 0, small: [], min: 1e9, unlabelled: 0, cut: [] };
   for (const t of document.querySelectorAll('svg text')) {
     if (!t.textContent.trim() || !t.getClientRects().length) continue;
     const m = t.getScreenCTM();
@@ -85,6 +88,13 @@ const layoutJS = `(() => {
     r.texts++;
     r.min = Math.min(r.min, px);
     if (px < 10.95 && r.small.length < 10) r.small.push(t.closest('figure') ? t.closest('figure').dataset.name + ': "' + t.textContent + '" at ' + px.toFixed(1) + ' px' : t.textContent);
+  }
+  for (const t of document.querySelectorAll('figure.card .plot svg text.title')) {
+    if (!t.getClientRects().length) continue;
+    const b = t.getBoundingClientRect(), box = t.closest('.plot').getBoundingClientRect();
+    if (b.left < box.right && (b.right > box.right + 0.5 || b.left < box.left - 0.5) && r.cut.length < 10) {
+      r.cut.push(t.closest('figure').dataset.name + ': "' + t.textContent + '" at ' + b.left.toFixed(0) + '-' + b.right.toFixed(0) + ' px in ' + box.left.toFixed(0) + '-' + box.right.toFixed(0));
+    }
   }
   for (const s of document.querySelectorAll('figure.card .plot > svg')) {
     if (s.getAttribute('role') !== 'img' || !s.getAttribute('aria-label')) r.unlabelled++;
@@ -96,7 +106,8 @@ const layoutJS = `(() => {
 
 // checkLayout checks the page as it is now (when names the moment): it
 // is no wider than the window, its figures' texts are drawn at 11 px or
-// more and have a label, and the Train button is in the window.
+// more and have a label, their titles are not cut, and the Train button
+// is in the window.
 func (b *browser) checkLayout(when string) layout {
 	b.t.Helper()
 	l := eval[layout](b, layoutJS)
@@ -110,6 +121,9 @@ func (b *browser) checkLayout(when string) layout {
 	}
 	if l.Unlabelled > 0 {
 		b.t.Errorf("%s: %d figures without role=img and a label", when, l.Unlabelled)
+	}
+	if len(l.Cut) > 0 {
+		b.t.Errorf("%s: figure titles cut by their card: %s", when, strings.Join(l.Cut, "; "))
 	}
 	if l.TrainTop < 0 || l.TrainBottom > l.Height {
 		b.t.Errorf("%s: the Train button is at %.0f-%.0f px, outside the window's %v px", when, l.TrainTop, l.TrainBottom, l.Height)
@@ -133,7 +147,7 @@ func (b *browser) widest() string {
 // TestLayout opens each demo in each of the viewports, before
 // and after a finished run: the page never scrolls sideways, every figure
 // text is drawn at 11 px or more, every figure has a text alternative and
-// Train stays in the window. It saves screenshots of the window before
+// a title that its card does not cut, and Train stays in the window. It saves screenshots of the window before
 // the run (layout-<demo>-<window>-before.png) and of its results after,
 // light and dark (layout-<demo>-<window>[-dark].png).
 func TestLayout(t *testing.T) {

@@ -558,7 +558,8 @@ func TestUIResumeKilled(t *testing.T) {
 // chose: with no backend in the URL it trains on the native engine; after
 // a finished native run, a link with other settings (demo=deep&loss=ce)
 // opens with them, offers the last run instead of showing it in their
-// place, and trains CE; the offer, taken on a new page, shows that run.
+// place, and trains CE; the runs folder's table sorts by a header and its
+// CSV says what it shows; the offer, taken on a new page, shows that run.
 func TestUIKeepsSettings(t *testing.T) {
 	url, _ := startUI(t)
 	b := newBrowser(t, options{})
@@ -601,6 +602,10 @@ func TestUIKeepsSettings(t *testing.T) {
 	if w := eval[float64](b, `document.getElementById('folders-box').getBoundingClientRect().width`); w < 600 {
 		t.Errorf("the runs table is %.0f px wide, want the content's width", w)
 	}
+	// Its CSV says what it shows, in its order.
+	dir := b.allowDownloads()
+	b.click(`#folders button[data-csv="folders-table"]`)
+	b.checkCSV(dir, "runs.csv", "#folders-table")
 	b.screenshot("ui-runs.png")
 	b.openURL(url + "&demo=deep&loss=nll")
 	b.waitFor(`document.body.dataset.ready === '1' && document.getElementById('show-last') !== null`, time.Minute)

@@ -159,7 +159,7 @@ func CurveFigures(runs []Curves) map[string][]byte {
 			continue
 		}
 		draw = append(draw, func(f plot.Figure) []byte {
-			f.Title = "Reliability (test), " + r.Label
+			f.Title = "Reliability (test)\n" + r.Label
 			return plot.Reliability(f, plotBins(r.Reliability), float64(r.ECE))
 		})
 	}

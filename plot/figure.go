@@ -10,12 +10,17 @@
 // valid figure instead of a panic.
 package plot
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Figure holds the settings shared by all figure types. Zero values pick
 // defaults: a size suited to the figure type, no title and no axis labels
 // (the calibration figures label their axes themselves unless given labels).
 type Figure struct {
+	// Title goes on top, wrapped into lines (titleLines); a newline in
+	// it starts a line.
 	Title, XLabel, YLabel string
 	// Width and Height are the size in pixels (CSS px).
 	Width, Height int
@@ -46,8 +51,15 @@ type Figure struct {
 // in the caption.
 const MaxPoints = 5000
 
+// titleWidth is the widest a line of a title is drawn: a title starts at
+// the figure's left edge and wraps at this width, so that it reads whole
+// where the figure scrolls inside a phone's card (about 350 px of it in
+// view) however wide the figure is.
+const titleWidth = 330.0
+
 const (
 	titleSize  = 15.0
+	titleLine  = 19.0 // the distance between a title's lines
 	labelSize  = 13.0
 	tickSize   = 11.0
 	legendSize = 11.0
@@ -101,8 +113,8 @@ func newAxes(fig Figure, w, h, x0, x1, y0, y1 float64, logX, logY bool, legendW 
 	// rounds converge.
 	for range 3 {
 		a.top = 12
-		if fig.Title != "" {
-			a.top = 14 + titleSize + 8
+		if n := len(titleLines(fig.Title, w)); n > 0 {
+			a.top = 14 + titleSize + float64(n-1)*titleLine + 8
 		}
 		a.bottom = h - (tickLen + 4 + tickSize + 8)
 		if fig.XLabel != "" {
@@ -161,22 +173,54 @@ func (a *axes) equalize() {
 	}
 }
 
+// titleLines returns title in lines at most titleWidth wide (and no wider
+// than a figure w wide allows), broken at its newlines and between words,
+// but not inside a parenthesis that fits on a line; a word wider than
+// that is a line of its own.
+func titleLines(title string, w float64) []string {
+	limit := math.Min(titleWidth, w-16)
+	var lines []string
+	for _, par := range strings.Split(title, "\n") {
+		first := len(lines)
+		for _, unit := range titleUnits(strings.Fields(par), limit) {
+			if n := len(lines); n > first && textWidth(lines[n-1]+" "+unit, titleSize) <= limit {
+				lines[n-1] += " " + unit
+				continue
+			}
+			lines = append(lines, unit)
+		}
+	}
+	return lines
+}
+
+// titleUnits joins the words of a parenthesis ("(10 bins)") into one unit
+// that a line break does not cut, where it is at most limit wide.
+func titleUnits(words []string, limit float64) []string {
+	var units []string
+	for i := 0; i < len(words); i++ {
+		end := i
+		if strings.HasPrefix(words[i], "(") {
+			for end < len(words)-1 && !strings.Contains(words[end], ")") {
+				end++
+			}
+		}
+		if unit := strings.Join(words[i:end+1], " "); textWidth(unit, titleSize) <= limit {
+			units, i = append(units, unit), end
+			continue
+		}
+		units = append(units, words[i])
+	}
+	return units
+}
+
 // clip returns the attribute that clips an element to the plot area.
 func clip() string { return ` clip-path="url(#` + clipToken + `)"` }
 
-// drawBack draws the title and, if grid is set, light grid lines at the
-// labelled ticks.
+// drawBack draws the title (its titleLines, from the left edge) and, if
+// grid is set, light grid lines at the labelled ticks.
 func (a *axes) drawBack(s *svg, grid bool) {
-	if a.fig.Title != "" {
-		// Centre over the plot area if it fits, else over the figure,
-		// shrinking the font of titles too long for the figure, down to
-		// the ticks' size (the least that reads as drawn).
-		size := math.Max(tickSize, math.Min(titleSize, (a.w-8)/textWidth(a.fig.Title, 1)))
-		x := (a.left + a.right) / 2
-		if tw := textWidth(a.fig.Title, size); x-tw/2 < 4 || x+tw/2 > a.w-4 {
-			x = a.w / 2
-		}
-		s.text(x, 12+titleSize, size, "middle", ` font-weight="bold" fill="`+inkColor+`"`, a.fig.Title)
+	for i, line := range titleLines(a.fig.Title, a.w) {
+		s.text(8, 12+titleSize+float64(i)*titleLine, titleSize, "start", ` class="title" font-weight="bold" fill="`+inkColor+`"`, line)
 	}
 	if !grid {
 		return

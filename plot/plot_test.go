@@ -643,6 +643,41 @@ func TestRow(t *testing.T) {
 	}
 }
 
+// TestTitleWraps checks that a title starts at the figure's left edge and
+// wraps at its newlines and between words (not inside a parenthesis) into
+// lines at most titleWidth wide, so that a phone's card shows it whole,
+// and that its lines say the whole title.
+func TestTitleWraps(t *testing.T) {
+	title := "Test embeddings (dnll, lda head), PCA of d = 64, on the test images of fashion-mnist"
+	line := regexp.MustCompile(`<text x="([0-9.]+)" y="[0-9.]+" font-size="[0-9.]+" text-anchor="start" class="title"[^>]*>([^<]*)</text>`)
+	for name, doc := range map[string][]byte{
+		"lines":       Lines(Figure{Title: title}, sampleSeries(), false),
+		"reliability": Reliability(Figure{Title: title, Width: 960}, sampleBins(), 0.1),
+		"short":       Lines(Figure{Title: "Training loss"}, sampleSeries(), false),
+		"newline":     Lines(Figure{Title: "Reliability (test)\nLDA head, DNLL (λ = 0.01)"}, sampleSeries(), false),
+		"parenthesis": Lines(Figure{Title: "Test ECE (10 bins) against λ (toy data)"}, sampleSeries(), false),
+	} {
+		var lines []string
+		for _, m := range line.FindAllStringSubmatch(string(doc), -1) {
+			if m[1] != "8" {
+				t.Errorf("%s: a title line at x = %s, want 8", name, m[1])
+			}
+			if w := textWidth(m[2], titleSize); w > titleWidth {
+				t.Errorf("%s: title line %q is %.0f px wide, more than %v", name, m[2], w, titleWidth)
+			}
+			lines = append(lines, m[2])
+		}
+		want := map[string][]string{"short": {"Training loss"}, "newline": {"Reliability (test)", "LDA head, DNLL (λ = 0.01)"},
+			"parenthesis": {"Test ECE (10 bins) against λ", "(toy data)"}}[name]
+		if want == nil && (len(lines) < 2 || strings.Join(lines, " ") != title) {
+			t.Errorf("%s: the title's lines %q, want the whole title in two or more", name, lines)
+		}
+		if want != nil && !slices.Equal(lines, want) {
+			t.Errorf("%s: the title's lines %q, want %q", name, lines, want)
+		}
+	}
+}
+
 // TestTextSize checks that every text of every figure type, a long title
 // included, is drawn at 11 px or more at the figure's own size: the page
 // shows figures at that size, so that is the size they are read at.

@@ -46,13 +46,17 @@ func (c Config) Validate() error {
 
 // Progress is what the trainer reports while it runs.
 type Progress struct {
-	Epoch             int      `json:"epoch"` // 1-based
-	Epochs            int      `json:"epochs"`
-	Step              int      `json:"step"`       // within the epoch
-	Steps             int      `json:"steps"`      // per epoch
-	TotalStep         int      `json:"total_step"` // steps done in the run
-	Loss              float64  `json:"loss"`
-	Accuracy          float64  `json:"accuracy"`
+	Epoch     int     `json:"epoch"` // 1-based
+	Epochs    int     `json:"epochs"`
+	Step      int     `json:"step"`       // within the epoch
+	Steps     int     `json:"steps"`      // per epoch
+	TotalStep int     `json:"total_step"` // steps done in the run
+	Loss      float64 `json:"loss"`
+	Accuracy  float64 `json:"accuracy"`
+	// Examples is the number of examples of the epoch so far, over which
+	// Loss and Accuracy are the means: two reports of an epoch give the
+	// mean loss of the steps between them.
+	Examples          int      `json:"examples"`
 	ExamplesPerSecond float64  `json:"examples_per_second"`
 	Elapsed           Duration `json:"elapsed_seconds"`
 	Remaining         Duration `json:"remaining_seconds"`
@@ -245,7 +249,7 @@ func (t *Trainer) RunEpoch(ctx context.Context, onProgress func(Progress)) (Epoc
 			p := Progress{
 				Epoch: t.epoch + 1, Epochs: t.Cfg.Epochs,
 				Step: (t.pos + t.Cfg.Batch - 1) / t.Cfg.Batch, Steps: steps, TotalStep: done,
-				Loss: st.Loss, Accuracy: st.Accuracy, Elapsed: Duration(el),
+				Loss: st.Loss, Accuracy: st.Accuracy, Examples: st.Count, Elapsed: Duration(el),
 			}
 			if s := el.Seconds(); s > 0 {
 				p.ExamplesPerSecond = float64(t.seen) / s

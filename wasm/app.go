@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"syscall/js"
+	"time"
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels/cpu/gemm"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
@@ -58,7 +60,7 @@ type app struct {
 
 	tabs                         map[config.Demo]dom.HTMLElement
 	trainBtn, stopBtn, resumeBtn dom.HTMLElement
-	dlReport, dlCkpt             dom.HTMLElement
+	dlReport, dlCkpt, dlAll      dom.HTMLElement
 	notice, badge                dom.HTMLElement
 	progressBox, bar, barText    dom.HTMLElement
 }
@@ -67,7 +69,7 @@ type app struct {
 func newApp() *app {
 	a := &app{
 		trainBtn: byID("train"), stopBtn: byID("stop"), resumeBtn: byID("resume"),
-		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"),
+		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"), dlAll: byID("dl-all"),
 		notice: byID("notice"), badge: byID("backend"),
 		progressBox: byID("progress"), bar: byID("bar"), barText: byID("progress-text"),
 		tabs: map[config.Demo]dom.HTMLElement{}, checkpoints: map[*page.Run]js.Value{},
@@ -117,9 +119,10 @@ func newApp() *app {
 	})
 	a.on(a.dlCkpt, "click", func(dom.Event) {
 		if jr := a.shownRun(); jr != nil && a.checkpoints[jr].Truthy() {
-			downloadBuffer(a.fileName("checkpoint.safetensors", true), "application/octet-stream", a.checkpoints[jr])
+			downloadBuffer(a.fileName(experiment.CheckpointFile, true), "application/octet-stream", a.checkpoints[jr])
 		}
 	})
+	a.on(a.dlAll, "click", func(dom.Event) { a.downloadAll() })
 	return a
 }
 
@@ -446,11 +449,11 @@ func (a *app) showNew(s *page.Session) {
 	a.view.reset(s)
 }
 
-// fileName returns the download name of a file of the shown run: the plain
-// name for a single run, prefixed by the run's label when there are several.
+// fileName returns the download name of a file: of the shown run when
+// perRun (page.Session.FileName), else of the session.
 func (a *app) fileName(name string, perRun bool) string {
-	if perRun && a.sess != nil && len(a.sess.Runs) > 1 {
-		return page.Slug(a.shownRun().Label) + "-" + name
+	if perRun && a.sess != nil {
+		return a.sess.FileName(a.sess.Shown(), name)
 	}
 	return name
 }
@@ -460,4 +463,25 @@ func (a *app) updateDownloads() {
 	jr := a.shownRun()
 	enable(a.dlReport, jr != nil && jr.Report != nil)
 	enable(a.dlCkpt, jr != nil && a.checkpoints[jr].Truthy())
+	enable(a.dlAll, jr != nil && jr.Report != nil)
+}
+
+// downloadAll offers the shown run's files in one zip
+// (page.Session.RunZip), with its checkpoint where the page has one.
+func (a *app) downloadAll() {
+	s := a.sess
+	if s == nil {
+		return
+	}
+	i := s.Shown()
+	var ckpt []byte
+	if buf := a.checkpoints[s.Runs[i]]; buf.Truthy() {
+		ckpt = jsBytes(buf)
+	}
+	name, data, err := s.RunZip(i, ckpt, time.Now())
+	if err != nil {
+		a.showError("Download all: " + err.Error())
+		return
+	}
+	download(name, "application/zip", data)
 }

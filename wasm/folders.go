@@ -112,13 +112,19 @@ func (f *folders) ticked(ev dom.Event) {
 	f.enableCompare()
 }
 
-// clicked sorts the list by the column whose header was clicked (a
+// clicked downloads the list as CSV when its CSV button was clicked
+// (data-csv), sorts the list by the column whose header was clicked (a
 // button with data-sort), shows the run whose name was clicked (a button with
 // data-folder), downloads the run's file whose name was (data-file), or
 // resumes the run whose Resume was (data-resume): the native engine starts
 // it with its folder's configuration, and the page shows that session as
 // it shows another tab's.
 func (f *folders) clicked(ev dom.Event) {
+	if csvButton(ev) == page.TableFolders {
+		t := page.FoldersTable(f.list, f.order)
+		downloadCSV(t, t.File)
+		return
+	}
 	if t := ev.Target().Underlying().Call("closest", "button[data-sort]"); t.Truthy() {
 		f.order = f.order.Toggle(t.Get("dataset").Get("sort").String())
 		f.draw()

@@ -129,6 +129,9 @@ func (a *app) render(st page.Status) {
 	if st.Redraw && a.sess != nil {
 		a.redraw = a.sess // drawn after the batch of events (handleBatch)
 	}
+	if s := a.sess; st.Live && s != nil {
+		a.view.fillLive(s.Runs[s.Shown()].Figs[page.LossStepsFigure])
+	}
 	if st.State != "" && a.redraw != nil {
 		// The results are drawn before the state says the session ended.
 		s := a.redraw

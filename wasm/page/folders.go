@@ -114,24 +114,61 @@ func Differing(list []protocol.RunFolder) [][]string {
 	return out
 }
 
-// FoldersHTML is the table of the runs of deeplda ui's runs folder
-// (runs/index.json) in order o, its headers buttons that sort it
+// FoldersTable is the table of the runs of deeplda ui's runs folder
+// (runs/index.json) in order o, as text: each run's label, date, seed, the
+// settings that tell it apart, its status, epochs, test accuracy and ECE,
+// and the files it has (report.json and its figures).
+func FoldersTable(list []protocol.RunFolder, o FolderSort) *Table {
+	return foldersTable(SortFolders(list, o))
+}
+
+// foldersTable is FoldersTable of a list in its order.
+func foldersTable(list []protocol.RunFolder) *Table {
+	t := &Table{ID: TableFolders, File: "runs.csv"}
+	for _, c := range FolderColumns {
+		t.Header = append(t.Header, c.Header)
+	}
+	differ := Differing(list)
+	for i, r := range list {
+		epochs, acc, ece := "", "", ""
+		if r.Epochs > 0 {
+			epochs = fmt.Sprintf("%d / %d", r.Trained, r.Epochs)
+		}
+		if r.Report && r.Trained > 0 {
+			acc, ece = fmt.Sprintf("%.2f%%", 100*r.TestAccuracy), fmt.Sprintf("%.2f%%", 100*r.TestECE)
+		}
+		t.Rows = append(t.Rows, []string{r.Label, r.Date, r.Settings["seed"], strings.Join(differ[i], ", "), r.Status,
+			epochs, acc, ece, strings.Join(folderFiles(r), " ")})
+	}
+	return t
+}
+
+// folderFiles returns the files of a listed run that the page offers:
+// its report.json and its figures, none before its report.
+func folderFiles(r protocol.RunFolder) []string {
+	if !r.Report {
+		return nil
+	}
+	return append([]string{"report.json"}, r.Figures...)
+}
+
+// FoldersHTML is the runs folder's table (FoldersTable) under a line with
+// its CSV button (data-csv), its headers buttons that sort it
 // (data-sort): a run with a report has a button (data-folder) that shows
 // it and a checkbox (data-pick, ticked when picked names it) that picks
-// it for the side-by-side view, each row has the run's date, seed, the
-// settings that tell it apart, its status, epochs, test accuracy and ECE,
-// and buttons (data-file) that download its report.json and figures
-// (files of the runs folder are never opened in the page's origin), and a
-// resumable run (stopped, killed, crashed) a button (data-resume) that
-// resumes it.
+// it for the side-by-side view, each row buttons (data-file) that
+// download its report.json and figures (files of the runs folder are
+// never opened in the page's origin), and a resumable run (stopped,
+// killed, crashed) a button (data-resume) that resumes it.
 func FoldersHTML(list []protocol.RunFolder, picked map[string]bool, o FolderSort) string {
 	if len(list) == 0 {
 		return `<p class="muted">No runs yet: each run trained on this machine is a folder here.</p>`
 	}
 	list = SortFolders(list, o)
-	differ := Differing(list)
+	t := foldersTable(list)
 	var b strings.Builder
-	b.WriteString(`<table class="summary folders" id="folders-table"><thead><tr>`)
+	writeTableHead(&b, t)
+	b.WriteString(`<table class="summary folders" id="` + t.ID + `"><thead><tr>`)
 	for _, c := range FolderColumns {
 		if c.Key == "" {
 			b.WriteString("<th>" + escaper.Replace(c.Header) + "</th>")
@@ -147,8 +184,8 @@ func FoldersHTML(list []protocol.RunFolder, picked map[string]bool, o FolderSort
 		b.WriteString(`<th aria-sort="` + sort + `"><button type="button" class="link" data-sort="` + c.Key + `" title="sort by this column">` + escaper.Replace(c.Header) + `</button></th>`)
 	}
 	b.WriteString("</tr></thead><tbody>")
-	cell := func(text string) { b.WriteString("<td>" + escaper.Replace(text) + "</td>") }
 	for i, r := range list {
+		row := t.Rows[i]
 		name := escaper.Replace(r.Label)
 		if r.Report {
 			tick := ""
@@ -158,26 +195,12 @@ func FoldersHTML(list []protocol.RunFolder, picked map[string]bool, o FolderSort
 			name = `<input type="checkbox" data-pick="` + escaper.Replace(r.Name) + `" title="pick for the side-by-side view"` + tick + `> <button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
 		}
 		b.WriteString(`<tr><td>` + name + `</td>`)
-		cell(r.Date)
-		cell(r.Settings["seed"])
-		cell(strings.Join(differ[i], ", "))
-		cell(r.Status)
-		epochs, acc, ece := "", "", ""
-		if r.Epochs > 0 {
-			epochs = fmt.Sprintf("%d / %d", r.Trained, r.Epochs)
+		for _, cell := range row[1 : len(row)-1] {
+			b.WriteString("<td>" + escaper.Replace(cell) + "</td>")
 		}
-		if r.Report && r.Trained > 0 {
-			acc, ece = fmt.Sprintf("%.2f%%", 100*r.TestAccuracy), fmt.Sprintf("%.2f%%", 100*r.TestECE)
-		}
-		cell(epochs)
-		cell(acc)
-		cell(ece)
 		b.WriteString("<td>")
-		if r.Report {
-			base := escaper.Replace(r.Path)
-			for _, f := range append([]string{"report.json"}, r.Figures...) {
-				b.WriteString(` <button type="button" class="link" data-file="` + base + escaper.Replace(f) + `" title="download">` + escaper.Replace(f) + `</button>`)
-			}
+		for _, f := range folderFiles(r) {
+			b.WriteString(` <button type="button" class="link" data-file="` + escaper.Replace(r.Path) + escaper.Replace(f) + `" title="download">` + escaper.Replace(f) + `</button>`)
 		}
 		if r.Resumable {
 			b.WriteString(` <button type="button" class="link" data-resume="` + escaper.Replace(r.Name) + `" title="train this run on from its last whole epoch">Resume</button>`)

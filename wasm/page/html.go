@@ -9,70 +9,65 @@ import (
 // entities into the page's WebAssembly).
 var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
 
-// SummaryHTML returns the summary box of session s as HTML: the table of
-// runs (each run's label a button with data-run, its index, that shows its
-// figures; the shown run's row has class shown), the shown run's test
-// evaluations (#extras) and out-of-distribution scores (#ood), each in a
-// box that scrolls sideways on its own, and for two heads side by side
-// their gap (#compare-gap) and scores (#compare-ood). The page sets
-// it in one go: building it element by element from WebAssembly took tens
-// of milliseconds of the page's thread.
+// SummaryHTML returns the summary box of session s as HTML: its tables
+// (SessionTables) each under a line with its caption and a CSV button
+// (data-csv, the table's id): the table of runs (each run's label a
+// button with data-run, its index, that shows its figures; the shown
+// run's row has class shown), for two heads side by side their gap
+// (#compare-gap), the shown run's test evaluations (#extras) and
+// out-of-distribution scores (#ood), each in a box that scrolls sideways
+// on its own, and both heads' scores (#compare-ood). The page sets it in
+// one go: building it element by element from WebAssembly took tens of
+// milliseconds of the page's thread.
 func SummaryHTML(s *Session) string {
 	var b strings.Builder
-	rows := make([][]string, len(s.Runs))
-	for i, jr := range s.Runs {
-		rows[i] = SummaryCells(jr)
-	}
-	writeTable(&b, "summary", "", SummaryHeader, rows, func(i int) (class, first string) {
-		if i == s.Shown() {
-			class = "shown"
+	for _, t := range SessionTables(s) {
+		if t.ID != TableSummary {
+			writeTableOf(&b, "summary "+t.ID, t)
+			continue
 		}
-		first = `<button type="button" class="link" data-run="` + strconv.Itoa(i) + `" title="show this run's figures and report">` + escaper.Replace(s.Runs[i].Label) + `</button>`
-		return class, first
-	})
-	if jr := s.Runs[s.Shown()]; jr.Rep != nil {
-		if t := Extras(jr.Rep); t != nil {
-			writeTableOf(&b, "summary extras", "extras", t)
-		}
-		if t := OOD(jr.Rep); t != nil {
-			writeTableOf(&b, "summary ood", "ood", t)
-		}
-	}
-	if gap := Gap(s); gap != "" {
-		writeP(&b, "gap", "compare-gap", gap)
-		if t := OODComparison(s); t != nil {
-			writeTableOf(&b, "summary ood", "compare-ood", t)
-		}
+		// The box scrolls sideways itself: the table of runs is its own.
+		writeTableHead(&b, t)
+		writeTable(&b, "summary", t, func(i int) (class, first string) {
+			if i == s.Shown() {
+				class = "shown"
+			}
+			first = `<button type="button" class="link" data-run="` + strconv.Itoa(i) + `" title="show this run's figures and report">` + escaper.Replace(s.Runs[i].Label) + `</button>`
+			return class, first
+		})
+		writeP(&b, "gap", "compare-gap", Gap(s))
 	}
 	return b.String()
 }
 
 // writeTableOf writes table t in a box of its own, which scrolls sideways
-// where the table is wider than the page, under its caption.
-func writeTableOf(b *strings.Builder, class, id string, t *Table) {
+// where the table is wider than the page, under its caption and CSV
+// button.
+func writeTableOf(b *strings.Builder, class string, t *Table) {
 	b.WriteString(`<div class="table-box">`)
-	if t.Caption != "" {
-		b.WriteString(`<p class="table-caption">` + escaper.Replace(t.Caption) + "</p>")
-	}
-	writeTable(b, class, id, t.Header, t.Rows, nil)
+	writeTableHead(b, t)
+	writeTable(b, class, t, nil)
 	b.WriteString("</div>")
 }
 
-// writeTable writes a table of text; lead, when not nil, gives each row's
-// class and the HTML of a cell before the row's cells.
-func writeTable(b *strings.Builder, class, id string, header []string, rows [][]string, lead func(int) (class, first string)) {
-	b.WriteString(`<table class="` + class + `"`)
-	if id != "" {
-		b.WriteString(` id="` + id + `"`)
-	}
-	b.WriteString("><thead><tr>")
-	for _, h := range header {
+// writeTableHead writes the line above table t: its caption and the
+// button that downloads it as CSV (data-csv, its id).
+func writeTableHead(b *strings.Builder, t *Table) {
+	b.WriteString(`<div class="table-head"><p class="table-caption">` + escaper.Replace(t.Caption) + `</p>`)
+	b.WriteString(`<button type="button" class="link" data-csv="` + t.ID + `" title="download this table as CSV (` + escaper.Replace(t.File) + `)">CSV ⤓</button></div>`)
+}
+
+// writeTable writes table t with its id; lead, when not nil, gives each
+// row's class and the HTML of its first cell in place of its text.
+func writeTable(b *strings.Builder, class string, t *Table, lead func(int) (class, first string)) {
+	b.WriteString(`<table class="` + class + `" id="` + t.ID + `"><thead><tr>`)
+	for _, h := range t.Header {
 		b.WriteString("<th>" + escaper.Replace(h) + "</th>")
 	}
 	b.WriteString("</tr></thead><tbody>")
-	for i, r := range rows {
+	for i, r := range t.Rows {
 		b.WriteString("<tr")
-		first := ""
+		first := escaper.Replace(r[0])
 		if lead != nil {
 			var c string
 			c, first = lead(i)
@@ -80,11 +75,8 @@ func writeTable(b *strings.Builder, class, id string, header []string, rows [][]
 				b.WriteString(` class="` + c + `"`)
 			}
 		}
-		b.WriteString(">")
-		if lead != nil {
-			b.WriteString("<td>" + first + "</td>")
-		}
-		for _, cell := range r {
+		b.WriteString("><td>" + first + "</td>")
+		for _, cell := range r[1:] {
 			b.WriteString("<td>" + escaper.Replace(cell) + "</td>")
 		}
 		b.WriteString("</tr>")

@@ -29,6 +29,7 @@ var imageFigures = []Slot{
 	{"reliability.svg", "Reliability diagram on the test set, 10 bins (BatchNorm statistics recomputed where the run recomputed them, as the table below says; else the trained ones)."},
 	{"confidence.svg", "Confidence histogram on the test set."},
 	{"reliability_temperature.svg", "Reliability on the test set after temperature scaling (fitted on held-out training images)."},
+	{LossStepsFigure, "Training loss per step, drawn as the run trains: each point is the mean loss of the steps since the one before."},
 	{"curves.svg", "Mean training loss per epoch."},
 	{"accuracy.svg", "Accuracy per epoch and the test ECE (10 bins); the per-epoch rows use the running BatchNorm statistics."},
 	{"logdet.svg", "log det Σ per epoch."},
@@ -95,6 +96,16 @@ func Layout(s *Session) (overview, detail []Slot) {
 	return overview, detail
 }
 
+// FiguresTitle is the heading over the shown run's figures in a session
+// of several runs: whose figures they are, and how to show another's; ""
+// for one run.
+func FiguresTitle(s *Session) string {
+	if len(s.Runs) < 2 {
+		return ""
+	}
+	return "Figures of " + s.Runs[s.Shown()].Label + " (a run's name in the table above shows its own)"
+}
+
 // lookAt says where to look in the side-by-side embedding of run i of a
 // toy demo ("" for a loss it does not know).
 func lookAt(s *Session, i int) string {
@@ -126,7 +137,7 @@ func lookAt(s *Session, i int) string {
 // experiment.Scores tell the test images from the other data set's (AUROC,
 // a column per head), when both runs scored it: nil otherwise.
 func OODComparison(s *Session) *Table {
-	t := &Table{Header: []string{"Score (AUROC)"}}
+	t := &Table{Header: []string{"Score (AUROC)"}, ID: TableCompareOOD, File: "ood-comparison.csv"}
 	row := map[string]int{}
 	for i, jr := range s.Runs {
 		if jr.Rep == nil || jr.Rep.OOD == nil {
@@ -230,12 +241,14 @@ func TrainTime(s float64) string {
 // SummaryHeader is the header of the summary's table of runs.
 var SummaryHeader = []string{"Run", "Status", "Train acc.", "Test acc.", "Test ECE (10 bins)", "log det Σ", "σ", "Mean shift", "KL", "Train time"}
 
-// Table is a table of text: its header, its rows and a caption ("" for
-// none).
+// Table is a table of text: its header, its rows, a caption ("" for
+// none), its id on the page (TableSummary...) and the name of its CSV
+// file.
 type Table struct {
-	Header  []string
-	Rows    [][]string
-	Caption string
+	Header   []string
+	Rows     [][]string
+	Caption  string
+	ID, File string
 }
 
 // Extras returns the test evaluations of a run's report (#extras):
@@ -249,7 +262,7 @@ func Extras(full *Report) *Table {
 		return nil
 	}
 	calibration := experiment.CalibrationScores()
-	t := &Table{Header: []string{"Test evaluation", "Accuracy"}}
+	t := &Table{Header: []string{"Test evaluation", "Accuracy"}, ID: TableExtras, File: "test-evaluation.csv"}
 	for _, sc := range calibration {
 		t.Header = append(t.Header, sc.Label)
 	}
@@ -285,7 +298,7 @@ func OOD(full *Report) *Table {
 	if o == nil {
 		return nil
 	}
-	t := &Table{Header: []string{"Score", "AUROC", "AUPR", "FPR at 95% TPR"},
+	t := &Table{Header: []string{"Score", "AUROC", "AUPR", "FPR at 95% TPR"}, ID: TableOOD, File: "ood.csv",
 		Caption: fmt.Sprintf("Out-of-distribution detection against %s (%d test images against %d)", o.Dataset, o.NIn, o.NOut)}
 	for _, sc := range experiment.OODScores() {
 		if d, ok := o.Detection(sc.Name); ok {

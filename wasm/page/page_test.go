@@ -148,7 +148,27 @@ func TestSideBySideSession(t *testing.T) {
 		if r.Status != "done" || r.Rep == nil {
 			t.Errorf("run %d: status %q", i, r.Status)
 		}
+		// The figures below say whose they are.
+		s.Picked = i
+		if title := FiguresTitle(s); !strings.HasPrefix(title, "Figures of "+r.Label+" (") {
+			t.Errorf("run %d shown: the figures' heading %q", i, title)
+		}
+		for _, sl := range detailOf(s) {
+			if !strings.HasPrefix(sl.Caption, r.Label+": ") {
+				t.Errorf("run %d shown: caption %q", i, sl.Caption)
+			}
+		}
 	}
+	s.Runs = s.Runs[:1]
+	if title := FiguresTitle(s); title != "" {
+		t.Errorf("one run: the figures' heading %q, want none", title)
+	}
+}
+
+// detailOf returns the figures of the run shown in session s (Layout).
+func detailOf(s *Session) []Slot {
+	_, detail := Layout(s)
+	return detail
 }
 
 // TestSweepSession replays a small lambda sweep: its three figures.
@@ -469,6 +489,20 @@ func TestFoldersTable(t *testing.T) {
 	}
 	if strings.Count(html, "data-file=") != 3 || strings.Contains(html, "folder-files") || !strings.HasSuffix(html, "</table>") {
 		t.Error("the files are not in the table's rows, once each")
+	}
+	if !strings.Contains(html, `data-csv="folders-table"`) {
+		t.Error("the table has no CSV button")
+	}
+	list[2].Figures = []string{"curves.svg"}
+	rows := readCSV(t, FoldersTable(list, FolderSort{"ece", true}).CSV())
+	want := [][]string{
+		{"Run", "Date", "Seed", "Settings that differ", "Status", "Epochs", "Test accuracy", "ECE", "Files"},
+		{"LDA", "2026-11-27 12:00", "1", "", "stopped", "1 / 2", "50.00%", "20.00%", "report.json curves.svg"},
+		{"DNLL", "2026-11-28 10:00", "2", "lambda=0.01", "done", "3 / 3", "90.00%", "2.00%", "report.json"},
+		{"DNLL", "2026-11-28 09:00", "10", "lambda=1", "done", "5 / 5", "95.00%", "1.00%", "report.json"},
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("runs.csv:\n%q\nwant\n%q", rows, want)
 	}
 }
 

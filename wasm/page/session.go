@@ -54,6 +54,8 @@ type Run struct {
 	Opened bool
 	// Checkpoint: the engine sent the run's checkpoint.
 	Checkpoint bool
+	// loss is the live loss curve of an image run (LossStepsFigure).
+	loss lossCurve
 }
 
 // Report is report.json of a run: the report and, for an image run, its
@@ -160,6 +162,9 @@ func (s *Session) Start() *protocol.Start {
 type Status struct {
 	// Redraw: the results (summary, figures, report) changed.
 	Redraw bool
+	// Live: the shown run's live loss curve (LossStepsFigure) changed,
+	// and nothing else of the results.
+	Live bool
 	// State is the automation's data-state to set ("" keeps it):
 	// training, idle, done or error.
 	State string
@@ -200,6 +205,10 @@ func (s *Session) Apply(ev protocol.Event) Status {
 	case protocol.EvProgress:
 		s.Cur = ev.Run
 		st.Progress, st.Text = s.progress(ev.Progress)
+		if r := s.Runs[ev.Run]; s.Settings.Demo == config.Images && r.loss.add(ev.Progress.Progress) {
+			r.Figs[LossStepsFigure] = string(r.loss.figure())
+			st.Live = ev.Run == s.Shown()
+		}
 	case protocol.EvPhase:
 		p := ev.Phase
 		st.Progress = float64(p.Done) / float64(max(1, p.Total))
