@@ -65,3 +65,42 @@ func TestStepBytesSaturates(t *testing.T) {
 		t.Errorf("StepBytes of a batch of 2^40 = %d, want %d", got, maxSpecBytes)
 	}
 }
+
+// TestGradientsTakeTurns checks that the layers that write an input
+// gradient, in the order of the backward pass (the softmax head's layer,
+// then the encoder's from the last), alternate between the two stores of
+// registry.grad, so that none writes into the store that holds its output
+// gradient.
+func TestGradientsTakeTurns(t *testing.T) {
+	conv := Spec{Encoder: EncoderConvNet, Input: []int{1, 8, 8}, Classes: 3, Dim: 2, Head: HeadSoftmax, Loss: kernels.CE, LR: 1e-3}
+	mlp := Spec{Encoder: EncoderMLP, Input: []int{2}, Classes: 3, Dim: 2, Head: HeadSoftmax, Loss: kernels.CE, LR: 1e-3}
+	for _, s := range []Spec{conv, mlp} {
+		m, err := New(cpu.New(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stores []*store
+		for _, l := range append(m.Encoder.Layers, m.Head.(SoftmaxHead).Linear) {
+			switch l := l.(type) {
+			case *Conv2d:
+				stores = append(stores, l.dx.st)
+			case *BatchNorm2d:
+				stores = append(stores, l.dx.st)
+			case *MaxPool2:
+				stores = append(stores, l.dx.st)
+			case *GlobalAvgPool:
+				stores = append(stores, l.dx.st)
+			case *Linear:
+				stores = append(stores, l.dx.st)
+			case *ReLU:
+			default:
+				t.Fatalf("%v: layer %T unknown to the test", s.Encoder, l)
+			}
+		}
+		for i := 1; i < len(stores); i++ {
+			if stores[i] == stores[i-1] || (stores[i] != m.Encoder.grads[0] && stores[i] != m.Encoder.grads[1]) {
+				t.Errorf("%v: input gradients %d and %d (counting from the first layer) do not take turns in the two stores", s.Encoder, i-1, i)
+			}
+		}
+	}
+}
