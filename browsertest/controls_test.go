@@ -142,7 +142,7 @@ func TestDemoTabs(t *testing.T) {
 func TestBoundedSizes(t *testing.T) {
 	b := newBrowser(t, options{})
 	for _, c := range []struct{ query, field, want string }{
-		{"?demo=images&backend=cpu&batch=60000&autostart=1", "batch", "batch 60000 needs about 197.2 GiB for the ConvNet's step on fashion-mnist, more than the 3.0 GiB of the page's WebAssembly memory"},
+		{"?demo=images&backend=cpu&batch=60000&autostart=1", "batch", "batch 60000 needs about 114.0 GiB for the ConvNet's step on fashion-mnist, more than the 3.0 GiB of the page's WebAssembly memory"},
 		{"?demo=images&backend=cpu&epochs=1000000&autostart=1", "epochs", "epochs must be at most 100000, got 1000000"},
 		{"?backend=cpu&train=2000000000&autostart=1", "train", "train must be at most 1000000 in the browser, got 2000000000"},
 	} {
@@ -158,7 +158,7 @@ func TestBoundedSizes(t *testing.T) {
 		{"?bench=1&backend=cpu&sizes=100000&steps=2000000000", "steps must be at most 10000 in the browser, got 2000000000"},
 		{"?bench=1&backend=cpu&sizes=100000", "size must be at most 32768, got 100000"},
 		{"?bench=1&backend=cpu&sizes=20000&autostart=1", "size 20000 needs about 4.5 GiB for three float32 matrices, more than the 3.0 GiB of the page's WebAssembly memory"},
-		{"?bench=1&backend=cpu&batches=60000&autostart=1", "batch 60000 needs about 197.2 GiB for the ConvNet's step, more than the 3.0 GiB of the page's WebAssembly memory"},
+		{"?bench=1&backend=cpu&batches=60000&autostart=1", "batch 60000 needs about 114.0 GiB for the ConvNet's step, more than the 3.0 GiB of the page's WebAssembly memory"},
 	} {
 		b.open(c.query)
 		if s := b.state(); s != "error" {

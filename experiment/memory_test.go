@@ -29,8 +29,8 @@ func TestCheckMemory(t *testing.T) {
 		{"an unknown memory", bigBatch.CheckMemory(Memory{}), "", ""},
 		{"50 M training points", bigTrain.CheckMemory(page), "train", "train 50000000 needs about 7.5 GiB for the toy run, more than the 3.0 GiB of the page's WebAssembly memory"},
 		{"50 M test points", bigTest.CheckMemory(page), "test", "test 50000000 needs about 7.5 GiB for the toy run, more than the 3.0 GiB of the page's WebAssembly memory"},
-		{"batch 60000", bigBatch.CheckMemory(page), "batch", "batch 60000 needs about 197.2 GiB for the ConvNet's step on fashion-mnist, more than the 3.0 GiB of the page's WebAssembly memory"},
-		{"eval-batch 4000", bigEval.CheckMemory(page), "eval-batch", "eval-batch 4000 needs about 13.2 GiB for the ConvNet's step on fashion-mnist, more than the 3.0 GiB of the page's WebAssembly memory"},
+		{"batch 60000", bigBatch.CheckMemory(page), "batch", "batch 60000 needs about 114.0 GiB for the ConvNet's step on fashion-mnist, more than the 3.0 GiB of the page's WebAssembly memory"},
+		{"eval-batch 4000", bigEval.CheckMemory(page), "eval-batch", "eval-batch 4000 needs about 7.7 GiB for the ConvNet's step on fashion-mnist, more than the 3.0 GiB of the page's WebAssembly memory"},
 		{"a 20000 matmul", BenchConfig{Model: "matmul", Batch: 1, Size: 20_000, Steps: 1}.CheckMemory(page), "size", "size 20000 needs about 4.5 GiB for three float32 matrices, more than the 3.0 GiB of the page's WebAssembly memory"},
 		{"the default suite", DefaultSuite().CheckMemory(page), "", ""},
 	} {

@@ -8,7 +8,9 @@ import (
 
 // Layer is one stage of an encoder. Forward keeps what Backward needs;
 // Backward writes the gradients of the layer's parameters and returns the
-// gradient of its input (nil when needDx is false).
+// gradient of its input (nil when needDx is false), which shares its
+// memory with other layers' input gradients (registry.grad): it stays
+// valid until two more layers below this one have written theirs.
 type Layer interface {
 	Forward(x kernels.Tensor, train bool) kernels.Tensor
 	Backward(dy kernels.Tensor, needDx bool) kernels.Tensor
@@ -25,7 +27,7 @@ type Linear struct {
 
 func newLinear(r *registry, name string, in, out int) *Linear {
 	return &Linear{
-		be: r.be, in: in, out: out, y: r.act(), dx: r.act(),
+		be: r.be, in: in, out: out, y: r.act(), dx: r.grad(),
 		W: r.param(name+".weight", uniform(in), out, in),
 		B: r.param(name+".bias", uniform(in), out),
 	}
@@ -89,7 +91,7 @@ type Conv2d struct {
 func newConv2d(r *registry, name string, in, out int) *Conv2d {
 	const k = 3
 	return &Conv2d{
-		be: r.be, in: in, out: out, p: kernels.ConvParams{Stride: 1, Pad: 1}, y: r.act(), dx: r.act(),
+		be: r.be, in: in, out: out, p: kernels.ConvParams{Stride: 1, Pad: 1}, y: r.act(), dx: r.grad(),
 		W: r.param(name+".weight", uniform(in*k*k), out, in, k, k),
 		B: r.param(name+".bias", uniform(in*k*k), out),
 	}
@@ -141,7 +143,7 @@ func newBatchNorm2d(r *registry, name string, c int) *BatchNorm2d {
 		mean:     r.alloc(c),
 		invStd:   r.alloc(c),
 		y:        r.act(),
-		dx:       r.act(),
+		dx:       r.grad(),
 		Momentum: 0.1, Eps: 1e-5,
 	}
 }
@@ -240,11 +242,19 @@ type Encoder struct {
 	// fuser, when the backend has it, runs each Linear layer followed by
 	// a ReLU as one product forward and one backward.
 	fuser kernels.ReLUFuser
+	// grads are the stores of the layers' input gradients (registry.grad).
+	grads [2]*store
 }
 
-// Forward runs the layers in order.
+// Forward runs the layers in order. In training it sizes the gradients'
+// stores for the backward pass: its largest input gradient is the largest
+// input of a layer after the first.
 func (e *Encoder) Forward(x kernels.Tensor, train bool) kernels.Tensor {
+	need := 0
 	for i := 0; i < len(e.Layers); i++ {
+		if i > 0 {
+			need = max(need, kernels.Numel(x.Shape()))
+		}
 		if l, r := e.fused(i, i+1); r != nil {
 			x = l.forwardReLU(x, e.fuser)
 			r.y = x
@@ -252,6 +262,13 @@ func (e *Encoder) Forward(x kernels.Tensor, train bool) kernels.Tensor {
 			continue
 		}
 		x = e.Layers[i].Forward(x, train)
+	}
+	if train {
+		for _, s := range e.grads {
+			if s != nil {
+				s.want = need
+			}
+		}
 	}
 	return x
 }
@@ -313,12 +330,13 @@ func newEncoder(r *registry, kind EncoderKind, inShape []int, d int) (*Encoder, 
 				newBatchNorm2d(r, fmt.Sprintf("enc.bn%d", n), c[1]),
 				&ReLU{be: r.be})
 			if n == 2 || n == 4 {
-				e.Layers = append(e.Layers, &MaxPool2{be: r.be, y: r.act(), dx: r.act()})
+				e.Layers = append(e.Layers, &MaxPool2{be: r.be, y: r.act(), dx: r.grad()})
 			}
 		}
-		e.Layers = append(e.Layers, &GlobalAvgPool{be: r.be, y: r.act(), dx: r.act()}, newLinear(r, "enc.proj", 256, d))
+		e.Layers = append(e.Layers, &GlobalAvgPool{be: r.be, y: r.act(), dx: r.grad()}, newLinear(r, "enc.proj", 256, d))
 	default:
 		return nil, fmt.Errorf("unknown encoder %v (want none, mlp or convnet)", kind)
 	}
+	e.grads = r.grads
 	return e, nil
 }

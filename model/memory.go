@@ -6,14 +6,17 @@ import "github.com/deeplda/deeplda/kernels"
 // (memory_test.go holds StepBytes between the heap that a model and its
 // training step take and twice that): 16 bytes a parameter (its value,
 // gradient and Adam's two moments), the ConvNet's scratch and the
-// activations with their gradients. The ConvNet's activations take about
-// 3,960 bytes per input pixel on 28x28 inputs and 4,060 on 32x32x3 (its
-// channels widen as it pools), the toy encoders' some 100 float32 per
+// activations with their gradients. The ConvNet keeps about 1,890 bytes of
+// activations per input pixel (H x W) of an example for its backward pass
+// (its channels widen as it pools), and its gradients take turns in two
+// buffers as large as its largest activation (64 channels at full
+// resolution, 512 bytes per pixel): about 2,400 bytes per pixel on 28x28
+// and 32x32x3 inputs alike. The toy encoders keep some 100 float32 per
 // example.
 const (
 	convNetParams   = 1_200_000      // the ConvNet's convolutions and BatchNorms
-	convNetScratch  = 72 << 20       // the CPU backend's unfolded patches or transformed tiles, partial sums and packed panels
-	convNetPerPixel = 4_500          // activations per input pixel (H x W) of one example
+	convNetScratch  = 96 << 20       // the CPU backend's unfolded patches or transformed tiles, partial sums and packed panels (on two threads)
+	convNetPerPixel = 2_600          // activations and gradients per input pixel (H x W) of one example
 	toyPerValue     = 14             // activations per value of an example's layers (MLP, none)
 	mlpHidden       = 32             // the toy MLP's hidden width
 	stepOverhead    = 16 << 10       // the backend's and the model's small tensors

@@ -107,7 +107,7 @@ type Model struct {
 	stats   kernels.Tensor
 	dscores *act
 	step    int
-	acts    []*act
+	stores  []*store
 	owned   []kernels.Tensor
 }
 
@@ -134,7 +134,7 @@ func New(be kernels.Backend, s Spec) (*Model, error) {
 	}
 	m.stats = r.alloc(kernels.StatsLen)
 	m.dscores = r.act()
-	m.acts, m.owned = r.acts, r.owned
+	m.stores, m.owned = r.stores, r.owned
 	m.ResetStats()
 	return m, nil
 }
@@ -142,16 +142,13 @@ func New(be kernels.Backend, s Spec) (*Model, error) {
 // Release frees every tensor the model allocated on its backend (GPU memory
 // for WebGPU). The model must not be used afterwards.
 func (m *Model) Release() {
-	for _, a := range m.acts {
-		if a.full != nil {
-			m.Backend.Free(a.full)
-			a.full, a.view = nil, nil
-		}
+	for _, s := range m.stores {
+		s.release(m.Backend)
 	}
 	for _, t := range m.owned {
 		m.Backend.Free(t)
 	}
-	m.owned, m.acts = nil, nil
+	m.owned, m.stores = nil, nil
 }
 
 // Step returns the number of Adam steps taken.

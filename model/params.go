@@ -35,15 +35,35 @@ type registry struct {
 	params  []*Param
 	buffers []*Buffer
 	counts  map[string]*int // BatchNorm num_batches_tracked, kept on the host
-	acts    []*act
+	stores  []*store
+	grads   [2]*store        // the stores of the layers' input gradients (see grad)
+	turn    int              // which of grads grad hands out next
 	owned   []kernels.Tensor // other tensors the model allocated
 }
 
 // act returns a new activation buffer owned by the model.
-func (r *registry) act() *act {
-	a := &act{}
-	r.acts = append(r.acts, a)
+func (r *registry) act() *act { return &act{st: r.store()} }
+
+// grad returns the buffer of a layer's input gradient: one of two stores
+// that the layers take in turn, in the order they are built, so that a
+// layer writes its input gradient into the other store than the one that
+// holds its output gradient (the next layer's input gradient, or the same
+// tensor through an in-place ReLU) and the encoder's backward pass keeps
+// two gradients, not one a layer.
+func (r *registry) grad() *act {
+	if r.grads[0] == nil {
+		r.grads = [2]*store{r.store(), r.store()}
+	}
+	a := &act{st: r.grads[r.turn]}
+	r.turn ^= 1
 	return a
+}
+
+// store returns a new store owned by the model.
+func (r *registry) store() *store {
+	s := &store{}
+	r.stores = append(r.stores, s)
+	return s
 }
 
 // alloc returns a zeroed tensor owned by the model.
@@ -133,38 +153,58 @@ func (r *registry) bind(rng *rand.Rand) arena {
 	return a
 }
 
-// act is an activation buffer sized for the largest batch seen; smaller
-// batches get a view of its leading rows.
+// store is the memory of one or more activation buffers: one flat tensor,
+// grown to the most that one of them asks for, and to want.
+type store struct {
+	t    kernels.Tensor
+	gen  int // bumped when t is replaced, so that views of the old one are dropped
+	want int // elements that the buffers will ask for (Encoder.Forward sets the gradients')
+}
+
+// grow makes s hold at least max(n, s.want) elements; its contents are lost
+// when it grows.
+func (s *store) grow(be kernels.Backend, n int) {
+	n = max(n, s.want)
+	if s.t != nil && kernels.Len(s.t) >= n {
+		return
+	}
+	if s.t != nil {
+		be.Free(s.t)
+	}
+	s.t = be.Alloc(kernels.Float32, n)
+	s.gen++
+}
+
+// release frees s's tensor.
+func (s *store) release(be kernels.Backend) {
+	if s.t != nil {
+		be.Free(s.t)
+		s.t = nil
+	}
+}
+
+// act is an activation buffer: a view of the leading elements of its
+// store, which keeps the memory of the largest tensor asked of it (the
+// largest batch seen).
 type act struct {
-	full  kernels.Tensor
+	st    *store
 	view  kernels.Tensor
 	shape []int
+	gen   int // st.gen when view was made
 }
 
 // get returns a tensor of the given shape (batch first).
 func (a *act) get(be kernels.Backend, shape ...int) kernels.Tensor {
-	if a.full != nil && slices.Equal(a.shape, shape) {
-		if a.view != nil {
-			return a.view
-		}
-		return a.full
-	}
-	fs := a.full
-	if fs == nil || !slices.Equal(fs.Shape()[1:], shape[1:]) || fs.Shape()[0] < shape[0] {
-		if fs != nil {
-			be.Free(fs)
-		}
-		// Clones, so that shape does not escape: the callers' variadic
-		// slices stay on the stack on the every-step path above.
-		a.full = be.Alloc(kernels.Float32, slices.Clone(shape)...)
-	}
-	a.shape = append(a.shape[:0], shape...)
-	a.view = nil
-	if a.full.Shape()[0] != shape[0] {
-		a.view = be.View(a.full, 0, slices.Clone(shape)...)
+	if a.view != nil && a.gen == a.st.gen && slices.Equal(a.shape, shape) {
 		return a.view
 	}
-	return a.full
+	a.st.grow(be, kernels.Numel(shape))
+	a.shape = append(a.shape[:0], shape...)
+	// A clone, so that shape does not escape: the callers' variadic
+	// slices stay on the stack on the every-step path above.
+	a.view = be.View(a.st.t, 0, slices.Clone(shape)...)
+	a.gen = a.st.gen
+	return a.view
 }
 
 func shapeErr(name string, got, want []int) error {

@@ -34,16 +34,17 @@
 // demo with autostart, once its hosted data set is loaded); data-model
 // names the trained model the images demo shows once it is evaluated (the
 // site's name or the dropped file's); data-memory says which WebAssembly
-// memory the program runs on. For the tests, debug=panic in the URL makes
-// the first run panic once, and debug=lose-device destroys the WebGPU
-// device halfway through a run (once it has a save point); body's
-// data-lost-step, data-resume-step and data-kept-epochs then say where the
-// device was lost, after which step the CPU took over and how many epochs
-// of the history it kept; debug=bad-shader and debug=big-buffer make the
-// WebGPU device fail while the engine warms up (an invalid shader, a
-// buffer over its maxBufferSize), and the page says so and runs on the
-// CPU. With bench=1 the engine times the GPU table
-// instead of training (bench.go).
+// memory the program runs on, data-engine-memory the size in bytes of the
+// engine's (its high-water mark, from its progress events). For the
+// tests, debug=panic in the URL makes the first run panic once, and
+// debug=lose-device destroys the WebGPU device halfway through a run
+// (once it has a save point); body's data-lost-step, data-resume-step and
+// data-kept-epochs then say where the device was lost, after which step
+// the CPU took over and how many epochs of the history it kept;
+// debug=bad-shader and debug=big-buffer make the WebGPU device fail while
+// the engine warms up (an invalid shader, a buffer over its
+// maxBufferSize), and the page says so and runs on the CPU. With bench=1
+// the engine times the GPU table instead of training (bench.go).
 package main
 
 import (

@@ -26,7 +26,7 @@ func (a *app) newSession(s config.Settings) (*page.Session, error) {
 // beside it, or null).
 func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 	if ev.MemoryBytes > 0 {
-		// For the tests: the engine's WebAssembly memory.
+		// For scripts and the tests: the engine's WebAssembly memory.
 		body().SetAttribute("data-engine-memory", strconv.FormatInt(ev.MemoryBytes, 10))
 	}
 	switch ev.Kind {

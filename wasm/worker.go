@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"runtime/debug"
 	"syscall/js"
 
 	"github.com/deeplda/deeplda/engine"
@@ -21,8 +22,21 @@ type workerHost struct {
 	yield yielder
 }
 
+// engineHeapLimit is the memory at which the engine's collector runs
+// whatever the garbage (runtime/debug.SetMemoryLimit). In WebAssembly the
+// runtime never collects on a timer (it has no sysmon), so without it the
+// heap grows to twice its live part (GOGC=100) before each collection,
+// and a WebAssembly memory never shrinks: the ConvNet's run at batch 256,
+// whose live heap is about 650 MiB with the data set, would end up past
+// the 1 GiB that phones and many laptops refuse. A run whose live heap is
+// larger collects more often (at most half the time, the runtime's
+// limiter) and grows past it; the heap is mostly float32 buffers, which
+// the collector does not scan.
+const engineHeapLimit = 800 << 20
+
 // runEngine serves the page's commands forever.
 func runEngine() {
+	debug.SetMemoryLimit(engineHeapLimit)
 	h := &workerHost{init: js.Global().Get("deepldaInit")}
 	e := engine.New(h)
 	onMessage := js.FuncOf(func(_ js.Value, args []js.Value) any {
