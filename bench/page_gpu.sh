@@ -44,8 +44,8 @@
 #       test the script itself.
 #   bench/page_gpu.sh check
 #       build (LEVEL=1), then run -short on this machine (SwiftShader
-#       stands in for the GPU): what CI runs (internal/gpureport's
-#       TestPageGPUScript).
+#       stands in for the GPU): what CI runs (TestPageGPUScript, in
+#       bench/page_gpu_test.go).
 #
 # Every step of run runs even when an earlier one failed, but the browser
 # tests after the page's; the exit status is non-zero when any failed.
