@@ -24,9 +24,11 @@
 #   bench/page_gpu.sh run DIR OUT [-short]
 #       (on the GPU machine, in the repository) checks the parts against
 #       SHA256SUMS and the machine's glibc against MANIFEST, unpacks them
-#       into a temporary folder and writes into OUT: log.txt, gpu.csv
-#       (nvidia-smi, where it is there), suite.md and suite.jsonl (deeplda
-#       bench -backend webgpu -suite), page.jsonl and page.json
+#       into a temporary folder, points the Vulkan loader at NVIDIA's
+#       driver under /usr/local/nvidia when nothing else names it (the
+#       loader's folders, VK_DRIVER_FILES) and writes into OUT: log.txt,
+#       gpu.csv (nvidia-smi, where it is there), suite.md and suite.jsonl
+#       (deeplda bench -backend webgpu -suite), page.jsonl and page.json
 #       (browsertest's TestPageBenchSuite: the page's adapter, the limits
 #       its device is granted and the same suite timed in the trainer's
 #       page; it fails at once when the adapter is a CPU implementation
@@ -201,7 +203,7 @@ run() {
 	local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 	if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && [ -e "$icd" ] &&
 		! ls /etc/vulkan/icd.d/nvidia* /usr/share/vulkan/icd.d/nvidia* /usr/local/share/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
-		export VK_DRIVER_FILES=$icd
+		export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
 	fi
 	native_suite "$pack/deeplda" "$out" "$steps" "$sizes" "$batches"
 	if browser_tests page '^TestPageBenchSuite$' DEEPLDA_PAGE_SUITE="sizes=$sizes&batches=$batches&steps=$steps" \
