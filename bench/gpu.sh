@@ -37,12 +37,8 @@
 # 220, 1500 with -short),
 # PYTHON (default: the first of python3 and /usr/bin/python3 with torch).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-
-usage() {
-	sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
+cd "$(dirname "$0")/.." || exit
+. bench/gpu_common.sh
 
 build() {
 	local dir=$1 shared
@@ -50,18 +46,11 @@ build() {
 	shared=$(cd .. && pwd)/shared
 	mkdir -p "$dir" || return
 	dir=$(cd "$dir" && pwd)
-	# Stripped and gzipped: the tree that travels to the GPU machine is
-	# limited in size.
-	local flags=(-trimpath -ldflags='-s -w')
-	go build "${flags[@]}" -o "$dir/deeplda" ./cmd/deeplda &&
-		go test -c "${flags[@]}" -o "$dir/webgpu.test" ./kernels/webgpu &&
-		go build "${flags[@]}" -o "$dir/gpureport" ./internal/gpureport &&
-		go build "${flags[@]}" -o "$dir/test2json" cmd/test2json &&
-		gzip -f -9 "$dir/deeplda" "$dir/webgpu.test" "$dir/gpureport" "$dir/test2json" || return
-	local commit
-	commit=$(git rev-parse HEAD) || return
-	git diff --quiet HEAD -- . ':!bench/results' || commit="$commit-dirty"
-	echo "$commit" >"$dir/COMMIT"
+	# Gzipped: the tree that travels to the GPU machine is limited in size.
+	build_tools "$dir" &&
+		go test -c "${go_flags[@]}" -o "$dir/webgpu.test" ./kernels/webgpu &&
+		gzip -f -9 "$dir/deeplda" "$dir/webgpu.test" "$dir/gpureport" "$dir/test2json" &&
+		commit_name >"$dir/COMMIT" || return
 	local names=("$@")
 	if [ ${#names[@]} -eq 0 ]; then
 		names=()
@@ -82,17 +71,6 @@ build() {
 	done
 }
 
-# step NAME SECONDS CMD...: runs CMD with a time limit, logs its status.
-step() {
-	local name=$1 limit=$2 rc
-	shift 2
-	echo "== $name ($(date -u +%T))" >&2
-	timeout -k 10 "$limit" "$@"
-	rc=$?
-	echo "== $name: exit $rc" >&2
-	[ $rc -eq 0 ] || failed+=("$name")
-}
-
 run() {
 	local dir=$1 out=$2 short=${3:-}
 	dir=$(cd "$dir" && pwd) || return
@@ -110,19 +88,13 @@ run() {
 	elif [ -n "$short" ]; then
 		usage
 	fi
-	exec 2> >(tee "$out/log.txt" >&2)
-	failed=()
+	start_run "$out"
 	export DEEPLDA_SHARED="$dir/shared" PYTHONUNBUFFERED=1
-	if command -v nvidia-smi >/dev/null; then
-		step nvidia-smi 60 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.memory,power.limit,memory.total,pci.device_id \
-			--format=csv,nounits >"$out/gpu.csv"
-	fi
+	# shellcheck disable=SC2016 # the inner script's own variables
 	step conformance $((limit + 20)) bash -c 'cd kernels/webgpu && "$0/test2json" -t -p github.com/deeplda/deeplda/kernels/webgpu \
 		"$0/webgpu.test" -test.v=test2json -test.count=1 -test.timeout="$1s" -test.run "$2" -test.skip "$3" "${@:4}"' \
 		"$dir" "$limit" "$tests" "$skip" "${testflags[@]}" >"$out/conformance.jsonl"
-	step suite 150 "$dir/deeplda" bench -backend webgpu -suite -sizes "$sizes" -batches "$batches" -steps "$steps" \
-		>"$out/suite.md" 2>"$out/suite.jsonl"
-	cat "$out/suite.md" >&2
+	native_suite "$dir/deeplda" "$out" "$steps" "$sizes" "$batches"
 	local py=${PYTHON:-}
 	if [ -z "$py" ]; then
 		for py in python3 /usr/bin/python3; do
@@ -141,10 +113,7 @@ run() {
 	local flag=()
 	[ "$short" = -short ] && flag=(-short)
 	step gpureport 60 "$dir/gpureport" -commit "$(cat "$dir/COMMIT")" "${flag[@]}" "$out"
-	if [ ${#failed[@]} -gt 0 ]; then
-		echo "bench/gpu.sh: failed: ${failed[*]}" >&2
-		return 1
-	fi
+	end_run
 }
 
 case ${1:-} in
@@ -154,7 +123,7 @@ build)
 	build "$@"
 	;;
 run)
-	[ $# -ge 3 ] && [ $# -le 4 ] || usage
+	{ [ $# -ge 3 ] && [ $# -le 4 ]; } || usage
 	run "$2" "$3" "${4:-}"
 	;;
 check)

@@ -39,9 +39,17 @@ type goldenResult struct {
 
 // buildGoldenPage compiles the page program of browsertest/golden to
 // WebAssembly and lays it out in a temporary folder with wasm_exec.js and
-// its index.html.
+// its index.html. With $DEEPLDA_GOLDEN_PAGE set it returns that folder
+// instead, laid out so before (bench/page_gpu.sh carries it to a machine
+// without Go).
 func buildGoldenPage(t testing.TB) string {
 	t.Helper()
+	if dir := os.Getenv("DEEPLDA_GOLDEN_PAGE"); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "golden.wasm")); err != nil {
+			t.Fatalf("DEEPLDA_GOLDEN_PAGE: %v", err)
+		}
+		return dir
+	}
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("the go command is needed to build the page program: %v", err)

@@ -1,13 +1,24 @@
 package browsertest
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+
 	"github.com/deeplda/deeplda/experiment"
+	"github.com/deeplda/deeplda/internal/gpurecord"
+	"github.com/deeplda/deeplda/kernels"
 )
 
 // convnetGoal is the bound of the WebGPU issue: on every backend the
@@ -116,60 +127,164 @@ func TestGPUBenchSuite(t *testing.T) {
 	}
 	page := serveGoldenPage(t, buildGoldenPage(t), "")
 	br := newBrowser(t, options{})
-	checkSuite(t, benchPage(t, br, page+"?bench=1&"+suiteQuery))
+	checkSuite(t, benchPage(t, br, page+"?bench=1&"+suiteQuery), suiteConfig(t, suiteQuery))
 	br.checkClean()
 }
 
 // TestPageBenchSuite runs bench=1 in the trainer's page on WebGPU: it
 // shows the GPU table instead of training, and #report holds the results
-// and the table (see checkSuite).
+// and the table (see checkSuite). bench/page_gpu.sh sets three variables:
+// $DEEPLDA_PAGE_SUITE, the suite's settings in place of suiteQuery
+// ("sizes=1024,2048,4096&batches=64,256&steps=20"); $DEEPLDA_PAGE_RECORD,
+// a file that then receives the page's adapter and the results
+// (gpurecord.PageRun); and $DEEPLDA_PAGE_HARDWARE=1, which fails the test
+// before the suite runs when the adapter is a CPU implementation of
+// WebGPU (SwiftShader) rather than the GPU.
 func TestPageBenchSuite(t *testing.T) {
 	if noBrowser != "" {
 		t.Skip("SKIPPED: " + noBrowser)
 	}
+	query := cmp.Or(os.Getenv("DEEPLDA_PAGE_SUITE"), suiteQuery)
+	c := suiteConfig(t, query)
 	br := newBrowser(t, options{})
-	br.openOnWebGPU(t, "?bench=1&autostart=1&backend=webgpu&"+suiteQuery)
+	br.open("")
+	adapter := br.adapter()
+	version, err := cdp.Call(br.ctx, chromedp.FromContext(br.ctx).Browser, cdpbrowser.GetVersion, cdp.Empty{})
+	if err != nil {
+		t.Fatalf("asking for the browser's version: %v", err)
+	}
+	t.Logf("%s, adapter %q: %d features, device limits %v", version.Product, adapter.Name(), len(adapter.Features), adapter.DeviceLimits)
+	if adapter.Software && os.Getenv("DEEPLDA_PAGE_HARDWARE") == "1" {
+		t.Fatalf("the page's adapter %q is a CPU implementation of WebGPU, not the GPU (DEEPLDA_PAGE_HARDWARE=1)", adapter.Name())
+	}
+	br.openOnWebGPU(t, "?bench=1&autostart=1&backend=webgpu&"+query)
 	br.waitFinished("done", 10*time.Minute)
 	var r benchResult
 	if err := json.Unmarshal([]byte(br.text("#report")), &r); err != nil {
 		t.Fatalf("#report is not the bench result: %v\n%.500s", err, br.text("#report"))
 	}
-	checkSuite(t, r)
-	if !strings.Contains(br.text("#summary"), "| ConvNet step, batch 1 |") {
+	checkSuite(t, r, c)
+	if want := fmt.Sprintf("| ConvNet step, batch %d |", c.Batches[0]); !strings.Contains(br.text("#summary"), want) {
 		t.Errorf("the page does not show the table: %q", br.text("#summary"))
 	}
 	br.checkClean()
+	if path := os.Getenv("DEEPLDA_PAGE_RECORD"); path != "" {
+		run := gpurecord.PageRun{Browser: version.Product, Flags: strings.Fields(os.Getenv("DEEPLDA_CHROMIUM_FLAGS")),
+			Adapter: adapter, Results: r.Results, Table: r.Table}
+		b, err := json.MarshalIndent(run, "", "  ")
+		if err == nil {
+			err = os.WriteFile(path, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			t.Fatalf("DEEPLDA_PAGE_RECORD: %v", err)
+		}
+	}
+}
+
+// adapterJS describes the adapter that navigator.gpu gives the page, and
+// the limits of a device requested with the defaults, as the page's
+// backend requests it, in JSON (gpurecord.PageAdapter); "" without one.
+const adapterJS = `(async () => {
+  const a = navigator.gpu && await navigator.gpu.requestAdapter();
+  if (!a) return '';
+  const all = (o) => { const m = {}; for (const k in o) if (typeof o[k] === 'number') m[k] = o[k]; return m; };
+  const d = await a.requestDevice();
+  const i = a.info;
+  const r = { vendor: i.vendor, architecture: i.architecture, device: i.device, description: i.description,
+    fallback: !!(a.isFallbackAdapter || i.isFallbackAdapter), features: [...a.features].sort(),
+    limits: all(a.limits), device_limits: all(d.limits) };
+  d.destroy();
+  return JSON.stringify(r);
+})()`
+
+// adapter returns the page's WebGPU adapter; without one it ends the test
+// through noWebGPU.
+func (b *browser) adapter() gpurecord.PageAdapter {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](adapterJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("asking for the adapter: %v", err)
+	}
+	var a gpurecord.PageAdapter
+	if s == "" {
+		noWebGPU(b.t, "navigator.gpu gives no adapter")
+	}
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		b.t.Fatalf("the adapter's description %q: %v", s, err)
+	}
+	a.Software = kernels.SoftwareAdapter(a.Fallback, a.Name())
+	return a
 }
 
 // suiteQuery shrinks the GPU table to sizes SwiftShader times quickly.
 const suiteQuery = "sizes=32,64&batches=1&steps=1"
 
-// checkSuite checks the result of bench=1 with suiteQuery: each
-// benchmark's result, with what a step asks of the device (one submission
-// per training step, no read-back) and its device time by op family (or
-// why there is none), and the Markdown table.
-func checkSuite(t *testing.T, r benchResult) {
+// suiteConfig is the suite that bench=1 runs with query's sizes, batches
+// and steps.
+func suiteConfig(t *testing.T, query string) experiment.SuiteConfig {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatalf("the suite's settings %q: %v", query, err)
+	}
+	steps, err := strconv.Atoi(cmp.Or(q.Get("steps"), "2"))
+	if err != nil {
+		t.Fatalf("the suite's settings %q: steps: %v", query, err)
+	}
+	c, err := experiment.ParseSuite(q.Get("sizes"), q.Get("batches"), steps)
+	if err != nil {
+		t.Fatalf("the suite's settings %q: %v", query, err)
+	}
+	return c
+}
+
+// checkSuite checks the result of bench=1 with the suite c: each
+// benchmark's result in c's order, with what a training step asks of the
+// device (one submission, and one more each time the ring of uniform
+// blocks wraps; no read-back) and its device time by op family (or why
+// there is none), and the Markdown table.
+func checkSuite(t *testing.T, r benchResult, c experiment.SuiteConfig) {
 	t.Helper()
 	t.Logf("\n%s", r.Table)
-	if len(r.Results) != 4 || r.Results[2].Model != "convnet" || r.Results[3].Model != "mlp" {
-		t.Fatalf("results %+v; want two matmuls, the ConvNet step and the toy step", r.Results)
+	cs := c.Configs()
+	if len(r.Results) != len(cs) {
+		t.Fatalf("%d results %+v; want %d", len(r.Results), r.Results, len(cs))
 	}
-	for _, x := range r.Results[2:] {
-		if x.PerStep == nil || x.PerStep.Submits != 1 || x.PerStep.Readbacks != 0 {
-			t.Errorf("%s: per_step %+v; want one submission and no read-back", x.Model, x.PerStep)
+	for i, want := range cs {
+		x := r.Results[i]
+		if got, want := benchName(x.Model, x.Size, x.Batch), benchName(want.Model, want.Size, want.Batch); got != want {
+			t.Errorf("result %d: %q, want %q", i, got, want)
+		}
+		if row := "| " + benchName(x.Model, x.Size, x.Batch) + " |"; !strings.Contains(r.Table, row) {
+			t.Errorf("the table lacks %q", row)
+		}
+		if x.Model == "matmul" {
+			continue
+		}
+		if x.PerStep == nil || x.PerStep.Submits < 1 || x.PerStep.Submits > 1.2 || x.PerStep.Readbacks != 0 {
+			t.Errorf("%s: per_step %+v; want one submission a step (1.1 where the uniform ring wraps, every ninth ConvNet step) and no read-back", x.Model, x.PerStep)
 		}
 		if (x.GPUMs == nil) == (x.GPUMsUnavailable == "") {
 			t.Errorf("%s: gpu_ms %v, gpu_ms_unavailable %q; want exactly one", x.Model, x.GPUMs, x.GPUMsUnavailable)
 		}
-	}
-	if ms := r.Results[2].GPUMs; ms != nil && (ms["conv"] <= 0 || ms["batchnorm"] <= 0) {
-		t.Errorf("the ConvNet step's gpu_ms %v; want time for conv and batchnorm", ms)
-	}
-	for _, want := range []string{"| matmul 64 |", "| ConvNet step, batch 1 |", "| toy step, batch 256 |", "of the 64 matmul"} {
-		if !strings.Contains(r.Table, want) {
-			t.Errorf("the table lacks %q", want)
+		if ms := x.GPUMs; x.Model == "convnet" && ms != nil && (ms["conv"] <= 0 || ms["batchnorm"] <= 0) {
+			t.Errorf("the ConvNet step's gpu_ms %v; want time for conv and batchnorm", ms)
 		}
 	}
+	if want := fmt.Sprintf("of the %d matmul", slices.Max(c.Sizes)); !strings.Contains(r.Table, want) {
+		t.Errorf("the table lacks %q", want)
+	}
+}
+
+// benchName names a benchmark of the suite as its table does.
+func benchName(model string, size, batch int) string {
+	switch model {
+	case "matmul":
+		return fmt.Sprintf("matmul %d", size)
+	case "convnet":
+		return fmt.Sprintf("ConvNet step, batch %d", batch)
+	}
+	return fmt.Sprintf("toy step, batch %d", batch)
 }
 
 // mean is the arithmetic mean of xs.

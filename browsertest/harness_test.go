@@ -23,12 +23,13 @@ import (
 
 // The shared state of the browser tests, set up by TestMain.
 var (
-	chromium  string           // the browser binary
-	noBrowser string           // why the browser tests are skipped ("" when they run)
-	siteDir   string           // the built site
-	server    *httptest.Server // serves the built site under prefix
-	baseURL   string           // the page: server URL + prefix
-	shotDir   string           // where screenshots go (CI keeps out/screenshots)
+	chromium  string                         // the browser binary
+	flags     []chromedp.ExecAllocatorOption // $DEEPLDA_CHROMIUM_FLAGS (chromiumFlags)
+	noBrowser string                         // why the browser tests are skipped ("" when they run)
+	siteDir   string                         // the built site
+	server    *httptest.Server               // serves the built site under prefix
+	baseURL   string                         // the page: server URL + prefix
+	shotDir   string                         // where screenshots go (CI keeps out/screenshots)
 )
 
 // prefix is the subpath the site is served from, as on GitHub Pages.
@@ -47,7 +48,7 @@ func TestMain(m *testing.M) { os.Exit(setup(m)) }
 // noWebGPU ends a test that needs the page's WebGPU device when there is
 // none: a failure in CI (CI set), where Chromium's SwiftShader must offer
 // one, and a loud skip elsewhere.
-func noWebGPU(t *testing.T, why string) {
+func noWebGPU(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") != "" {
 		t.Fatalf("no WebGPU in this Chromium, and CI is set, so this test must run: %s", why)
@@ -59,6 +60,11 @@ func noWebGPU(t *testing.T, why string) {
 // tests. Without Chromium the tests fail in CI (CI set) and are skipped
 // loudly elsewhere, but for those that need only the site of $DEEPLDA_SITE.
 func setup(m *testing.M) int {
+	var err error
+	if flags, err = chromiumFlags(os.Getenv("DEEPLDA_CHROMIUM_FLAGS")); err != nil {
+		fmt.Fprintln(os.Stderr, "browsertest: DEEPLDA_CHROMIUM_FLAGS:", err)
+		return 1
+	}
 	chromium = findChromium()
 	if chromium == "" {
 		msg := "no Chromium found (apt-get install chromium, or set CHROMIUM to the browser binary)"
@@ -119,6 +125,28 @@ func findChromium() string {
 		}
 	}
 	return ""
+}
+
+// chromiumFlags parses extra command-line flags for Chromium: words
+// "--name" or "--name=value" separated by spaces. bench/page_gpu.sh sets
+// them in $DEEPLDA_CHROMIUM_FLAGS to put the page's WebGPU on the GPU
+// ("--enable-features=Vulkan --use-angle=vulkan ..."). They come after the
+// harness's own flags and replace those of the same name ("--headless=new"
+// for "--headless").
+func chromiumFlags(s string) ([]chromedp.ExecAllocatorOption, error) {
+	var opts []chromedp.ExecAllocatorOption
+	for _, w := range strings.Fields(s) {
+		name, ok := strings.CutPrefix(w, "--")
+		if !ok || name == "" || strings.HasPrefix(name, "=") {
+			return nil, fmt.Errorf("%q is not a flag --name or --name=value", w)
+		}
+		if k, v, ok := strings.Cut(name, "="); ok {
+			opts = append(opts, chromedp.Flag(k, v))
+		} else {
+			opts = append(opts, chromedp.Flag(name, true))
+		}
+	}
+	return opts, nil
 }
 
 // heartbeatJS records, from before the page's own scripts run, the longest
@@ -213,6 +241,7 @@ func newBrowser(t testing.TB, o options) *browser {
 	} else {
 		opts = append(opts, chromedp.Flag("enable-unsafe-webgpu", true))
 	}
+	opts = append(opts, flags...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() {

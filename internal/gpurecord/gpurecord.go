@@ -1,9 +1,12 @@
 // Package gpurecord is the schema of bench/gpu.sh's record,
 // gpu-<adapter>.json: what internal/gpureport writes and cmd/results reads
-// for BENCHMARKS.md's GPU tables.
+// for BENCHMARKS.md's GPU tables; and of bench/page_gpu.sh's,
+// gpu-<adapter>-page.json, with what the page's test hands it.
 package gpurecord
 
 import (
+	"strings"
+
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
 )
@@ -65,4 +68,80 @@ type Conformance struct {
 	Skipped  int      `json:"skipped"`
 	Failures []string `json:"failures,omitempty"`
 	Skips    []string `json:"skips,omitempty"`
+}
+
+// PageAdapter is the WebGPU adapter that navigator.gpu gives the page in
+// Chromium, as browsertest's TestPageBenchSuite reads it.
+type PageAdapter struct {
+	Vendor       string `json:"vendor"`
+	Architecture string `json:"architecture"`
+	Device       string `json:"device"`
+	Description  string `json:"description"`
+	// Fallback is isFallbackAdapter; Software says that the adapter is a
+	// CPU implementation of WebGPU (kernels.SoftwareAdapter).
+	Fallback bool     `json:"fallback"`
+	Software bool     `json:"software"`
+	Features []string `json:"features"`
+	// Limits are the adapter's; DeviceLimits those granted to a device
+	// requested with the defaults, as the page's backend requests it.
+	Limits       map[string]uint64 `json:"limits"`
+	DeviceLimits map[string]uint64 `json:"device_limits"`
+}
+
+// Name is the adapter's vendor, architecture, device and description,
+// joined as the page's WebGPU backend names its adapter.
+func (a PageAdapter) Name() string {
+	var parts []string
+	for _, s := range []string{a.Vendor, a.Architecture, a.Device, a.Description} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// PageRun is what TestPageBenchSuite writes for bench/page_gpu.sh: the
+// browser and its version, the extra Chromium flags it ran with, the
+// page's adapter and the GPU table timed in the trainer's page (bench=1).
+type PageRun struct {
+	Browser string                   `json:"browser"`
+	Flags   []string                 `json:"flags"`
+	Adapter PageAdapter              `json:"adapter"`
+	Results []experiment.BenchResult `json:"results"`
+	Table   string                   `json:"table"`
+}
+
+// PageRecord is bench/page_gpu.sh's record, gpu-<adapter>-page.json
+// beside bench/gpu.sh's gpu-<adapter>.json (the native adapter names
+// both): the page's GPU table in Chromium and the native one, timed in
+// the same run on the same machine, and the browser tests' results there.
+type PageRecord struct {
+	// Adapter is the page's adapter (PageAdapter.Name), NativeAdapter the
+	// native backend's.
+	Adapter       string `json:"adapter"`
+	NativeAdapter string `json:"native_adapter"`
+	Commit        string `json:"commit"`
+	Short         bool   `json:"short"`
+	// GPU is nvidia-smi's description of the card, where it ran.
+	GPU                  map[string]string        `json:"gpu,omitempty"`
+	Page                 PageRun                  `json:"page"`
+	NativeAdapterDetails kernels.AdapterDetails   `json:"native_adapter_details"`
+	Native               []experiment.BenchResult `json:"native"`
+	// MatmulGFLOPS, ConvNetImagesPerSecond and ToyImagesPerSecond are the
+	// rates by engine (page, native), then by size or batch.
+	MatmulGFLOPS           map[string]map[string]float64 `json:"matmul_gflops"`
+	ConvNetImagesPerSecond map[string]map[string]float64 `json:"convnet_images_per_second"`
+	ToyImagesPerSecond     map[string]float64            `json:"toy_images_per_second"`
+	ConvNetGoal            PageGoal                      `json:"convnet_goal"`
+	// Conformance counts the browser tests' results in the page.
+	Conformance Conformance `json:"conformance"`
+}
+
+// PageGoal compares the page's ConvNet step with the native one at the
+// largest batch both timed: the page must reach Min of the native rate.
+type PageGoal struct {
+	Batch int     `json:"batch"`
+	Ratio float64 `json:"ratio"`
+	Min   float64 `json:"min"`
+	Met   bool    `json:"met"`
 }

@@ -13,9 +13,15 @@
 //   - gpu.csv, when present: nvidia-smi's name, driver, clocks and power
 //     limit of the card.
 //
+// With -page it gathers instead what bench/page_gpu.sh measured into
+// gpu-<adapter>-page.json (runPage), reading page.json (the page's
+// adapter and GPU table, written by browsertest's TestPageBenchSuite),
+// suite.jsonl (the native suite, as above), page.jsonl and
+// conformance.jsonl (the browser tests' events) and gpu.csv when present.
+//
 // Usage:
 //
-//	gpureport -commit SHA [-short] DIR
+//	gpureport -commit SHA [-short] [-page] DIR
 package main
 
 import (
@@ -38,9 +44,10 @@ import (
 
 func main() {
 	commit := flag.String("commit", "", "the commit that was built")
-	short := flag.Bool("short", false, "the run was bench/gpu.sh's short mode")
+	short := flag.Bool("short", false, "the run was the script's short mode")
+	page := flag.Bool("page", false, "the folder is bench/page_gpu.sh's")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: gpureport -commit SHA [-short] DIR")
+		fmt.Fprintln(os.Stderr, "usage: gpureport -commit SHA [-short] [-page] DIR")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -48,12 +55,18 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	path, err := run(flag.Arg(0), *commit, *short)
+	report := run
+	if *page {
+		report = runPage
+	}
+	path, err := report(flag.Arg(0), *commit, *short)
+	if path != "" {
+		fmt.Println(path)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gpureport:", err)
 		os.Exit(1)
 	}
-	fmt.Println(path)
 }
 
 // run builds the record of dir and writes it there.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/internal/gpurecord"
+	"github.com/deeplda/deeplda/internal/gpurecord/gpurecordtest"
 )
 
 // write writes the named files into a new folder.
@@ -149,18 +151,7 @@ func TestGPUScript(t *testing.T) {
 	}
 	if c.Failed != 0 || c.Passed < 300 {
 		t.Errorf("conformance: %d passed, %d failed: %v", c.Passed, c.Failed, c.Failures)
-		// The failed tests' output.
-		failed := map[string]bool{}
-		for _, f := range c.Failures {
-			failed[f] = true
-		}
-		b, _ := os.ReadFile(filepath.Join(out, "conformance.jsonl"))
-		for _, line := range strings.Split(string(b), "\n") {
-			var e struct{ Action, Test, Output string }
-			if json.Unmarshal([]byte(line), &e) == nil && e.Action == "output" && failed[e.Test] {
-				t.Log(e.Test, strings.TrimSpace(e.Output))
-			}
-		}
+		gpurecordtest.LogFailures(t, c, filepath.Join(out, "conformance.jsonl"))
 	}
 	pytorch := 0
 	for _, tr := range r.Trajectory {
@@ -172,4 +163,79 @@ func TestGPUScript(t *testing.T) {
 		t.Errorf("trajectory %+v: want PyTorch's two heads on the CPU", r.Trajectory)
 	}
 	t.Logf("%s: %d tests passed; matmul %v GFLOP/s", r.Adapter, c.Passed, r.MatmulGFLOPS)
+}
+
+// pageRun is page.json as TestPageBenchSuite writes it, for TestRunPage.
+const pageRun = `{"browser": "HeadlessChrome/156.0.8078.108", "flags": ["--headless=new"],
+  "adapter": {"vendor": "nvidia", "architecture": "hopper", "device": "", "description": "NVIDIA H200", "fallback": false, "software": %v,
+    "features": ["timestamp-query"], "limits": {"maxBufferSize": 4294967296}, "device_limits": {"maxBufferSize": 268435456}},
+  "results": [
+    {"backend": {"name": "webgpu", "adapter": "nvidia hopper NVIDIA H200"}, "model": "matmul", "size": 1024, "steps": 20, "gflops": 10000},
+    {"backend": {"name": "webgpu", "adapter": "nvidia hopper NVIDIA H200"}, "model": "convnet", "batch": 64, "steps": 20, "images_per_second": 9000},
+    {"backend": {"name": "webgpu", "adapter": "nvidia hopper NVIDIA H200"}, "model": "convnet", "batch": 256, "steps": 20, "images_per_second": %v},
+    {"backend": {"name": "webgpu", "adapter": "nvidia hopper NVIDIA H200"}, "model": "mlp", "batch": 256, "steps": 20, "images_per_second": 500000}],
+  "table": "| matmul 1024 |"}
+`
+
+// TestRunPage gathers bench/page_gpu.sh's outputs into the page's record
+// and checks the page's adapter and the goal outside the short mode.
+func TestRunPage(t *testing.T) {
+	suite := `{"adapter":{"name":"NVIDIA H200 (discrete-gpu, vulkan)","driver":"NVIDIA H200","type":"discrete-gpu","graphics":"vulkan"}}
+{"backend":{"name":"webgpu"},"model":"matmul","size":1024,"steps":20,"gflops":12000}
+{"backend":{"name":"webgpu"},"model":"convnet","batch":64,"steps":20,"images_per_second":15000}
+{"backend":{"name":"webgpu"},"model":"convnet","batch":256,"steps":20,"images_per_second":20000}
+{"backend":{"name":"webgpu"},"model":"mlp","batch":256,"steps":20,"images_per_second":1000000}
+`
+	tests := `{"Action":"pass","Test":"TestA"}
+{"Action":"pass"}
+`
+	for _, c := range []struct {
+		software bool
+		convnet  float64
+		short    bool
+		err      string
+	}{
+		{false, 17000, false, ""},
+		{false, 15000, false, "0.75x the native one's rate"},
+		{false, 15000, true, ""},
+		{true, 17000, false, "a CPU implementation"},
+		{true, 17000, true, ""},
+	} {
+		files := map[string]string{"suite.jsonl": suite, "page.json": fmt.Sprintf(pageRun, c.software, c.convnet), "page.jsonl": tests}
+		if c.convnet == 17000 {
+			files["conformance.jsonl"] = tests
+		}
+		dir := write(t, files)
+		path, err := runPage(dir, "abc", c.short)
+		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%+v: error %v", c, err)
+		}
+		if filepath.Base(path) != "gpu-nvidia-h200-discrete-gpu-vulkan-page.json" {
+			t.Fatalf("%+v: record written to %q", c, path)
+		}
+		var r gpurecord.PageRecord
+		b, _ := os.ReadFile(path)
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		g, conf := r.ConvNetGoal, r.Conformance
+		switch {
+		case r.Adapter != "nvidia hopper NVIDIA H200" || r.NativeAdapter != "NVIDIA H200 (discrete-gpu, vulkan)" || r.Short != c.short || r.Page.Browser == "":
+			t.Errorf("%+v: adapter %q, native %q, short %v, browser %q", c, r.Adapter, r.NativeAdapter, r.Short, r.Page.Browser)
+		case r.Page.Adapter.DeviceLimits["maxBufferSize"] != 268435456 || len(r.Native) != 4 || len(r.Page.Results) != 4:
+			t.Errorf("%+v: page %+v, native %v", c, r.Page, r.Native)
+		case r.MatmulGFLOPS["page"]["1024"] != 10000 || r.MatmulGFLOPS["native"]["1024"] != 12000 || r.ToyImagesPerSecond["page"] != 500000 ||
+			r.ConvNetImagesPerSecond["native"]["64"] != 15000 || r.ConvNetImagesPerSecond["page"]["256"] != c.convnet:
+			t.Errorf("%+v: matmul %v, convnet %v, toy %v", c, r.MatmulGFLOPS, r.ConvNetImagesPerSecond, r.ToyImagesPerSecond)
+		case g.Batch != 256 || g.Min != 0.8 || g.Ratio != c.convnet/20000 || g.Met != (c.convnet == 17000):
+			t.Errorf("%+v: goal %+v", c, g)
+		case c.convnet == 17000 && (conf.Passed != 2 || conf.Failed != 0):
+			t.Errorf("%+v: conformance %+v", c, conf)
+		case c.convnet != 17000 && (conf.Passed != 1 || conf.Failed != 1 || !strings.Contains(conf.Failures[0], "conformance.jsonl is missing")):
+			t.Errorf("%+v: conformance %+v", c, conf)
+		}
+	}
+	if _, err := runPage(write(t, map[string]string{"suite.jsonl": suite}), "abc", false); err == nil || !strings.Contains(err.Error(), "page.json") {
+		t.Errorf("without page.json: error %v", err)
+	}
 }

@@ -22,14 +22,15 @@ const module = "github.com/deeplda/deeplda/"
 // its picture: the test helpers and tools that are not commands, on the
 // floor above what they use.
 var helpers = map[string]int{
-	"internal/sharedtest":       0,
-	"internal/fmapeak":          0,
-	"kernels/kerneltest":        2,
-	"kernels/webgpu/webgputest": 2,
-	"model/modeltest":           4,
-	"internal/gpurecord":        5,
-	"engine/enginetest":         6,
-	"browsertest":               8,
+	"internal/sharedtest":              0,
+	"internal/fmapeak":                 0,
+	"kernels/kerneltest":               2,
+	"kernels/webgpu/webgputest":        2,
+	"model/modeltest":                  4,
+	"internal/gpurecord":               5,
+	"internal/gpurecord/gpurecordtest": 6,
+	"engine/enginetest":                6,
+	"browsertest":                      8,
 }
 
 // floorLine is a line of the picture that starts a floor: its number and

@@ -11,6 +11,8 @@ import (
 
 	"github.com/cogentcore/webgpu/jsx"
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/deeplda/deeplda/kernels"
 )
 
 // adapterName reads the adapter's description from navigator.gpu (the
@@ -246,14 +248,14 @@ func writeBuffer(q *wgpu.Queue, buf *wgpu.Buffer, offset uint64, data []byte) (e
 // v0.23 is the last release, so the layout is fixed).
 func jsValue(p unsafe.Pointer) js.Value { return *(*js.Value)(p) }
 
-// software reports whether the adapter runs on the CPU (SoftwareAdapter):
+// software reports whether the adapter runs on the CPU (kernels.SoftwareAdapter):
 // the browser says so by isFallbackAdapter (on the adapter in older
 // browsers, on its info in newer ones) or names it in the adapter info.
 func software(a *wgpu.Adapter) bool {
 	v := jsValue(unsafe.Pointer(a))
 	info := v.Get("info")
 	fallback := v.Get("isFallbackAdapter").Truthy() || (info.Truthy() && info.Get("isFallbackAdapter").Truthy())
-	return SoftwareAdapter(fallback, describe(info))
+	return kernels.SoftwareAdapter(fallback, describe(info))
 }
 
 // hasTimestamps reports whether the device has timestamp queries.

@@ -1,4 +1,4 @@
-package webgpu
+package kernels
 
 import "strings"
 
