@@ -27,7 +27,7 @@ type workerHost struct {
 // runtime never collects on a timer (it has no sysmon), so without it the
 // heap grows to twice its live part (GOGC=100) before each collection,
 // and a WebAssembly memory never shrinks: the ConvNet's run at batch 256,
-// whose live heap is about 650 MiB with the data set, would end up past
+// whose live heap is about 640 MiB with the data set, would end up past
 // the 1 GiB that phones and many laptops refuse. A run whose live heap is
 // larger collects more often (at most half the time, the runtime's
 // limiter) and grows past it; the heap is mostly float32 buffers, which
