@@ -16,10 +16,7 @@
 # pytorch"), EPOCHS (default 10), DATA (the Fashion-MNIST folder; default
 # ../shared/datasets/fashion-mnist), PYTHON (default python3), DEEPLDA (a
 # deeplda built elsewhere; default: ./build.sh builds bin/deeplda).
-#
-# A finished run of the twin is also evaluated by deeplda eval from its
-# checkpoint (OUT/pytorch-HEAD-sSEED/deeplda-eval/report.json), which tells
-# whether the engines differ in what they train or in how they measure it.
+# Then: go run ./cmd/results -paired OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/resumable.sh
@@ -30,8 +27,7 @@ epochs=${EPOCHS:-10}
 abs_data=$(realpath "$data")
 abs_out=$(realpath -m "$out")
 engines=${ENGINES:-deeplda pytorch}
-deeplda=${DEEPLDA:-bin/deeplda}
-[ -n "${DEEPLDA:-}" ] || ./build.sh >/dev/null
+case " $engines " in *" deeplda "*) [ -n "${DEEPLDA:-}" ] || ./build.sh >/dev/null ;; esac
 common=(-data fashion-mnist -limit-train 10000 -val 0 -batch 256 -lr 0.001 -epochs "$epochs" -bn-history -bn-recalibrate 20)
 for seed in ${SEEDS:-1 2 3}; do
 	for head in ${HEADS:-lda softmax}; do
@@ -54,16 +50,13 @@ for seed in ${SEEDS:-1 2 3}; do
 			pytorch)
 				if grep -qs '"status": "done"' "$dir/report.json"; then
 					echo "== $dir: done"
-				else
-					resume=()
-					if [ -f "$dir/resume.pt" ]; then resume=(-resume); fi
-					echo "== $dir"
-					(cd pytorch && "${PYTHON:-python3}" train.py -backend cpu -datadir "$abs_data" "${common[@]}" "${flags[@]}" \
-						-seed "$seed" -out "$abs_out/$engine-$head-s$seed" "${resume[@]}")
+					continue
 				fi
-				if [ ! -f "$dir/deeplda-eval/report.json" ]; then
-					"$deeplda" eval -checkpoint "$dir/checkpoint.safetensors" -datadir "$data" -data fashion-mnist -out "$dir/deeplda-eval"
-				fi
+				resume=()
+				if [ -f "$dir/resume.pt" ]; then resume=(-resume); fi
+				echo "== $dir"
+				(cd pytorch && "${PYTHON:-python3}" train.py -backend cpu -datadir "$abs_data" "${common[@]}" "${flags[@]}" \
+					-seed "$seed" -out "$abs_out/$engine-$head-s$seed" "${resume[@]}")
 				;;
 			*)
 				echo "paired_study.sh: ENGINES: unknown engine $engine (deeplda or pytorch)" >&2

@@ -1,6 +1,8 @@
 package page
 
 import (
+	"time"
+
 	"github.com/deeplda/deeplda/plot"
 	"github.com/deeplda/deeplda/train"
 )
@@ -9,6 +11,11 @@ import (
 // its training loss per step, which the page draws from the engine's
 // progress events as the run trains.
 const LossStepsFigure = "loss_steps.svg"
+
+// redrawLossEvery is the run time between two drawings of a loss curve:
+// the engine reports progress ten times a second, and each drawing takes
+// the page's thread for a figure's worth of SVG and layout.
+const redrawLossEvery = train.Duration(time.Second)
 
 // maxLossPoints is the most points a loss curve keeps: beyond it,
 // neighbouring points merge in pairs.
@@ -29,7 +36,19 @@ type lossPoint struct {
 // epoch so far).
 type lossCurve struct {
 	points []lossPoint
-	last   train.Progress // the report before (zero for none)
+	last   train.Progress  // the report before (zero for none)
+	drawn  *train.Duration // the run's time at the last drawing (nil: none yet)
+}
+
+// due reports whether the curve, having just taken p, is to be drawn
+// again: the first time, a second of the run's time after the last
+// drawing, and at the end of every epoch; and notes the drawing.
+func (c *lossCurve) due(p train.Progress) bool {
+	if c.drawn != nil && p.Elapsed-*c.drawn < redrawLossEvery && p.Step < p.Steps {
+		return false
+	}
+	c.drawn = &p.Elapsed
+	return true
 }
 
 // add takes a progress report of the run and reports whether the curve

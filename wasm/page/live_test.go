@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/train"
@@ -13,7 +14,8 @@ import (
 // tick is a progress report of a run of 2 epochs of 30 steps of 32
 // images: at step step of epoch epoch, loss the mean of the epoch so far.
 func tick(epoch, step int, loss float64) train.Progress {
-	return train.Progress{Epoch: epoch, Epochs: 2, Step: step, Steps: 30, TotalStep: (epoch-1)*30 + step, Loss: loss, Examples: 32 * step}
+	return train.Progress{Epoch: epoch, Epochs: 2, Step: step, Steps: 30, TotalStep: (epoch-1)*30 + step, Loss: loss, Examples: 32 * step,
+		Elapsed: train.Duration(time.Duration((epoch-1)*30+step) * 100 * time.Millisecond)}
 }
 
 // TestLossCurve checks the live loss curve's points: the mean loss of the
@@ -79,18 +81,27 @@ func TestLossCurveMerges(t *testing.T) {
 }
 
 // TestLiveFigure replays progress events: an image session draws the
-// shown run's loss curve (Status.Live) with a point per report; a toy
-// session draws none.
+// shown run's loss curve (Status.Live) at the first report and then at
+// most once a second of the run's time or at an epoch's end, with a point
+// per report; a toy session draws none.
 func TestLiveFigure(t *testing.T) {
 	s, err := NewSession(1, config.Defaults(config.Images))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, p := range []train.Progress{tick(1, 10, 2), tick(1, 20, 1.5), tick(2, 10, 1)} {
-		st := s.Apply(protocol.Event{Kind: protocol.EvProgress, Session: 1, Progress: &protocol.Progress{Progress: p}})
-		if !st.Live || st.Redraw {
-			t.Errorf("report %d: Live %v, Redraw %v; want only the live curve redrawn", i, st.Live, st.Redraw)
+	// At 1.0 s, 1.5 s (too soon), 2.0 s, 2.1 s (too soon, but the epoch's
+	// end), 4.0 s.
+	for i, tc := range []struct {
+		p    train.Progress
+		live bool
+	}{{tick(1, 10, 2), true}, {tick(1, 15, 1.8), false}, {tick(1, 20, 1.5), true}, {tick(1, 30, 1.4), true}, {tick(2, 10, 1), true}} {
+		st := s.Apply(protocol.Event{Kind: protocol.EvProgress, Session: 1, Progress: &protocol.Progress{Progress: tc.p}})
+		if st.Live != tc.live || st.Redraw {
+			t.Errorf("report %d: Live %v, Redraw %v; want Live %v and no redraw", i, st.Live, st.Redraw, tc.live)
 		}
+	}
+	if n := len(s.Runs[0].loss.points); n != 5 {
+		t.Errorf("the curve has %d points, want 5", n)
 	}
 	svg := s.Runs[0].Figs[LossStepsFigure]
 	if !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, ">Training loss per step<") {

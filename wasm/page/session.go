@@ -205,7 +205,7 @@ func (s *Session) Apply(ev protocol.Event) Status {
 	case protocol.EvProgress:
 		s.Cur = ev.Run
 		st.Progress, st.Text = s.progress(ev.Progress)
-		if r := s.Runs[ev.Run]; s.Settings.Demo == config.Images && r.loss.add(ev.Progress.Progress) {
+		if r := s.Runs[ev.Run]; s.Settings.Demo == config.Images && r.loss.add(ev.Progress.Progress) && r.loss.due(ev.Progress.Progress) {
 			r.Figs[LossStepsFigure] = string(r.loss.figure())
 			st.Live = ev.Run == s.Shown()
 		}
