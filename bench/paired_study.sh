@@ -16,7 +16,10 @@
 # pytorch"), EPOCHS (default 10), DATA (the Fashion-MNIST folder; default
 # ../shared/datasets/fashion-mnist), PYTHON (default python3), DEEPLDA (a
 # deeplda built elsewhere; default: ./build.sh builds bin/deeplda).
-# Then: go run ./cmd/results -paired OUT.
+#
+# A finished run of the twin is also evaluated by deeplda eval from its
+# checkpoint (OUT/pytorch-HEAD-sSEED/deeplda-eval/report.json), which tells
+# whether the engines differ in what they train or in how they measure it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/resumable.sh
@@ -27,7 +30,8 @@ epochs=${EPOCHS:-10}
 abs_data=$(realpath "$data")
 abs_out=$(realpath -m "$out")
 engines=${ENGINES:-deeplda pytorch}
-case " $engines " in *" deeplda "*) [ -n "${DEEPLDA:-}" ] || ./build.sh >/dev/null ;; esac
+deeplda=${DEEPLDA:-bin/deeplda}
+[ -n "${DEEPLDA:-}" ] || ./build.sh >/dev/null
 common=(-data fashion-mnist -limit-train 10000 -val 0 -batch 256 -lr 0.001 -epochs "$epochs" -bn-history -bn-recalibrate 20)
 for seed in ${SEEDS:-1 2 3}; do
 	for head in ${HEADS:-lda softmax}; do
@@ -50,13 +54,16 @@ for seed in ${SEEDS:-1 2 3}; do
 			pytorch)
 				if grep -qs '"status": "done"' "$dir/report.json"; then
 					echo "== $dir: done"
-					continue
+				else
+					resume=()
+					if [ -f "$dir/resume.pt" ]; then resume=(-resume); fi
+					echo "== $dir"
+					(cd pytorch && "${PYTHON:-python3}" train.py -backend cpu -datadir "$abs_data" "${common[@]}" "${flags[@]}" \
+						-seed "$seed" -out "$abs_out/$engine-$head-s$seed" "${resume[@]}")
 				fi
-				resume=()
-				if [ -f "$dir/resume.pt" ]; then resume=(-resume); fi
-				echo "== $dir"
-				(cd pytorch && "${PYTHON:-python3}" train.py -backend cpu -datadir "$abs_data" "${common[@]}" "${flags[@]}" \
-					-seed "$seed" -out "$abs_out/$engine-$head-s$seed" "${resume[@]}")
+				if [ ! -f "$dir/deeplda-eval/report.json" ]; then
+					"$deeplda" eval -checkpoint "$dir/checkpoint.safetensors" -datadir "$data" -data fashion-mnist -out "$dir/deeplda-eval"
+				fi
 				;;
 			*)
 				echo "paired_study.sh: ENGINES: unknown engine $engine (deeplda or pytorch)" >&2
