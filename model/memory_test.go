@@ -74,7 +74,7 @@ func TestStepBytesSaturates(t *testing.T) {
 // the heap's peak, garbage included, which is at most what the model and
 // its first two steps allocate in all: at most 640 MiB (838 MiB before
 // the gradients shared two buffers). A step after the first must allocate
-// little (nothing on one thread; natively a few MiB of scratch that the
+// little (a few KB on one thread; natively a few MiB of scratch that the
 // pools of two threads miss), so that garbage does not pile up step after
 // step, and StepBytes must lie between the live heap and twice it.
 func TestConvNetStepMemory(t *testing.T) {
