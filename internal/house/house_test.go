@@ -166,3 +166,21 @@ func TestNoImportRunsUp(t *testing.T) {
 		}
 	}
 }
+
+// TestDocSizes keeps the front documents short: README.md is a front
+// page of at most 120 lines, and BENCHMARKS.md holds today's tables in
+// under 500 (the history of each figure is git's).
+func TestDocSizes(t *testing.T) {
+	for _, doc := range []struct {
+		name string
+		max  int
+	}{{"README.md", 120}, {"BENCHMARKS.md", 499}} {
+		b, err := os.ReadFile(filepath.Join("..", "..", doc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte("\n")); n > doc.max {
+			t.Errorf("%s has %d lines, over its %d", doc.name, n, doc.max)
+		}
+	}
+}
