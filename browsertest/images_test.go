@@ -107,11 +107,18 @@ func (b *browser) checkEngineMemory(what string) {
 // of one batch, so a run on the full training set at the same batch needs
 // about this memory.
 func TestImagesMemory(t *testing.T) {
+	trainMemory(t, "limit-train=64&limit-test=64&batch=64", "after training on 64 images at batch 64")
+}
+
+// trainMemory runs the image demo on Fashion-MNIST for one epoch on the
+// CPU backend with the settings of query, and checks the engine's
+// WebAssembly memory at the end (what names the run in the message).
+func trainMemory(t *testing.T, query, what string) {
 	site := fashionSite(t)
 	b := newBrowser(t, options{})
-	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=64&limit-test=64&epochs=1&batch=64&autostart=1")
-	b.waitFinished("done", 8*time.Minute)
-	b.checkEngineMemory("after training on 64 images at batch 64")
+	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&epochs=1&autostart=1&" + query)
+	b.waitFinished("done", 10*time.Minute)
+	b.checkEngineMemory(what)
 	b.checkClean()
 }
 
@@ -137,12 +144,7 @@ func TestImagesMemoryFullSet(t *testing.T) {
 // (model's registry.grad) and the engine's collector keeps its heap to
 // wasm's engineHeapLimit. BENCHMARKS.md has the figure.
 func TestImagesMemoryBatch256(t *testing.T) {
-	site := fashionSite(t)
-	b := newBrowser(t, options{})
-	b.openURL(site + "?demo=images&data=fashion-mnist&backend=cpu&limit-train=512&limit-test=256&epochs=1&batch=256&autostart=1")
-	b.waitFinished("done", 10*time.Minute)
-	b.checkEngineMemory("after training on 512 images at batch 256")
-	b.checkClean()
+	trainMemory(t, "limit-train=512&limit-test=256&batch=256", "after training on 512 images at batch 256")
 }
 
 // TestImagesBadFiles chooses a text file, then a truncated gzip file, in

@@ -25,12 +25,7 @@ import (
 func TestEvalMatchesEngine(t *testing.T) {
 	datasets := sharedtest.Dir(t, "datasets")
 	ckpt, _ := goldenCheckpoint(t, "convnet_fmnist")
-	out := t.TempDir()
-	code, _, stderr := runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-data", "fashion-mnist", "-datadir", filepath.Join(datasets, "fashion-mnist"),
-		"-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-limit-test", "64", "-batch", "64", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out, _ := evalGolden(t, ckpt, "-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-limit-test", "64", "-batch", "64")
 	want := readReport(t, out)
 	for _, key := range []string{"test", "head", "ood"} {
 		if want[key] == nil {

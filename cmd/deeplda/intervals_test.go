@@ -13,14 +13,8 @@ import (
 // bootstrap intervals accuracy_ci and ece_ci in every split of report.json
 // that has an accuracy, each around its estimate, and in the printed line.
 func TestEvalIntervals(t *testing.T) {
-	datasets := sharedtest.Dir(t, "datasets")
 	ckpt, _ := goldenCheckpoint(t, "convnet_fmnist")
-	out := t.TempDir()
-	code, stdout, stderr := runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-data", "fashion-mnist", "-datadir", filepath.Join(datasets, "fashion-mnist"),
-		"-limit-test", "512", "-bn-recalibrate", "2", "-batch", "64", "-limit-train", "128", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out, stdout := evalGolden(t, ckpt, "-limit-test", "512", "-bn-recalibrate", "2", "-batch", "64", "-limit-train", "128")
 	if !strings.Contains(stdout, "512 test images: accuracy ") || !strings.Contains(stdout, "% (95% interval ") {
 		t.Errorf("stdout lacks the intervals:\n%s", stdout)
 	}
@@ -42,4 +36,20 @@ func TestEvalIntervals(t *testing.T) {
 			}
 		}
 	}
+}
+
+// evalGolden runs deeplda eval on the CPU backend of the checkpoint ckpt
+// (goldenCheckpoint's) with the shared Fashion-MNIST and the flags extra,
+// fails the test unless it exits 0, and returns its output folder and
+// what it printed.
+func evalGolden(t *testing.T, ckpt string, extra ...string) (out, stdout string) {
+	t.Helper()
+	out = t.TempDir()
+	args := append([]string{"eval", "-backend", "cpu", "-checkpoint", ckpt, "-data", "fashion-mnist",
+		"-datadir", filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist"), "-out", out}, extra...)
+	code, stdout, stderr := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("deeplda %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return out, stdout
 }

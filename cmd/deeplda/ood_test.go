@@ -36,12 +36,7 @@ func TestOODBadCommandLines(t *testing.T) {
 func TestEvalOOD(t *testing.T) {
 	datasets := sharedtest.Dir(t, "datasets")
 	ckpt, _ := goldenCheckpoint(t, "convnet_fmnist")
-	out := t.TempDir()
-	code, stdout, stderr := runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-data", "fashion-mnist", "-datadir", filepath.Join(datasets, "fashion-mnist"),
-		"-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-limit-test", "64", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out, stdout := evalGolden(t, ckpt, "-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-limit-test", "64")
 	for _, s := range []string{"out-of-distribution (64 test images against 64 of mnist), max_softmax: AUROC", "density: AUROC"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("stdout lacks %q: %s", s, stdout)
@@ -68,7 +63,7 @@ func TestEvalOOD(t *testing.T) {
 	}
 	// A folder without the files: the message names -ood-datadir.
 	empty := t.TempDir()
-	code, _, stderr = runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-datadir", filepath.Join(datasets, "fashion-mnist"),
+	code, _, stderr := runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-datadir", filepath.Join(datasets, "fashion-mnist"),
 		"-ood", "mnist", "-ood-datadir", empty, "-limit-test", "64", "-out", t.TempDir())
 	if want := "(-ood-datadir " + empty + " lacks the published files of mnist"; code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("empty -ood-datadir: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)

@@ -29,12 +29,7 @@ func TestEvalDummyScore(t *testing.T) {
 			return make([]float64, len(o.Scores)/o.C), nil
 		}})
 	ckpt, _ := goldenCheckpoint(t, "convnet_fmnist")
-	out := t.TempDir()
-	code, stdout, stderr := runCmd(t, "eval", "-backend", "cpu", "-checkpoint", ckpt, "-data", "fashion-mnist", "-datadir", filepath.Join(datasets, "fashion-mnist"),
-		"-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-limit-test", "64", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out, stdout := evalGolden(t, ckpt, "-ood", "mnist", "-ood-datadir", filepath.Join(datasets, "mnist"), "-limit-test", "64")
 	for _, want := range []string{
 		"64 test images: accuracy ", ", ECE (10 bins) ",
 		"test calibration: ECE (10 bins) ", ", dummy calibration 0.2500 (report.json's test: ece, ece15, brier, ece_adaptive, mce, ece_classwise, dummy_calibration)",
