@@ -1,5 +1,5 @@
 // Package gpurecord is the schema of bench/gpu.sh's record,
-// gpu-<adapter>.json: what internal/gpureport writes and cmd/results reads
+// gpu-<adapter>.json: what tools/gpureport writes and cmd/results reads
 // for BENCHMARKS.md's GPU tables; and of bench/page_gpu.sh's,
 // gpu-<adapter>-page.json, with what the page's test hands it.
 package gpurecord

@@ -144,7 +144,7 @@ func trajectoryData(t *testing.T) (f *safetensors.File, train, test data.Dataset
 		t.Fatal(err)
 	}
 	if os.Getenv("DEEPLDA_SHARED") != "" {
-		// bench/gpu.sh's copy: the first images only (internal/gpucarry,
+		// bench/gpu.sh's copy: the first images only (tools/gpucarry,
 		// which read them from the verified files).
 		for _, files := range [][]images.File{spec.Train, spec.Test} {
 			for i := range files {
