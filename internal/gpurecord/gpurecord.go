@@ -44,7 +44,7 @@ type Record struct {
 }
 
 // TrajectoryRun is one run of the golden trajectory, as
-// modeltest.Trajectory and bench/pytorch_trajectory.py measure it.
+// traintest.Trajectory and bench/pytorch_trajectory.py measure it.
 type TrajectoryRun struct {
 	Engine string `json:"engine"` // deeplda or pytorch
 	Device string `json:"device"` // the adapter, or PyTorch's device (cuda, cuda-tf32, cpu)

@@ -26,7 +26,7 @@ var helpers = map[string]int{
 	"internal/fmapeak":                 0,
 	"kernels/kerneltest":               2,
 	"kernels/webgpu/webgputest":        2,
-	"model/modeltest":                  4,
+	"train/traintest":                  4,
 	"internal/gpurecord":               5,
 	"internal/gpurecord/gpurecordtest": 6,
 	"engine/enginetest":                6,
