@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -73,8 +74,8 @@ func floors(t *testing.T) map[string]int {
 
 // pkg is what go list says of a package.
 type pkg struct {
-	ImportPath, Name string
-	GoFiles, Imports []string
+	ImportPath, Name, Dir string
+	GoFiles, Imports      []string
 }
 
 // list runs go list on the module's packages for the environment env.
@@ -117,7 +118,9 @@ func packages(t *testing.T) map[string]*pkg {
 	}
 	out := map[string]*pkg{}
 	for _, env := range [][]string{nil, {"GOOS=js", "GOARCH=wasm"}} {
-		for _, p := range list(t, env...) {
+		ps := list(t, env...)
+		watch(t, ps)
+		for _, p := range ps {
 			name := strings.TrimPrefix(p.ImportPath, module)
 			q := out[name]
 			if q == nil {
@@ -134,6 +137,32 @@ func packages(t *testing.T) map[string]*pkg {
 	}
 	listed = out
 	return out
+}
+
+// watch reads the module's folders and the state of each package's
+// files, so that go test's cache, which knows only the files that a test
+// itself opens, reruns the tests when a package comes, goes or changes.
+func watch(t *testing.T, pkgs []pkg) {
+	t.Helper()
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if n := d.Name(); n != ".." && (strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata") {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		for _, f := range p.GoFiles {
+			if _, err := os.Stat(filepath.Join(p.Dir, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // listed caches packages' answer for the tests that follow.
