@@ -1,6 +1,8 @@
-// Package house checks that the packages' imports match the floors of
-// ARCHITECTURE.md's package graph: a package imports only packages on
-// lower floors.
+// Package house checks the house's rules: the packages' imports match the
+// floors of ARCHITECTURE.md's package graph (a package imports only
+// packages on lower floors and stands on the lowest floor they allow), a
+// folder holds commands or libraries, docs/layout.md lists every package,
+// and the front documents stay short.
 package house
 
 import (
