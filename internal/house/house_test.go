@@ -119,9 +119,10 @@ func packages(t *testing.T) map[string]*pkg {
 		return listed
 	}
 	out := map[string]*pkg{}
+	var all []pkg
 	for _, env := range [][]string{nil, {"GOOS=js", "GOARCH=wasm"}} {
 		ps := list(t, env...)
-		watch(t, ps)
+		all = append(all, ps...)
 		for _, p := range ps {
 			name := strings.TrimPrefix(p.ImportPath, module)
 			q := out[name]
@@ -137,6 +138,7 @@ func packages(t *testing.T) map[string]*pkg {
 			}
 		}
 	}
+	watch(t, all)
 	listed = out
 	return out
 }
