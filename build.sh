@@ -21,7 +21,7 @@ cd "$(dirname "$0")"
 
 # build_site DIR [-no-data]: refuse DIR unless check_site_dir accepts it,
 # then compile the app to WebAssembly (site/app.wasm), write its copy on a
-# shared memory (site/app-threads.wasm, by internal/sharedwasm: the page
+# shared memory (site/app-threads.wasm, by tools/sharedwasm: the page
 # loads it when it is cross-origin isolated, so that Web Workers can run
 # kernels on the Go program's memory), copy the Go runtime's wasm_exec.js
 # beside them, and lay the site out in DIR, emptied first: $site_marker,
@@ -29,12 +29,12 @@ cd "$(dirname "$0")"
 # hosted data sets in site/data/ (copy_data; none with -no-data) and the
 # trained models of models/ (or $DEEPLDA_MODELS) in site/models/<name>/,
 # listed in site/models/index.json ([] when there is none) by
-# internal/modelindex. It ends with what the site weighs.
+# tools/modelindex. It ends with what the site weighs.
 build_site() {
 	local out=$1 no_data=${2:-}
 	check_site_dir "$out"
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o site/app.wasm ./wasm
-	go run ./internal/sharedwasm site/app.wasm site/app-threads.wasm
+	go run ./tools/sharedwasm site/app.wasm site/app-threads.wasm
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" site/wasm_exec.js
 	rm -rf "$out"
 	mkdir -p "$out/site"
@@ -46,7 +46,7 @@ build_site() {
 	sed "s/BUILD_VERSION/$version/" site/sw.js >"$out/sw.js"
 	touch "$out/.nojekyll"
 	copy_data "$out/site/data" "$no_data"
-	go run ./internal/modelindex "${DEEPLDA_MODELS:-models}" "$out/site/models"
+	go run ./tools/modelindex "${DEEPLDA_MODELS:-models}" "$out/site/models"
 	echo "built the site into $out (version $version): $(mb "$(bytes_in "$out")") in all;" \
 		"app.wasm $(mb "$(bytes_in site/app.wasm)") ($(mb "$(gzip -9 -c site/app.wasm | wc -c)") gzipped)," \
 		"app-threads.wasm $(mb "$(bytes_in site/app-threads.wasm)")," \
@@ -113,7 +113,7 @@ mb() {
 # which is {} when there is none), from $DEEPLDA_DATA or else
 # ../shared/datasets when it exists, and say what it copied and how much;
 # with -no-data it copies nothing. Which data sets and files: package
-# data/images (images.Hosted), as internal/hosted prints them. Without them
+# data/images (images.Hosted), as tools/hosted prints them. Without them
 # the page says that the site hosts no data and reads the user's files.
 copy_data() {
 	local dst=$1 no_data=${2:-} src=${DEEPLDA_DATA:-../shared/datasets} entries="" name files f list
@@ -141,7 +141,7 @@ copy_data() {
 		echo "hosting $name from $src/$name: $(mb "$(bytes_in "$dst/$name")")"
 		entries="$entries${entries:+,
 }  \"$name\": [$list]"
-	done < <(go run ./internal/hosted)
+	done < <(go run ./tools/hosted)
 	if [ -n "$entries" ]; then
 		printf '{\n%s\n}\n' "$entries" >"$dst/index.json"
 		echo "hosting $(mb "$(bytes_in "$dst")") of image data in $dst (./build.sh site -no-data leaves it out)"
@@ -149,7 +149,7 @@ copy_data() {
 }
 
 # gotest LABEL ARGS...: go test -json ARGS, then the line that tells
-# internal/testsummary that the run LABEL ended and with which status.
+# tools/testsummary that the run LABEL ended and with which status.
 gotest() {
 	local label=$1 status=0
 	shift
@@ -238,7 +238,7 @@ test)
 	# non-zero on any failure).
 	summary=$(mktemp -d)
 	trap 'rm -rf "$summary"' EXIT
-	go build -o "$summary/testsummary" ./internal/testsummary
+	go build -o "$summary/testsummary" ./tools/testsummary
 	test_runs | "$summary/testsummary"
 	;;
 *)

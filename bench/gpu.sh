@@ -11,7 +11,7 @@
 #       trajectory, the counters), Go's test2json, gpureport, the commit's
 #       name, and the golden files named (default: all of ../shared/golden),
 #       the trajectory's without what it does not read, with the first
-#       images of Fashion-MNIST (internal/gpucarry).
+#       images of Fashion-MNIST (tools/gpucarry).
 #   bench/gpu.sh run DIR OUT [-short]
 #       (on the GPU machine, in the repository) runs it all on the
 #       machine's WebGPU adapter and writes into OUT: log.txt,
@@ -27,7 +27,7 @@
 #   bench/gpu.sh check
 #       build, then run -short on this machine (lavapipe and PyTorch on
 #       the CPU stand in for the GPU): what CI runs
-#       (internal/gpureport's TestGPUScript).
+#       (tools/gpureport's TestGPUScript).
 #
 # Every step runs even when an earlier one failed; the exit status is
 # non-zero when any failed. Variables: STEPS (timed steps, default 20),
@@ -63,8 +63,8 @@ build() {
 		if [ "$n" = fmnist_trajectory ]; then
 			# The trajectory test reads the first 1920 training and 512
 			# test images, and no parameters after the run.
-			go run ./internal/gpucarry golden -drop '/final/' "$shared/golden/$n.safetensors" "$dir/shared/golden/$n.safetensors" &&
-				go run ./internal/gpucarry images -train 1920 -test 512 "$shared/datasets/fashion-mnist" "$dir/shared/datasets/fashion-mnist" || return
+			go run ./tools/gpucarry golden -drop '/final/' "$shared/golden/$n.safetensors" "$dir/shared/golden/$n.safetensors" &&
+				go run ./tools/gpucarry images -train 1920 -test 512 "$shared/datasets/fashion-mnist" "$dir/shared/datasets/fashion-mnist" || return
 		else
 			cp "$shared/golden/$n.safetensors" "$dir/shared/golden/" || return
 		fi

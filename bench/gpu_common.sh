@@ -18,7 +18,7 @@ usage() {
 # and Go's test2json.
 build_tools() {
 	go build "${go_flags[@]}" -o "$1/deeplda" ./cmd/deeplda &&
-		go build "${go_flags[@]}" -o "$1/gpureport" ./internal/gpureport &&
+		go build "${go_flags[@]}" -o "$1/gpureport" ./tools/gpureport &&
 		go build "${go_flags[@]}" -o "$1/test2json" cmd/test2json
 }
 

@@ -4,7 +4,7 @@
 ../shared/golden/fmnist_trajectory.safetensors is PyTorch's run on the CPU
 (gen_golden.py's trajectory_case: 30 Adam steps at batch 64 over the first
 1920 Fashion-MNIST training images, the LDA head with DNLL and the softmax
-head with CE). modeltest.Trajectory measures how far deeplda's backends
+head with CE). traintest.Trajectory measures how far deeplda's backends
 drift from it. This script replays the same run, from the same initial
 parameters, with PyTorch on each device given (cuda: fp32 with TF32 off,
 and cuda-tf32: PyTorch's defaults; cpu: fp32) and prints one JSON line per

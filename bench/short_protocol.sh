@@ -8,14 +8,14 @@
 # (go-HEAD-SEED, pytorch-HEAD-SEED), then regenerates RESULTS.md's tables.
 # About 40 minutes on 2 quiet cores.
 #
-#   bench/short_protocol.sh [OUT]          (default results/fashion-mnist-short)
+#   bench/short_protocol.sh [OUT]          (default bench/results/fashion-mnist-short)
 #
 # Environment: DATA (the Fashion-MNIST folder; default
 # ../shared/datasets/fashion-mnist), SEEDS (default "1 2 3"), PYTHON (the
 # Python with PyTorch; default /usr/bin/python3, Debian's python3-torch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-results/fashion-mnist-short}
+out=${1:-bench/results/fashion-mnist-short}
 data=${DATA:-../shared/datasets/fashion-mnist}
 seeds=${SEEDS:-1 2 3}
 ./build.sh >/dev/null

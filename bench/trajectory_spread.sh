@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/trajectory_spread.sh [K]: how chaotic the end of PyTorch's 30-step
-# Fashion-MNIST trajectory is (model/modeltest's Trajectory): the softmax
+# Fashion-MNIST trajectory is (train/traintest's Trajectory): the softmax
 # head's run replayed with the last bias of its initial parameters scaled
 # by 1+k*1e-6 for k = 0..K (default 8), on the native CPU backend, and on
 # the CPU backend compiled to WebAssembly under Node.js with relaxed SIMD

@@ -7,7 +7,7 @@
 #   bench/wasm_threads.sh build DIR
 #       (with Go and Node.js) builds into DIR what the run needs:
 #       experiment's test binary for js/wasm on a shared memory
-#       (internal/sharedwasm), Go's wasm_exec.js, this Node.js (xz), and
+#       (tools/sharedwasm), Go's wasm_exec.js, this Node.js (xz), and
 #       the commit's name.
 #   bench/wasm_threads.sh run DIR OUT [ROUNDS]
 #       (in the repository) runs experiment's BenchmarkConvNetStep/batch64
@@ -36,7 +36,7 @@ build() {
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	GOOS=js GOARCH=wasm go test -c -trimpath -o "$dir/plain.wasm" ./experiment
-	go run ./internal/sharedwasm "$dir/plain.wasm" "$dir/experiment.wasm"
+	go run ./tools/sharedwasm "$dir/plain.wasm" "$dir/experiment.wasm"
 	rm "$dir/plain.wasm"
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$dir/"
 	xz -T0 -f "$dir/experiment.wasm"

@@ -243,11 +243,11 @@ func nodeVersion(node string) string {
 }
 
 // sharedWasm returns the WebAssembly program test rewritten by
-// internal/sharedwasm to run on a shared memory.
+// tools/sharedwasm to run on a shared memory.
 func sharedWasm(b *testing.B, test string) string {
 	b.Helper()
 	out := strings.TrimSuffix(test, ".wasm") + "-shared.wasm"
-	cmd := exec.Command("go", "run", "./internal/sharedwasm", test, out)
+	cmd := exec.Command("go", "run", "./tools/sharedwasm", test, out)
 	cmd.Dir = ".."
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("sharedwasm: %v\n%s", err, msg)

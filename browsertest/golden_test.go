@@ -13,7 +13,7 @@ import (
 
 	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels/cpu"
-	"github.com/deeplda/deeplda/model/modeltest"
+	"github.com/deeplda/deeplda/train/traintest"
 )
 
 // goldenResult is the summary the golden page program writes into #result
@@ -95,7 +95,7 @@ func serveGoldenPage(t testing.TB, pageDir, goldenDir string) string {
 	return srv.URL + at
 }
 
-// nativeCounter counts the checks of the native run (modeltest.Counter).
+// nativeCounter counts the checks of the native run (traintest.Counter).
 type nativeCounter struct {
 	testing.TB
 	n int
@@ -103,7 +103,7 @@ type nativeCounter struct {
 
 func (c *nativeCounter) Count(string) { c.n++ }
 
-// TestGoldenInBrowser runs the golden checks of model/modeltest (the head
+// TestGoldenInBrowser runs the golden checks of train/traintest (the head
 // cases and the MLP model case: forward, loss, every gradient, Adam steps,
 // eval delta) inside Chromium: on WebGPU (SwiftShader in headless
 // Chromium) with the GPU tolerance of the native WebGPU tests, and on the
@@ -119,12 +119,12 @@ func TestGoldenInBrowser(t *testing.T) {
 	want := map[string]int{}
 	for _, name := range []string{"head_cases", "mlp_synthetic"} {
 		c := &nativeCounter{TB: t}
-		f := modeltest.Open(t, name)
+		f := traintest.Open(t, name)
 		if name == "head_cases" {
-			modeltest.CheckHeadCases(c, cpu.New(), f, modeltest.Tolerance{RTol: 1e-4, ATol: 1e-4})
+			traintest.CheckHeadCases(c, cpu.New(), f, traintest.Tolerance{RTol: 1e-4, ATol: 1e-4})
 		} else {
-			mc, _ := modeltest.CaseNamed(name)
-			modeltest.CheckCase(c, cpu.New(), mc, f, modeltest.Tolerance{RTol: 1e-4, ATol: 1e-4})
+			mc, _ := traintest.CaseNamed(name)
+			traintest.CheckCase(c, cpu.New(), mc, f, traintest.Tolerance{RTol: 1e-4, ATol: 1e-4})
 		}
 		want[name] = c.n
 	}

@@ -63,15 +63,15 @@ func trainTiny(t *testing.T, dataDir, dir, head string) float64 {
 }
 
 // modelSite serves site (a built site's URL, such as fashionSite's) with
-// the trained models of src laid out by internal/modelindex, as
+// the trained models of src laid out by tools/modelindex, as
 // DEEPLDA_MODELS=src ./build.sh site does, in site/models/.
 func modelSite(t *testing.T, site, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	c := exec.Command("go", "run", "./internal/modelindex", src, dst)
+	c := exec.Command("go", "run", "./tools/modelindex", src, dst)
 	c.Dir = ".."
 	if b, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("internal/modelindex: %v\n%s", err, b)
+		t.Fatalf("tools/modelindex: %v\n%s", err, b)
 	}
 	u, err := url.Parse(site)
 	if err != nil {

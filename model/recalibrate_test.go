@@ -10,7 +10,7 @@ import (
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/model"
-	"github.com/deeplda/deeplda/model/modeltest"
+	"github.com/deeplda/deeplda/train/traintest"
 )
 
 func seqOf(xs ...kernels.Tensor) iter.Seq[kernels.Tensor] { return slices.Values(xs) }
@@ -21,9 +21,9 @@ func seqOf(xs ...kernels.Tensor) iter.Seq[kernels.Tensor] { return slices.Values
 // 0.9*initial, so the batch statistics (which a recalibration over that
 // single batch must give) are (after - 0.9*init)/0.1.
 func TestRecalibrateGolden(t *testing.T) {
-	f := modeltest.Open(t, "convnet_fmnist")
+	f := traintest.Open(t, "convnet_fmnist")
 	be := cpu.New()
-	c := modeltest.Cases[1]
+	c := traintest.Cases[1]
 	m, err := model.New(be, c.Spec)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestRecalibrateGolden(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("%d batches, %v", n, err)
 	}
-	tol := modeltest.Tolerance{RTol: 1e-4, ATol: 1e-4}
+	tol := traintest.Tolerance{RTol: 1e-4, ATol: 1e-4}
 	for _, b := range m.Buffers {
 		after, init := f.Tensors["after_forward/"+b.Name].F32, f.Tensors["init/"+b.Name].F32
 		want := make([]float32, len(after))
@@ -46,7 +46,7 @@ func TestRecalibrateGolden(t *testing.T) {
 			want[i] = float32((float64(after[i]) - 0.9*float64(init[i])) / 0.1)
 		}
 		got, _ := be.Read(b.T)
-		modeltest.Compare(t, b.Name, got, want, tol)
+		traintest.Compare(t, b.Name, got, want, tol)
 	}
 	for _, bn := range m.BatchNorms() {
 		if bn.Momentum != 0.1 || *bn.Tracked != 1 {

@@ -8,7 +8,7 @@
 
   // SHARED_MAX_PAGES is the maximum of the shared memory, in 64 KiB pages
   // (4 GiB): app-threads.wasm imports a memory with this maximum
-  // (internal/sharedwasm, maxPages), and an imported shared memory must
+  // (tools/sharedwasm, maxPages), and an imported shared memory must
   // match it.
   const SHARED_MAX_PAGES = 65536;
 

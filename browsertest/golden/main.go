@@ -3,7 +3,7 @@
 // Command golden is the page program of the browser's golden check
 // (browsertest/golden_test.go): it fetches the PyTorch golden files from
 // the server, opens the WebGPU backend through navigator.gpu and runs the
-// same checks as the native tests (model/modeltest: the head cases and the
+// same checks as the native tests (train/traintest: the head cases and the
 // MLP model case: forward, loss, every gradient, Adam steps, eval delta),
 // then writes a JSON summary into <pre id="result"> and sets
 // document.body.dataset.state to "done" (the checks ran; the summary lists
@@ -13,7 +13,7 @@
 //
 //	golden=URL       where the golden files are (default "golden/")
 //	backend=webgpu   the backend: webgpu (default) or cpu
-//	cases=a,b        the model cases of modeltest.Cases (default mlp_synthetic)
+//	cases=a,b        the model cases of traintest.Cases (default mlp_synthetic)
 //
 // With toy=1 it instead times the toy DNLL training run on the CPU backend
 // in a bare loop, for the benchmark of browsertest/bench_test.go:
@@ -46,16 +46,16 @@ import (
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/webgpu"
-	"github.com/deeplda/deeplda/model/modeltest"
 	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train"
+	"github.com/deeplda/deeplda/train/traintest"
 )
 
 // Tolerances of the native tests: kernels/webgpu/conformance_test.go and
 // kernels/cpu/golden_test.go.
 var (
-	gpuTol = modeltest.Tolerance{RTol: 1e-3, ATol: 1e-4}
-	cpuTol = modeltest.Tolerance{RTol: 1e-4, ATol: 1e-4}
+	gpuTol = traintest.Tolerance{RTol: 1e-3, ATol: 1e-4}
+	cpuTol = traintest.Tolerance{RTol: 1e-4, ATol: 1e-4}
 )
 
 func main() {
@@ -136,7 +136,7 @@ type summary struct {
 // fatal unwinds a section after Fatalf.
 type fatal struct{}
 
-// reporter is the modeltest.TB (and modeltest.Counter) of the page: it
+// reporter is the traintest.TB (and traintest.Counter) of the page: it
 // collects failures and counts the checks of the section it runs.
 type reporter struct {
 	s   *summary
@@ -224,9 +224,9 @@ func golden(param func(name, def string) string) *summary {
 		s.Error = err.Error()
 		return s
 	}
-	r.run("head_cases", func() { modeltest.CheckHeadCases(r, be, heads, tol) })
+	r.run("head_cases", func() { traintest.CheckHeadCases(r, be, heads, tol) })
 	for _, name := range strings.Split(param("cases", "mlp_synthetic"), ",") {
-		c, ok := modeltest.CaseNamed(name)
+		c, ok := traintest.CaseNamed(name)
 		if !ok {
 			s.Error = fmt.Sprintf("no golden model case %q", name)
 			return s
@@ -236,7 +236,7 @@ func golden(param func(name, def string) string) *summary {
 			s.Error = err.Error()
 			return s
 		}
-		r.run(name, func() { modeltest.CheckCase(r, be, c, f, tol) })
+		r.run(name, func() { traintest.CheckCase(r, be, c, f, tol) })
 	}
 	if err := be.Sync(); err != nil {
 		s.Error = "the backend failed: " + err.Error()

@@ -1,5 +1,5 @@
 // wasm_exec_threads.js runs a Go program for js/wasm whose memory
-// internal/sharedwasm made shared, under Node.js, as site/app.js runs
+// tools/sharedwasm made shared, under Node.js, as site/app.js runs
 // app-threads.wasm in a cross-origin isolated page: on a shared memory
 // of the size the program asks for, with the globals the CPU backend
 // looks for before it starts the SIMD module's threads
@@ -51,7 +51,7 @@ const bin = fs.readFileSync(program);
 const mod = new WebAssembly.Module(bin);
 const [sec] = WebAssembly.Module.customSections(mod, "deeplda-memory");
 if (!sec) {
-	console.error(program + " has no deeplda-memory section: not written by internal/sharedwasm");
+	console.error(program + " has no deeplda-memory section: not written by tools/sharedwasm");
 	process.exit(2);
 }
 const go = new Go();

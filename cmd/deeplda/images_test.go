@@ -11,9 +11,9 @@ import (
 	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/model"
-	"github.com/deeplda/deeplda/model/modeltest"
 	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train"
+	"github.com/deeplda/deeplda/train/traintest"
 )
 
 // fmnistDir returns the shared Fashion-MNIST folder (or skips).
@@ -25,7 +25,7 @@ func fmnistDir(t *testing.T) string {
 // model file as a checkpoint with PyTorch's names and returns its path.
 func goldenCheckpoint(t *testing.T, name string) (string, *safetensors.File) {
 	t.Helper()
-	g := modeltest.Open(t, name)
+	g := traintest.Open(t, name)
 	f := safetensors.New()
 	for n, v := range g.Tensors {
 		if k, ok := strings.CutPrefix(n, "adam/final/"); ok {
@@ -126,7 +126,7 @@ func TestImageBadFiles(t *testing.T) {
 // their inputs: the discriminants must match PyTorch's evaluation-mode
 // delta (adam/eval_delta).
 func TestEvalGoldenCheckpoints(t *testing.T) {
-	tol := modeltest.Tolerance{RTol: 1e-4, ATol: 1e-4}
+	tol := traintest.Tolerance{RTol: 1e-4, ATol: 1e-4}
 	for _, tc := range []struct {
 		name string
 		hw   [2]int
@@ -142,7 +142,7 @@ func TestEvalGoldenCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		modeltest.Compare(t, tc.name+" eval_delta", res.Out.Scores, g.Tensors["adam/eval_delta"].F32, tol)
+		traintest.Compare(t, tc.name+" eval_delta", res.Out.Scores, g.Tensors["adam/eval_delta"].F32, tol)
 		if res.Report.Head.CovKind == "" || res.Report.Test.Examples != len(y.I32) {
 			t.Errorf("%s: report %+v", tc.name, res.Report.Head)
 		}

@@ -50,14 +50,14 @@ func TestSweepBlock(t *testing.T) {
 		"| lambda | runs | test accuracy (%) | test ECE (%, 10 bins) | learned sigma |",
 		"| 0.01 | 2 | 81.50 (81.00-82.00) | 2.00 | 1.15 (1.1-1.2) |",
 		"| 1 | 2 | 81.50 (81.00-82.00) | 2.00 | 2.15 (2.1-2.2) |",
-		"![Learned sigma against lambda](results/sweep-reduced/sweep_sigma.svg)",
+		"![Learned sigma against lambda](figures/sweep-reduced/sweep_sigma.svg)",
 		"from report.json files written at abc.",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the sweep block lacks %q:\n%s", want, s)
 		}
 	}
-	if n != 1 || len(files) != 3 || !strings.HasPrefix(string(files[filepath.Join("results", "sweep-reduced", "sweep_sigma.svg")]), "<svg") {
+	if n != 1 || len(files) != 3 || !strings.HasPrefix(string(files[filepath.Join("figures", "sweep-reduced", "sweep_sigma.svg")]), "<svg") {
 		t.Errorf("%d blocks, figures %v; want 1 and the three figures", n, len(files))
 	}
 	if _, _, _, err := Regenerate([]byte("<!-- results: sweep "+t.TempDir()+" -->\n<!-- end results -->\n"), "def"); err == nil || !strings.Contains(err.Error(), "sweep.json") {

@@ -348,9 +348,9 @@ var figureKinds = map[string]func([]*runReport) (string, map[string][]byte, erro
 	"curves":  curveFigures,
 }
 
-// FiguresDir is the folder of the figures that the figures and curves
-// kinds draw.
-const FiguresDir = "results"
+// FiguresDir is the folder of RESULTS.md's SVG figures, which the
+// figures, curves and sweep kinds draw.
+const FiguresDir = "figures"
 
 // comparisonFigures draws the figures kind of a marker: two runs, an LDA
 // head's and a softmax head's, as deeplda train -compare draws its heads:

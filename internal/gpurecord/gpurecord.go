@@ -1,5 +1,5 @@
 // Package gpurecord is the schema of bench/gpu.sh's record,
-// gpu-<adapter>.json: what internal/gpureport writes and cmd/results reads
+// gpu-<adapter>.json: what tools/gpureport writes and cmd/results reads
 // for BENCHMARKS.md's GPU tables; and of bench/page_gpu.sh's,
 // gpu-<adapter>-page.json, with what the page's test hands it.
 package gpurecord
@@ -44,7 +44,7 @@ type Record struct {
 }
 
 // TrajectoryRun is one run of the golden trajectory, as
-// modeltest.Trajectory and bench/pytorch_trajectory.py measure it.
+// traintest.Trajectory and bench/pytorch_trajectory.py measure it.
 type TrajectoryRun struct {
 	Engine string `json:"engine"` // deeplda or pytorch
 	Device string `json:"device"` // the adapter, or PyTorch's device (cuda, cuda-tf32, cpu)

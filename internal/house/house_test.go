@@ -1,37 +1,28 @@
-// Package house checks that the packages' imports match the floors of
-// ARCHITECTURE.md's package graph: a package imports only packages on
-// lower floors.
+// Package house checks the house's rules: the packages' imports match the
+// floors of ARCHITECTURE.md's package graph (a package imports only
+// packages on lower floors and stands on the lowest floor they allow), a
+// folder holds commands or libraries, docs/layout.md lists every package,
+// and the front documents stay short.
 package house
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/deeplda/deeplda/"
-
-// helpers are the packages that ARCHITECTURE.md places in words, below
-// its picture: the test helpers and tools that are not commands, on the
-// floor above what they use.
-var helpers = map[string]int{
-	"internal/sharedtest":              0,
-	"internal/fmapeak":                 0,
-	"kernels/kerneltest":               2,
-	"kernels/webgpu/webgputest":        2,
-	"model/modeltest":                  4,
-	"internal/gpurecord":               5,
-	"internal/gpurecord/gpurecordtest": 6,
-	"engine/enginetest":                6,
-	"browsertest":                      8,
-}
 
 // floorLine is a line of the picture that starts a floor: its number and
 // the first of its packages.
@@ -85,8 +76,8 @@ func floors(t *testing.T) map[string]int {
 
 // pkg is what go list says of a package.
 type pkg struct {
-	ImportPath, Name string
-	GoFiles, Imports []string
+	ImportPath, Name, Dir string
+	GoFiles, Imports      []string
 }
 
 // list runs go list on the module's packages for the environment env.
@@ -118,54 +109,183 @@ func list(t *testing.T, env ...string) []pkg {
 	return out
 }
 
+// packages lists the module's packages, natively and in js/wasm (where a
+// package is in both, the imports of both): the import paths below the
+// module, their names, whether they have files besides tests, and the
+// module's packages they import.
+func packages(t *testing.T) map[string]*pkg {
+	t.Helper()
+	if listed != nil {
+		return listed
+	}
+	out := map[string]*pkg{}
+	var all []pkg
+	for _, env := range [][]string{nil, {"GOOS=js", "GOARCH=wasm"}} {
+		ps := list(t, env...)
+		all = append(all, ps...)
+		for _, p := range ps {
+			name := strings.TrimPrefix(p.ImportPath, module)
+			q := out[name]
+			if q == nil {
+				q = &pkg{ImportPath: name, Name: p.Name}
+				out[name] = q
+			}
+			q.GoFiles = append(q.GoFiles, p.GoFiles...)
+			for _, imp := range p.Imports {
+				if dep, ok := strings.CutPrefix(imp, module); ok && !slices.Contains(q.Imports, dep) {
+					q.Imports = append(q.Imports, dep)
+				}
+			}
+		}
+	}
+	watch(t, all)
+	listed = out
+	return out
+}
+
+// watch reads the module's folders and the state of each package's
+// files, so that go test's cache, which knows only the files that a test
+// itself opens, reruns the tests when a package comes, goes or changes.
+func watch(t *testing.T, pkgs []pkg) {
+	t.Helper()
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if n := d.Name(); n != ".." && (strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata") {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		for _, f := range p.GoFiles {
+			if _, err := os.Stat(filepath.Join(p.Dir, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// listed caches packages' answer for the tests that follow.
+var listed map[string]*pkg
+
 // TestNoImportRunsUp checks every package of the module, natively and in
-// js/wasm: each is on a floor (the picture's or helpers') or a command
-// above them all, and a package on a floor imports only packages on lower
-// floors.
+// js/wasm, against ARCHITECTURE.md's picture: each is on a floor or a
+// command above them all; a package on a floor imports only packages on
+// lower floors, and a library stands on the lowest floor its imports
+// allow, one above the highest of them, so that the picture matches the
+// imports. A library in another package's folder imports nothing that
+// stands above that package outside its folder (a test helper under
+// model/ that imports train runs up the house).
 func TestNoImportRunsUp(t *testing.T) {
 	fl := floors(t)
-	for name, f := range helpers {
-		if _, ok := fl[name]; ok {
-			t.Errorf("%s is both in the picture and among the helpers", name)
+	pkgs := packages(t)
+	for _, name := range slices.Sorted(maps.Keys(pkgs)) {
+		p := pkgs[name]
+		if len(p.GoFiles) == 0 {
+			continue // tests alone
 		}
-		fl[name] = f
-	}
-	seen := map[string]bool{}
-	for _, env := range [][]string{nil, {"GOOS=js", "GOARCH=wasm"}} {
-		for _, p := range list(t, env...) {
-			name := strings.TrimPrefix(p.ImportPath, module)
-			if seen[name] {
-				continue
+		floor, placed := fl[name]
+		command := p.Name == "main"
+		if !placed && command {
+			continue // a command of its own, above everything
+		}
+		if !placed {
+			t.Errorf("%s stands on no floor: add it to ARCHITECTURE.md's picture", name)
+			continue
+		}
+		top := -1
+		for _, dep := range p.Imports {
+			f, ok := fl[dep]
+			if !ok {
+				t.Errorf("%s (floor %d) imports %s, which stands on no floor", name, floor, dep)
+			} else if f >= floor {
+				t.Errorf("%s (floor %d) imports %s (floor %d): an import that does not run down", name, floor, dep, f)
 			}
-			seen[name] = true
-			if len(p.GoFiles) == 0 {
-				continue // tests alone
-			}
-			floor, placed := fl[name]
-			if !placed && p.Name == "main" {
-				continue // a command of its own, above everything
-			}
-			if !placed {
-				t.Errorf("%s stands on no floor: add it to ARCHITECTURE.md's picture", name)
-				continue
-			}
-			for _, imp := range p.Imports {
-				dep, ok := strings.CutPrefix(imp, module)
-				if !ok {
-					continue
-				}
-				if f, ok := fl[dep]; !ok || f >= floor {
-					t.Errorf("%s (floor %d) imports %s (floor %d): an import that does not run down", name, floor, dep, f)
-				}
+			top = max(top, f)
+		}
+		if command {
+			continue
+		}
+		if top+1 != floor {
+			t.Errorf("%s stands on floor %d, but its imports put it on floor %d: move it in ARCHITECTURE.md's picture", name, floor, top+1)
+		}
+		owner := path.Dir(name)
+		for owner != "." && pkgs[owner] == nil {
+			owner = path.Dir(owner)
+		}
+		of, ok := fl[owner]
+		if !ok {
+			continue
+		}
+		for _, dep := range p.Imports {
+			if f := fl[dep]; f > of && !strings.HasPrefix(dep, owner+"/") {
+				t.Errorf("%s, in %s's folder (floor %d), imports %s (floor %d): an import that runs up out of the folder", name, owner, of, dep, f)
 			}
 		}
 	}
 	for name := range fl {
-		if !seen[name] {
+		if pkgs[name] == nil {
 			t.Errorf("ARCHITECTURE.md places %s, which is not a package", name)
 		}
 	}
 }
+
+// TestFoldersHoldOneKind checks that a folder that is no package (cmd/,
+// tools/, internal/) holds commands or libraries, not both: the libraries
+// that the packages import do not live among the tools.
+func TestFoldersHoldOneKind(t *testing.T) {
+	pkgs := packages(t)
+	kinds := map[string]map[bool][]string{}
+	for name, p := range pkgs {
+		dir := path.Dir(name)
+		if dir == "." || pkgs[dir] != nil || len(p.GoFiles) == 0 {
+			continue
+		}
+		if kinds[dir] == nil {
+			kinds[dir] = map[bool][]string{}
+		}
+		kinds[dir][p.Name == "main"] = append(kinds[dir][p.Name == "main"], name)
+	}
+	for dir, k := range kinds {
+		if len(k) > 1 {
+			slices.Sort(k[true])
+			slices.Sort(k[false])
+			t.Errorf("%s/ holds commands %v and libraries %v: one kind a folder", dir, k[true], k[false])
+		}
+	}
+}
+
+// TestLayoutListsEveryPackage checks that docs/layout.md's table has a
+// row for every package of the module.
+func TestLayoutListsEveryPackage(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join("..", "..", "docs", "layout.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(string(md), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 3 {
+			continue
+		}
+		for _, m := range folderCell.FindAllStringSubmatch(cells[1], -1) {
+			rows[m[1]] = true
+		}
+	}
+	for name := range packages(t) {
+		if !rows[name] {
+			t.Errorf("docs/layout.md has no row for %s/", name)
+		}
+	}
+}
+
+// folderCell is a folder named in the first cell of a row of
+// docs/layout.md's table.
+var folderCell = regexp.MustCompile("`([^`]+)/`")
 
 // TestDocSizes keeps the front documents short: README.md is a front
 // page of at most 120 lines, and BENCHMARKS.md holds today's tables in

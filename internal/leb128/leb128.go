@@ -1,7 +1,7 @@
 // Package leb128 encodes the variable-length integers of the WebAssembly
 // binary format (LEB128), for the code that writes WebAssembly modules:
 // the SIMD kernels' module (kernels/cpu/gemm/internal/wasmsimd) and the
-// shared-memory build of the page (internal/sharedwasm).
+// shared-memory build of the page (tools/sharedwasm).
 package leb128
 
 // AppendUnsigned appends the unsigned LEB128 encoding of v to b.

@@ -34,7 +34,7 @@ type frame struct {
 //
 // Together with filterParts, the group size sets the order of the sums of
 // Conv2DBackwardFilter (the same on any number of cores). The evaluation
-// accuracy at the end of modeltest.Trajectory's 30 steps is chaotic in
+// accuracy at the end of traintest.Trajectory's 30 steps is chaotic in
 // that order: across group sizes 192 to 1024 (before filterParts) the LDA
 // head ended 246 to 254 of 512 images right (PyTorch: 253); it is 249
 // now, on 1, 2 and 4 cores.

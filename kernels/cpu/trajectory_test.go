@@ -4,19 +4,19 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels/cpu/gemm"
-	"github.com/deeplda/deeplda/model/modeltest"
+	"github.com/deeplda/deeplda/train/traintest"
 )
 
 // TestTrajectory replays PyTorch's 30-step Fashion-MNIST training run for
-// the LDA and softmax heads (modeltest.Trajectory), within
+// the LDA and softmax heads (traintest.Trajectory), within
 // trajectoryTolerance.
-func TestTrajectory(t *testing.T) { modeltest.Trajectory(t, New(), trajectoryTolerance()) }
+func TestTrajectory(t *testing.T) { traintest.Trajectory(t, New(), trajectoryTolerance()) }
 
-// trajectoryTolerance is modeltest.SIMDTrajectoryTolerance where the
+// trajectoryTolerance is traintest.SIMDTrajectoryTolerance where the
 // products run in the WebAssembly SIMD module, else the default.
-func trajectoryTolerance() modeltest.TrajectoryTolerance {
+func trajectoryTolerance() traintest.TrajectoryTolerance {
 	if gemm.SIMD() {
-		return modeltest.SIMDTrajectoryTolerance
+		return traintest.SIMDTrajectoryTolerance
 	}
-	return modeltest.DefaultTrajectoryTolerance
+	return traintest.DefaultTrajectoryTolerance
 }

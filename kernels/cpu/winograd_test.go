@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/deeplda/deeplda/kernels/kerneltest"
-	"github.com/deeplda/deeplda/model/modeltest"
+	"github.com/deeplda/deeplda/train/traintest"
 )
 
 // TestConformanceWinograd runs the conformance suite with the 3x3
@@ -18,10 +18,10 @@ func TestConformanceWinograd(t *testing.T) {
 }
 
 // TestTrajectoryWinograd replays PyTorch's 30-step training run
-// (modeltest.Trajectory) with the convolutions of F(2x2, 3x3), as the
+// (traintest.Trajectory) with the convolutions of F(2x2, 3x3), as the
 // page's CPU backend computes them (within trajectoryTolerance).
 func TestTrajectoryWinograd(t *testing.T) {
 	b := New()
 	b.winograd = true
-	modeltest.Trajectory(t, b, trajectoryTolerance())
+	traintest.Trajectory(t, b, trajectoryTolerance())
 }

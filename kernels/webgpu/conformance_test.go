@@ -6,7 +6,7 @@ import (
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/cpu"
 	"github.com/deeplda/deeplda/kernels/kerneltest"
-	"github.com/deeplda/deeplda/model/modeltest"
+	"github.com/deeplda/deeplda/train/traintest"
 )
 
 var _ kernels.Backend = (*Backend)(nil)
@@ -19,15 +19,15 @@ var gpuTol = kerneltest.Tolerance{RTol: 1e-3, ATol: 1e-4}
 func TestConformance(t *testing.T) { kerneltest.Test(t, openBackend(t), gpuTol) }
 
 func TestGoldenHead(t *testing.T) {
-	modeltest.HeadCases(t, openBackend(t), modeltest.Tolerance{RTol: 1e-3, ATol: 1e-4})
+	traintest.HeadCases(t, openBackend(t), traintest.Tolerance{RTol: 1e-3, ATol: 1e-4})
 }
 
 func TestGoldenModels(t *testing.T) {
-	modeltest.Golden(t, openBackend(t), modeltest.Tolerance{RTol: 1e-3, ATol: 1e-4})
+	traintest.Golden(t, openBackend(t), traintest.Tolerance{RTol: 1e-3, ATol: 1e-4})
 }
 
 // TestTrajectory replays PyTorch's Fashion-MNIST run with the tolerance
-// that PyTorch's own run on a GPU needs (modeltest.GPUTrajectoryTolerance:
+// that PyTorch's own run on a GPU needs (traintest.GPUTrajectoryTolerance:
 // the shaders sum in a GPU's orders on any adapter). On a CPU
 // implementation of WebGPU (lavapipe) a step takes about 13 s, so the
 // first 5 steps run there; the whole run on a GPU (bench/gpu.sh).
@@ -35,15 +35,15 @@ func TestTrajectory(t *testing.T) {
 	be := openBackend(t)
 	if be.Software() {
 		t.Logf("%s is a CPU implementation of WebGPU: the first 5 steps only", be.Info().Adapter)
-		modeltest.TrajectoryFirst(t, be, modeltest.GPUTrajectoryTolerance)
+		traintest.TrajectoryFirst(t, be, traintest.GPUTrajectoryTolerance)
 		return
 	}
-	modeltest.Trajectory(t, be, modeltest.GPUTrajectoryTolerance)
+	traintest.Trajectory(t, be, traintest.GPUTrajectoryTolerance)
 }
 
 // TestLockstep compares the trajectory's gradients with the CPU backend's,
 // step by step from the same parameters: on a GPU where the trajectory
 // drifts, it names the gradient where the drift starts.
 func TestLockstep(t *testing.T) {
-	modeltest.Lockstep(t, openBackend(t), cpu.New(), 3, 1e-2)
+	traintest.Lockstep(t, openBackend(t), cpu.New(), 3, 1e-2)
 }

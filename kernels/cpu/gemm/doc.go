@@ -77,7 +77,7 @@
 //
 // Threads in the browser. Go's WebAssembly port runs one thread, but where
 // the page runs with a shared memory (cross-origin isolated, the build of
-// internal/sharedwasm) the SIMD kernel starts Web Workers that run the
+// tools/sharedwasm) the SIMD kernel starts Web Workers that run the
 // module's worker loop over that memory, and each macro call big enough is
 // split into ranges of whole tiles between the main thread and the workers
 // (wasmsimd.SharedModule, simd_js.go): the packing stays on the main

@@ -10,7 +10,7 @@
 // trajectory reads only the first 1920 training and 512 test images. The
 // smaller files no longer match the published SHA-256; the trajectory test
 // reads them unverified when DEEPLDA_SHARED points at them
-// (model/modeltest).
+// (train/traintest).
 //
 //	gpucarry golden -drop REGEXP SRC DST
 //

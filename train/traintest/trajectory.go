@@ -1,4 +1,4 @@
-package modeltest
+package traintest
 
 import (
 	"fmt"
@@ -70,7 +70,7 @@ var DefaultTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 5e-4, Losses: 
 // same orders on a CPU implementation of WebGPU, where the first 5 losses
 // land anywhere below about 1e-3 as well: a change of summation order in
 // BatchNorm's statistics moved them from 2.3e-4 and 3.9e-4 (LDA, softmax)
-// to 1.4e-4 and 8.6e-4 on lavapipe, while modeltest.Lockstep's gradients
+// to 1.4e-4 and 8.6e-4 on lavapipe, while traintest.Lockstep's gradients
 // stayed within 5e-3 of the CPU backend's; the ReLUs' kinks make the
 // first steps' gradients that sensitive.
 var GPUTrajectoryTolerance = TrajectoryTolerance{FirstLosses: 2e-3, Losses: 2e-2, AccuracyImages: 12, Logits: 0.15}
@@ -144,7 +144,7 @@ func trajectoryData(t *testing.T) (f *safetensors.File, train, test data.Dataset
 		t.Fatal(err)
 	}
 	if os.Getenv("DEEPLDA_SHARED") != "" {
-		// bench/gpu.sh's copy: the first images only (internal/gpucarry,
+		// bench/gpu.sh's copy: the first images only (tools/gpucarry,
 		// which read them from the verified files).
 		for _, files := range [][]images.File{spec.Train, spec.Test} {
 			for i := range files {
@@ -292,7 +292,7 @@ func perturb(f *safetensors.File, head, env string) error {
 // correct counts the rows of scores whose argmax is the label.
 func correct(scores []float32, y []int32, c int) int {
 	if len(scores) != len(y)*c {
-		panic(fmt.Sprintf("modeltest: %d scores for %d labels of %d classes", len(scores), len(y), c))
+		panic(fmt.Sprintf("traintest: %d scores for %d labels of %d classes", len(scores), len(y), c))
 	}
 	n := 0
 	for i, l := range y {

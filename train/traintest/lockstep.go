@@ -1,4 +1,4 @@
-package modeltest
+package traintest
 
 import (
 	"fmt"

@@ -221,7 +221,7 @@ func put(m map[string]map[string]float64, k1, k2 string, v float64) {
 // subtest that passed, failed or was skipped. A binary that ended
 // without a final pass or fail (it crashed, or was killed) counts as a
 // failure. It also reads the whole trajectory's figures from the
-// trajectory test's log (modeltest.Trajectory's lines).
+// trajectory test's log (traintest.Trajectory's lines).
 func readConformance(path, adapter string) (gpurecord.Conformance, []gpurecord.TrajectoryRun, error) {
 	var c gpurecord.Conformance
 	runs := map[string]*gpurecord.TrajectoryRun{}
@@ -287,7 +287,7 @@ func readConformance(path, adapter string) (gpurecord.Conformance, []gpurecord.T
 	return c, traj, err
 }
 
-// The lines of modeltest.Trajectory's log that hold its figures.
+// The lines of traintest.Trajectory's log that hold its figures.
 var (
 	lossesLine   = regexp.MustCompile(`largest relative loss difference ([0-9.e+-]+) in the first 5, ([0-9.e+-]+) overall`)
 	logitsLine   = regexp.MustCompile(`test512_logits: relative L2 error ([0-9.e+-]+)`)

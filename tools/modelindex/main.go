@@ -2,7 +2,7 @@
 // the repository; see models/README.md) for the static site, for build.sh's
 // site target:
 //
-//	go run ./internal/modelindex SRC DST
+//	go run ./tools/modelindex SRC DST
 //
 // copies every SRC/<name>/ (checkpoint.safetensors, report.json,
 // COMMAND.txt) to DST/<name>/ and writes DST/index.json, the list of

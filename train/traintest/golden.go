@@ -1,5 +1,7 @@
-// Package modeltest checks a kernels.Backend through whole models against
-// the PyTorch reference values in ../shared/golden. Every backend's tests
+// Package traintest checks a kernels.Backend through whole models and
+// their training against the PyTorch reference values in ../shared/golden:
+// a model's forward, loss, gradients and Adam steps (Golden), and a short
+// training run step by step (Trajectory, Lockstep). Every backend's tests
 // call Golden, in the style of gonum's testblas.
 //
 // The checks report to a TB, which *testing.T satisfies, and take the golden
@@ -8,7 +10,7 @@
 // browsertest/golden fetches the files and runs them on WebGPU in the page.
 // HeadCases and Golden are the wrappers for tests, which read the files from
 // ../shared/golden.
-package modeltest
+package traintest
 
 import (
 	"fmt"

@@ -3,7 +3,7 @@
 // page creates and passes in, which Web Workers can then read and write in
 // place:
 //
-//	go run ./internal/sharedwasm IN OUT
+//	go run ./tools/sharedwasm IN OUT
 //
 // Go's linker always defines the module's own, non-shared memory. The copy
 // written to OUT has that memory section removed and, appended to the
@@ -72,7 +72,7 @@ func main() {
 // run reads the binary args[0] and writes its shared-memory copy to args[1].
 func run(args []string) error {
 	if len(args) != 2 {
-		return errors.New("usage: go run ./internal/sharedwasm IN OUT")
+		return errors.New("usage: go run ./tools/sharedwasm IN OUT")
 	}
 	in, err := os.ReadFile(args[0])
 	if err != nil {

@@ -20,7 +20,7 @@
 //
 // Usage:
 //
-//	go test -json ./... | go run ./internal/testsummary
+//	go test -json ./... | go run ./tools/testsummary
 package main
 
 import (
@@ -35,7 +35,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		fmt.Fprintln(os.Stderr, "usage: go test -json PACKAGES | go run ./internal/testsummary")
+		fmt.Fprintln(os.Stderr, "usage: go test -json PACKAGES | go run ./tools/testsummary")
 		os.Exit(2)
 	}
 	if !summarize(os.Stdin, os.Stdout) {
