@@ -28,6 +28,7 @@ var helpers = map[string]int{
 	"kernels/webgpu/webgputest":        2,
 	"model/modeltest":                  4,
 	"internal/gpurecord":               5,
+	"browsertest/goldenpage":           5,
 	"internal/gpurecord/gpurecordtest": 6,
 	"engine/enginetest":                6,
 	"browsertest":                      8,

@@ -19,11 +19,11 @@ var gpuTol = kerneltest.Tolerance{RTol: 1e-3, ATol: 1e-4}
 func TestConformance(t *testing.T) { kerneltest.Test(t, openBackend(t), gpuTol) }
 
 func TestGoldenHead(t *testing.T) {
-	modeltest.HeadCases(t, openBackend(t), modeltest.Tolerance{RTol: 1e-3, ATol: 1e-4})
+	modeltest.HeadCases(t, openBackend(t), modeltest.GPUTolerance)
 }
 
 func TestGoldenModels(t *testing.T) {
-	modeltest.Golden(t, openBackend(t), modeltest.Tolerance{RTol: 1e-3, ATol: 1e-4})
+	modeltest.Golden(t, openBackend(t), modeltest.GPUTolerance)
 }
 
 // TestTrajectory replays PyTorch's Fashion-MNIST run with the tolerance
