@@ -45,7 +45,7 @@ const timeoutsJS = `(() => {
 })();`
 
 // toyTiming is the result of the page program's toy mode
-// (browsertest/golden/main.go).
+// (goldenpage.ToyResult), or its error.
 type toyTiming struct {
 	ReportEvery  int     `json:"report_every"`
 	YieldMS      int     `json:"yield_ms"`

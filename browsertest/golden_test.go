@@ -13,29 +13,9 @@ import (
 
 	"github.com/deeplda/deeplda/internal/sharedtest"
 	"github.com/deeplda/deeplda/kernels/cpu"
+	"github.com/deeplda/deeplda/safetensors"
 	"github.com/deeplda/deeplda/train/traintest"
 )
-
-// goldenResult is the summary the golden page program writes into #result
-// (browsertest/golden/main.go).
-type goldenResult struct {
-	Backend   string `json:"backend"`
-	Adapter   string `json:"adapter"`
-	Tolerance string `json:"tolerance"`
-	Checks    int    `json:"checks"`
-	Sections  []struct {
-		Name    string  `json:"name"`
-		Checks  int     `json:"checks"`
-		Failed  int     `json:"failed"`
-		Seconds float64 `json:"seconds"`
-	} `json:"sections"`
-	Failures []struct {
-		Section string `json:"section"`
-		Message string `json:"message"`
-	} `json:"failures"`
-	Logs  []string `json:"logs"`
-	Error string   `json:"error"`
-}
 
 // buildGoldenPage compiles the page program of browsertest/golden to
 // WebAssembly and lays it out in a temporary folder with wasm_exec.js and
@@ -95,14 +75,6 @@ func serveGoldenPage(t testing.TB, pageDir, goldenDir string) string {
 	return srv.URL + at
 }
 
-// nativeCounter counts the checks of the native run (traintest.Counter).
-type nativeCounter struct {
-	testing.TB
-	n int
-}
-
-func (c *nativeCounter) Count(string) { c.n++ }
-
 // TestGoldenInBrowser runs the golden checks of train/traintest (the head
 // cases and the MLP model case: forward, loss, every gradient, Adam steps,
 // eval delta) inside Chromium: on WebGPU (SwiftShader in headless
@@ -116,17 +88,15 @@ func TestGoldenInBrowser(t *testing.T) {
 	goldenDir := sharedtest.Dir(t, "golden")
 	// The number of checks of each section, from the same checks run
 	// natively on the CPU.
+	native := traintest.Check(cpu.New(), traintest.CPUTolerance, []string{"mlp_synthetic"}, func(name string) (*safetensors.File, error) {
+		return traintest.Open(t, name), nil
+	})
+	if native.Error != "" || len(native.Failures) > 0 {
+		t.Fatalf("the native checks: error %q, failures %v", native.Error, native.Failures)
+	}
 	want := map[string]int{}
-	for _, name := range []string{"head_cases", "mlp_synthetic"} {
-		c := &nativeCounter{TB: t}
-		f := traintest.Open(t, name)
-		if name == "head_cases" {
-			traintest.CheckHeadCases(c, cpu.New(), f, traintest.Tolerance{RTol: 1e-4, ATol: 1e-4})
-		} else {
-			mc, _ := traintest.CaseNamed(name)
-			traintest.CheckCase(c, cpu.New(), mc, f, traintest.Tolerance{RTol: 1e-4, ATol: 1e-4})
-		}
-		want[name] = c.n
+	for _, s := range native.Sections {
+		want[s.Name] = s.Checks
 	}
 	start := time.Now()
 	page := serveGoldenPage(t, buildGoldenPage(t), goldenDir)
@@ -138,7 +108,7 @@ func TestGoldenInBrowser(t *testing.T) {
 			b.openURL(page + "?backend=" + backend)
 			b.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 5*time.Minute)
 			raw := eval[string](b, `document.getElementById('result').textContent`)
-			var r goldenResult
+			var r traintest.Summary
 			if err := json.Unmarshal([]byte(raw), &r); err != nil {
 				t.Fatalf("#result is not the summary: %v\n%.500s", err, raw)
 			}

@@ -303,8 +303,14 @@ func RunSuite(ctx context.Context, be kernels.Backend, c SuiteConfig, hooks Suit
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	return RunBenches(ctx, be, c.Configs(), hooks)
+}
+
+// RunBenches times each of cfgs on be in turn (a warm-up step, then the
+// timed ones), calling hooks; on an error it returns the results so far.
+func RunBenches(ctx context.Context, be kernels.Backend, cfgs []BenchConfig, hooks SuiteHooks) ([]BenchResult, error) {
 	var rs []BenchResult
-	for _, cfg := range c.Configs() {
+	for _, cfg := range cfgs {
 		b, err := NewBench(be, cfg)
 		if err != nil {
 			return rs, err

@@ -116,6 +116,16 @@ func TestBenchSuiteTable(t *testing.T) {
 	}
 }
 
+// TestRunBenchesStops: RunBenches times the benchmarks in order and stops
+// at one that fails, with the results before it.
+func TestRunBenchesStops(t *testing.T) {
+	cfgs := []BenchConfig{{Model: "matmul", Batch: 1, Size: 16, Steps: 1}, {Model: "mlp", Batch: 4, Size: 1, Steps: 2}, {Model: "resnet", Batch: 1, Size: 1, Steps: 1}, {Model: "matmul", Batch: 1, Size: 8, Steps: 1}}
+	rs, err := RunBenches(context.Background(), cpu.New(), cfgs, SuiteHooks{})
+	if err == nil || len(rs) != 2 || rs[0].Size != 16 || rs[1].Model != "mlp" || rs[1].Steps != 2 {
+		t.Fatalf("results %+v, error %v; want matmul 16 and the toy step's 2 steps, then resnet's error", rs, err)
+	}
+}
+
 // TestBenchParseSuite: empty lists keep the defaults, others replace them,
 // and anything but positive whole numbers is refused, naming the list.
 func TestBenchParseSuite(t *testing.T) {

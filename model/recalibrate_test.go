@@ -38,7 +38,7 @@ func TestRecalibrateGolden(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("%d batches, %v", n, err)
 	}
-	tol := traintest.Tolerance{RTol: 1e-4, ATol: 1e-4}
+	tol := traintest.CPUTolerance
 	for _, b := range m.Buffers {
 		after, init := f.Tensors["after_forward/"+b.Name].F32, f.Tensors["init/"+b.Name].F32
 		want := make([]float32, len(after))

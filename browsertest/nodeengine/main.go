@@ -1,11 +1,10 @@
-//go:build js && wasm
-
 // Command nodeengine runs the page's engine (package engine) outside the
 // page, under Node.js: it plans the session of a page address's query as
 // the page does (package wasm/page), trains it on the CPU backend with the
 // site's files read from a folder, and prints the report.json of the
 // session's first run. The browser tests compare it with the page's, bit
-// for bit.
+// for bit. It holds no JavaScript, so it builds, and is tested, natively
+// too.
 //
 //	node wasm_exec_node.js nodeengine.wasm SITE-DIR 'demo=deep&epochs=3'
 package main
@@ -13,6 +12,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -43,17 +43,20 @@ func (h *host) Fetch(path string) ([]byte, error) {
 }
 
 func main() {
-	if err := run(); err != nil {
+	err := errors.New("usage: nodeengine SITE-DIR QUERY")
+	if len(os.Args) == 3 {
+		err = run(os.Args[1], os.Args[2], os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "nodeengine:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	if len(os.Args) != 3 {
-		return errors.New("usage: nodeengine SITE-DIR QUERY")
-	}
-	v, err := url.ParseQuery(os.Args[2])
+// run trains the session of the page's query with the site in the folder
+// site and writes the report.json of its first run to w.
+func run(site, query string, w io.Writer) error {
+	v, err := url.ParseQuery(query)
 	if err != nil {
 		return err
 	}
@@ -65,7 +68,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	h := &host{site: os.Args[1], events: make(chan protocol.Event, 1<<16)}
+	h := &host{site: site, events: make(chan protocol.Event, 1<<16)}
 	e := engine.New(h)
 	e.Handle(protocol.Command{Kind: protocol.CmdHello, Hello: &protocol.Hello{Backend: s.Backend}}, nil)
 	e.Handle(protocol.Command{Kind: protocol.CmdStart, Session: sess.ID, Start: sess.Start()}, nil)
@@ -76,7 +79,7 @@ func run() error {
 		sess.Apply(ev)
 		switch ev.Kind {
 		case protocol.EvDone:
-			_, err := os.Stdout.Write(sess.Runs[0].Report)
+			_, err := w.Write(sess.Runs[0].Report)
 			return err
 		case protocol.EvFailed, protocol.EvNoData, protocol.EvRefused, protocol.EvStopped:
 			return fmt.Errorf("the session ended with %s: %s", ev.Kind, ev.Error)

@@ -126,7 +126,7 @@ func TestImageBadFiles(t *testing.T) {
 // their inputs: the discriminants must match PyTorch's evaluation-mode
 // delta (adam/eval_delta).
 func TestEvalGoldenCheckpoints(t *testing.T) {
-	tol := traintest.Tolerance{RTol: 1e-4, ATol: 1e-4}
+	tol := traintest.CPUTolerance
 	for _, tc := range []struct {
 		name string
 		hw   [2]int

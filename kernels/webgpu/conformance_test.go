@@ -19,11 +19,11 @@ var gpuTol = kerneltest.Tolerance{RTol: 1e-3, ATol: 1e-4}
 func TestConformance(t *testing.T) { kerneltest.Test(t, openBackend(t), gpuTol) }
 
 func TestGoldenHead(t *testing.T) {
-	traintest.HeadCases(t, openBackend(t), traintest.Tolerance{RTol: 1e-3, ATol: 1e-4})
+	traintest.HeadCases(t, openBackend(t), traintest.GPUTolerance)
 }
 
 func TestGoldenModels(t *testing.T) {
-	traintest.Golden(t, openBackend(t), traintest.Tolerance{RTol: 1e-3, ATol: 1e-4})
+	traintest.Golden(t, openBackend(t), traintest.GPUTolerance)
 }
 
 // TestTrajectory replays PyTorch's Fashion-MNIST run with the tolerance

@@ -6,8 +6,9 @@
 //
 // The checks report to a TB, which *testing.T satisfies, and take the golden
 // files already read (CheckHeadCases, CheckCase), so that they also run where
-// there is neither "go test" nor a file system: the browser program of
-// browsertest/golden fetches the files and runs them on WebGPU in the page.
+// there is neither "go test" nor a file system: Check runs them and sums
+// them up for the browser program of browsertest/golden, which fetches the
+// files and runs them on WebGPU in the page.
 // HeadCases and Golden are the wrappers for tests, which read the files from
 // ../shared/golden.
 package traintest
