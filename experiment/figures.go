@@ -104,17 +104,18 @@ func (r *Run) ConsistencyFigure() []byte {
 }
 
 // HistoryFigures draws the histories of runs shown side by side on shared
-// axes, one curve per run with a history: compare-logdet.svg (log det
-// Sigma per epoch) and compare-accuracy.svg (test accuracy per epoch, in
-// percent, as every figure gives it); nil when no run has a history.
+// axes, one curve per run with a history, run i's in RunColor(i):
+// compare-logdet.svg (log det Sigma per epoch) and compare-accuracy.svg
+// (test accuracy per epoch, in percent, as every figure gives it); nil
+// when no run has a history.
 func HistoryFigures(runs []Curves) map[string][]byte {
 	var logdet, acc []plot.Series
-	for _, r := range runs {
+	for i, r := range runs {
 		if len(r.History) == 0 {
 			continue
 		}
-		ld := plot.Series{Name: r.Label}
-		ta := plot.Series{Name: r.Label}
+		ld := plot.Series{Name: r.Label, Color: RunColor(i)}
+		ta := ld
 		for _, h := range r.History {
 			if h.LogDetCov != nil {
 				ld.X, ld.Y = append(ld.X, float64(h.Epoch)), append(ld.Y, float64(*h.LogDetCov))
