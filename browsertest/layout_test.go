@@ -131,6 +131,37 @@ func (b *browser) checkLayout(when string) layout {
 	return l
 }
 
+// overviewRowsJS counts the cards of the figures side by side (#overview)
+// and the rows they take.
+const overviewRowsJS = `(() => {
+  const tops = new Set();
+  let n = 0;
+  for (const c of document.querySelectorAll('#overview figure.card')) {
+    if (!c.getClientRects().length) continue;
+    n++;
+    tops.add(Math.round(c.getBoundingClientRect().top));
+  }
+  return [n, tops.size];
+})()`
+
+// checkColumns checks the figures of runs side by side in window v: two
+// or more share a row from a laptop's window up, and each has a row of
+// its own in a phone's.
+func (b *browser) checkColumns(v viewport) {
+	b.t.Helper()
+	got := eval[[]int](b, overviewRowsJS)
+	n, rows := got[0], got[1]
+	b.t.Logf("at %s: %d figures side by side in %d rows", v.name, n, rows)
+	switch {
+	case n < 2:
+		b.t.Errorf("at %s: %d figures side by side, want several", v.name, n)
+	case v.w >= 1366 && rows >= n:
+		b.t.Errorf("at %s: the %d figures side by side take %d rows: no two share a row", v.name, n, rows)
+	case v.w < 600 && rows != n:
+		b.t.Errorf("at %s: the %d figures side by side take %d rows, want one each", v.name, n, rows)
+	}
+}
+
 // widest names the element that reaches farthest right beyond the
 // window, to say what widens the page.
 func (b *browser) widest() string {
@@ -147,7 +178,9 @@ func (b *browser) widest() string {
 // TestLayout opens each demo in each of the viewports, before
 // and after a finished run: the page never scrolls sideways, every figure
 // text is drawn at 11 px or more, every figure has a text alternative and
-// a title that its card does not cut, and Train stays in the window. It saves screenshots of the window before
+// a title that its card does not cut, Train stays in the window, and the
+// deep demo's figures of runs side by side share rows from a laptop's
+// window up and take one each on a phone. It saves screenshots of the window before
 // the run (layout-<demo>-<window>-before.png) and of its results after,
 // light and dark (layout-<demo>-<window>[-dark].png).
 func TestLayout(t *testing.T) {
@@ -164,6 +197,9 @@ func TestLayout(t *testing.T) {
 				b.waitFor(`document.body.dataset.state !== 'idle'`, time.Minute)
 				b.waitFinished("done", 5*time.Minute)
 				b.checkLayout(fmt.Sprintf("%s at %s, after a run", d.demo, v.name))
+				if d.demo == "deep" {
+					b.checkColumns(v)
+				}
 				eval[bool](b, `(document.getElementById('results').scrollIntoView(), true)`)
 				b.viewShot(fmt.Sprintf("layout-%s-%s.png", d.demo, v.name))
 				b.setDark(true)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,6 +136,7 @@ func TestUINativeToyRun(t *testing.T) {
 	if legend := eval[string](b, `document.querySelector('#overview figure[data-name="compare_accuracy.svg"] svg').textContent`); !strings.Contains(legend, "λ = 0.01") || !strings.Contains(legend, "λ = 1") {
 		t.Errorf("the side-by-side accuracy figure does not name both runs: %q", legend)
 	}
+	checkRunColors(b)
 
 	// Only the user gets in.
 	token := url[strings.Index(url, "token=")+len("token="):]
@@ -175,6 +177,49 @@ func TestUINativeToyRun(t *testing.T) {
 		t.Errorf("a path outside the runs folder was served")
 	}
 	b.checkClean()
+}
+
+// runColors are the colours of the runs side by side as the page shows
+// them (as rgb(r, g, b)): the markers of the picked rows of the runs
+// folder's table in its order, those of the summary's rows, and the
+// curves of the side-by-side accuracy figure, with its legend's swatches,
+// by the label of the summary's rows.
+type runColors struct {
+	Folders, Summary, Series, Legend []string
+}
+
+// runColorsJS reads runColors.
+const runColorsJS = `(() => {
+  const rgb = h => 'rgb(' + [1, 3, 5].map(i => parseInt(h.slice(i, i + 2), 16)).join(', ') + ')';
+  const bg = e => e ? getComputedStyle(e).backgroundColor : '';
+  const svg = document.querySelector('#overview figure[data-name="compare_accuracy.svg"] svg');
+  const swatch = {};
+  for (const t of svg.querySelectorAll('g.legend text')) {
+    let e = t.previousElementSibling;
+    while (e && e.tagName !== 'line') e = e.previousElementSibling;
+    if (e) swatch[t.textContent] = rgb(e.getAttribute('stroke'));
+  }
+  const rows = [...document.querySelectorAll('#summary-table tbody tr')];
+  return {
+    folders: [...document.querySelectorAll('#folders input[data-pick]')].filter(e => e.checked).map(e => bg(e.nextElementSibling)),
+    summary: rows.map(r => bg(r.querySelector('.run-mark'))),
+    series: [...svg.querySelectorAll('g.series path')].map(p => rgb(p.getAttribute('stroke'))),
+    legend: rows.map(r => swatch[r.querySelector('button[data-run]').textContent] || ''),
+  };
+})()`
+
+// checkRunColors checks that each run side by side has one colour: its
+// marker in the runs folder's table (picked in the table's order), its
+// marker in the summary, and its curve and legend swatch in the
+// side-by-side accuracy figure.
+func checkRunColors(b *browser) {
+	b.t.Helper()
+	c := eval[runColors](b, runColorsJS)
+	b.t.Logf("the runs' colours: %+v", c)
+	if len(c.Summary) < 2 || slices.Contains(c.Summary, "") || c.Summary[0] == c.Summary[1] ||
+		!slices.Equal(c.Folders, c.Summary) || !slices.Equal(c.Series, c.Summary) || !slices.Equal(c.Legend, c.Summary) {
+		b.t.Errorf("the runs side by side have not one colour each in the table, the summary, the figure's curves and its legend: %+v", c)
+	}
 }
 
 // comparable returns report.json at path without what differs between

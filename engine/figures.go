@@ -35,11 +35,20 @@ func (s *session) overviewFigures() map[string][]byte {
 			figs = map[string][]byte{}
 		}
 		for i, jr := range s.runs {
-			figs[fmt.Sprintf("run%d-embedding.svg", i+1)] = jr.figs["embedding.svg"]
+			figs[fmt.Sprintf("run%d-embedding.svg", i+1)] = jr.side
 		}
 		return figs
 	}
 	return nil
+}
+
+// drawSide draws run jr's embedding for the runs side by side
+// (experiment.Run.SideEmbedding) when its session lays them so
+// (OverviewRuns), as it draws the run's own figures.
+func (s *session) drawSide(jr *jobRun) {
+	if len(s.runs) > 1 && s.start.Overview == protocol.OverviewRuns {
+		jr.side = jr.run.SideEmbedding()
+	}
 }
 
 // comparison returns the comparison of an images session's two

@@ -53,6 +53,7 @@ type jobRun struct {
 	t       experiment.Trainable // nil before the run is built
 	run     *experiment.Run      // t.Base()
 	figs    map[string][]byte    // the run's figures by file name
+	side    []byte               // its embedding for the runs side by side (OverviewRuns)
 	sent    map[string][]byte    // the figures last sent
 	report  []byte               // report.json
 	ckpt    []byte               // the last good checkpoint (safetensors)
@@ -339,6 +340,7 @@ func (e *Engine) trainRun(ctx context.Context, s *session, jr *jobRun) error {
 		jr.status = err.Error()
 		jr.report = reportJSON(jr.t)
 		jr.figs = jr.t.Figures()
+		s.drawSide(jr)
 		e.sendRun(s, s.cur)
 		return nil
 	case err != nil:
@@ -396,6 +398,7 @@ func (e *Engine) draw(s *session, jr *jobRun, final bool) {
 		figs["consistency.svg"] = c
 	}
 	jr.figs = figs
+	s.drawSide(jr)
 	jr.report = reportJSON(jr.t)
 	e.sendRun(s, s.cur)
 }

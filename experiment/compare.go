@@ -134,14 +134,22 @@ type Curves struct {
 	Dashed bool
 }
 
+// RunColor returns the colour ("#rrggbb") of run i of runs laid side by
+// side, the i-th of CurveFigures' and HistoryFigures' runs: its lines and
+// legend swatches there, and its row's marker in the page's tables of
+// runs. The figures are drawn on white and the marker is outlined, so the
+// colour reads in light and dark mode alike.
+func RunColor(i int) string { return plot.Color(i) }
+
 // CurveFigures returns the figures that lay runs side by side, by file
 // name: the test ECE and the test accuracy per epoch (in percent, one line
-// per run) and, once a run has a final evaluation, the reliability
-// diagrams in a row.
+// per run, run i in RunColor(i)) and, once a run has a final evaluation,
+// the reliability diagrams in a row.
 func CurveFigures(runs []Curves) map[string][]byte {
 	var ece, acc []plot.Series
-	for _, r := range runs {
-		e, a := plot.Series{Name: r.Label, Markers: true, Dashed: r.Dashed}, plot.Series{Name: r.Label, Markers: true, Dashed: r.Dashed}
+	for i, r := range runs {
+		e := plot.Series{Name: r.Label, Markers: true, Dashed: r.Dashed, Color: RunColor(i)}
+		a := e
 		for _, ep := range r.History {
 			x := float64(ep.Epoch)
 			e.X, e.Y = append(e.X, x), append(e.Y, 100*float64(ep.TestECE))

@@ -70,7 +70,7 @@ func (e *EvalResult) Figures() map[string][]byte {
 			figs["embedding.svg"] = svg
 		}
 	} else {
-		figs["embedding.svg"] = r.embeddingFigure()
+		figs["embedding.svg"] = r.embeddingFigure(plot.Figure{})
 	}
 	bins := plotBins(e.Report.Test.Reliability)
 	figs["reliability.svg"] = plot.Reliability(plot.Figure{Title: "Reliability"}, bins, float64(e.Report.Test.ECE))

@@ -24,7 +24,7 @@ func (r *Run) Figures() map[string][]byte {
 	figs := map[string][]byte{}
 	rep := r.Report
 	if len(r.TestOut.Z) > 0 {
-		figs["embedding.svg"] = r.embeddingFigure()
+		figs["embedding.svg"] = r.embeddingFigure(plot.Figure{})
 	}
 	var loss, trainAcc, testAcc, logdet, ece []float64
 	var epochs []float64
@@ -104,17 +104,19 @@ func (r *Run) ConsistencyFigure() []byte {
 }
 
 // HistoryFigures draws the histories of runs shown side by side on shared
-// axes, one curve per run with a history: compare-logdet.svg (log det
-// Sigma per epoch) and compare-accuracy.svg (test accuracy per epoch, in
-// percent, as every figure gives it); nil when no run has a history.
+// axes, at SideWidth × SideHeight, one curve per run with a history, run
+// i's in RunColor(i):
+// compare-logdet.svg (log det Sigma per epoch) and compare-accuracy.svg
+// (test accuracy per epoch, in percent, as every figure gives it); nil
+// when no run has a history.
 func HistoryFigures(runs []Curves) map[string][]byte {
 	var logdet, acc []plot.Series
-	for _, r := range runs {
+	for i, r := range runs {
 		if len(r.History) == 0 {
 			continue
 		}
-		ld := plot.Series{Name: r.Label}
-		ta := plot.Series{Name: r.Label}
+		ld := plot.Series{Name: r.Label, Color: RunColor(i)}
+		ta := ld
 		for _, h := range r.History {
 			if h.LogDetCov != nil {
 				ld.X, ld.Y = append(ld.X, float64(h.Epoch)), append(ld.Y, float64(*h.LogDetCov))
@@ -127,17 +129,36 @@ func HistoryFigures(runs []Curves) map[string][]byte {
 		return nil
 	}
 	return map[string][]byte{
-		"compare-logdet.svg":   plot.Lines(plot.Figure{Title: "log det Σ per epoch", XLabel: "epoch", YLabel: "log det Σ", IntegerX: true}, logdet, false),
-		"compare-accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy per epoch", XLabel: "epoch", YLabel: "test accuracy (%)", IntegerX: true, ZeroY: true}, acc, false),
+		"compare-logdet.svg": plot.Lines(plot.Figure{Title: "log det Σ per epoch", XLabel: "epoch", YLabel: "log det Σ", IntegerX: true,
+			Width: SideWidth, Height: SideHeight}, logdet, false),
+		"compare-accuracy.svg": plot.Lines(plot.Figure{Title: "Test accuracy per epoch", XLabel: "epoch", YLabel: "test accuracy (%)", IntegerX: true, ZeroY: true,
+			Width: SideWidth, Height: SideHeight}, acc, false),
 	}
 }
 
-// embeddingFigure draws the test embeddings with the head's Gaussians.
-func (r *Run) embeddingFigure() []byte {
+// SideWidth and SideHeight are the size in pixels of the figures that lay
+// a toy demo's runs side by side on the page (SideEmbedding and
+// HistoryFigures): two of them go in a row of a laptop's window (1366 px)
+// beside the settings, three in a row of a wide screen's (1920 px), their
+// texts at the sizes every figure draws them.
+const SideWidth, SideHeight = 460, 380
+
+// SideEmbedding draws the embedding of Figures at SideWidth × SideHeight,
+// for the runs side by side; nil before the run has test embeddings.
+func (r *Run) SideEmbedding() []byte {
+	if len(r.TestOut.Z) == 0 {
+		return nil
+	}
+	return r.embeddingFigure(plot.Figure{Width: SideWidth, Height: SideHeight})
+}
+
+// embeddingFigure draws the test embeddings with the head's Gaussians, at
+// the size of fig (the default for zero).
+func (r *Run) embeddingFigure(fig plot.Figure) []byte {
 	out, y := r.TestOut, r.TestSet.Y
 	d := out.D
 	rep := r.Report
-	fig := plot.Figure{Title: fmt.Sprintf("Test embeddings (%s, %s)", r.Model.Spec.Loss, r.Model.Spec.Head), XLabel: "z₁", YLabel: "z₂"}
+	fig.Title, fig.XLabel, fig.YLabel = fmt.Sprintf("Test embeddings (%s, %s)", r.Model.Spec.Loss, r.Model.Spec.Head), "z₁", "z₂"
 	if r.Model.Spec.Encoder == model.EncoderNone {
 		fig.Title, fig.XLabel, fig.YLabel = "Inputs and the LDA head", "x₁", "x₂"
 	}

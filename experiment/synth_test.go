@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -117,6 +118,16 @@ func TestToyFigures(t *testing.T) {
 	}
 	if !strings.Contains(string(figs["compare-accuracy.svg"]), ">test accuracy (%)<") {
 		t.Error("compare-accuracy.svg does not give accuracy in percent")
+	}
+	// The third run keeps its colour, the waiting one's none.
+	if svg := string(figs["compare-accuracy.svg"]); !strings.Contains(svg, `stroke="`+RunColor(2)+`"`) || strings.Contains(svg, `stroke="`+RunColor(1)+`"`) {
+		t.Errorf("the run after one without a history is not drawn in RunColor(2) %s:\n%s", RunColor(2), svg)
+	}
+	size := fmt.Sprintf(`width="%d" height="%d"`, SideWidth, SideHeight)
+	for name, svg := range map[string][]byte{"compare-logdet.svg": figs["compare-logdet.svg"], "the side-by-side embedding": r.SideEmbedding()} {
+		if !strings.Contains(string(svg), size) {
+			t.Errorf("%s is not drawn at %s: %.200s", name, size, svg)
+		}
 	}
 	if figs := HistoryFigures([]Curves{{Label: "waiting"}}); figs != nil {
 		t.Errorf("no history, figures %v", figs)

@@ -23,12 +23,15 @@ type Series struct {
 	Markers bool
 	// Band, if set, is drawn as a translucent band behind the curve.
 	Band *Band
+	// Color is the curve's colour ("#rrggbb"); "" gives it the colour of
+	// its place (see Lines).
+	Color string
 }
 
 // Lines draws curves such as training curves or sweeps (set fig.LogX and
 // give the series Markers and a Band for mean ± 2 std error bars). Series i
-// gets colour Color(i); unnamed series are left out of the legend, which is
-// drawn right of the plot area, off the data.
+// gets its Color, or Color(i) without one; unnamed series are left out of
+// the legend, which is drawn right of the plot area, off the data.
 func Lines(fig Figure, series []Series, logY bool) []byte {
 	w, h := fig.size(640, 420)
 	return newLinePlot(fig, w, h, series, logY, 0).draw()
@@ -38,8 +41,16 @@ func Lines(fig Figure, series []Series, logY bool) []byte {
 type linePlot struct {
 	a      *axes
 	ser    []Series
-	color0 int // series k gets Color(color0+k)
+	color0 int // series k without a Color gets Color(color0+k)
 	leg    *legend
+}
+
+// color returns the colour of series k.
+func (p *linePlot) color(k int) string {
+	if c := p.ser[k].Color; c != "" {
+		return c
+	}
+	return Color(p.color0 + k)
 }
 
 // xExtent returns the range of the usable x values of series.
@@ -70,7 +81,7 @@ func xRange(fig Figure, series []Series) (float64, float64) {
 }
 
 // newLinePlot thins the series, finds the axes' ranges and lays out a
-// w×h Lines figure whose series k gets Color(color0+k).
+// w×h Lines figure whose series k without a Color gets Color(color0+k).
 func newLinePlot(fig Figure, w, h float64, series []Series, logY bool, color0 int) *linePlot {
 	ey := extent{log: logY}
 	ser := make([]Series, len(series))
@@ -102,13 +113,14 @@ func newLinePlot(fig Figure, w, h float64, series []Series, logY bool, color0 in
 		y0, y1 = l0, l1
 	}
 
+	p := &linePlot{ser: ser, color0: color0}
 	var entries []legendEntry
 	for k, sr := range ser {
 		if sr.Name != "" {
-			entries = append(entries, legendEntry{sr.Name, lineSwatch(Color(color0+k), 2, sr.Dashed, sr.Markers)})
+			entries = append(entries, legendEntry{sr.Name, lineSwatch(p.color(k), 2, sr.Dashed, sr.Markers)})
 		}
 	}
-	p := &linePlot{ser: ser, color0: color0, leg: newLegend(entries, h-80)}
+	p.leg = newLegend(entries, h-80)
 	legW := fig.minLegend
 	if p.leg != nil {
 		legW = math.Max(legW, p.leg.width()+12)
@@ -126,7 +138,7 @@ func (p *linePlot) draw() []byte {
 	s.group("bands", clip()+` fill-opacity="0.18" stroke="none"`)
 	for k, sr := range ser {
 		if d := bandPath(a, sr); d != "" {
-			s.printf(`<path d="%s" fill="%s"/>`+"\n", d, Color(p.color0+k))
+			s.printf(`<path d="%s" fill="%s"/>`+"\n", d, p.color(k))
 		}
 	}
 	s.end()
@@ -152,14 +164,14 @@ func (p *linePlot) draw() []byte {
 		if sr.Dashed {
 			extra = ` stroke-dasharray="7 4"`
 		}
-		s.printf(`<path d="%s" stroke="%s"%s/>`+"\n", d.String(), Color(p.color0+k), extra)
+		s.printf(`<path d="%s" stroke="%s"%s/>`+"\n", d.String(), p.color(k), extra)
 	}
 	s.end()
 	s.group("markers", clip())
 	for k, sr := range ser {
 		if sr.Markers {
 			if d := errorBarPath(a, sr); d != "" {
-				s.printf(`<path d="%s" stroke="%s" stroke-width="1.3" fill="none"/>`+"\n", d, Color(p.color0+k))
+				s.printf(`<path d="%s" stroke="%s" stroke-width="1.3" fill="none"/>`+"\n", d, p.color(k))
 			}
 		}
 		n := min(len(sr.X), len(sr.Y))
@@ -169,7 +181,7 @@ func (p *linePlot) draw() []byte {
 			// curve, or between gaps) still gets its dot.
 			if drawn(i) && (sr.Markers || !drawn(i-1) && !drawn(i+1)) {
 				s.printf(`<circle cx="%s" cy="%s" r="3.2" fill="%s" stroke="#ffffff" stroke-width="0.8"/>`+"\n",
-					num(a.x.pos(sr.X[i])), num(a.y.pos(sr.Y[i])), Color(p.color0+k))
+					num(a.x.pos(sr.X[i])), num(a.y.pos(sr.Y[i])), p.color(k))
 			}
 		}
 	}

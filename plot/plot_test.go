@@ -372,6 +372,19 @@ func TestColors(t *testing.T) {
 	}
 }
 
+// TestSeriesColor draws a curve with a Color of its own in it, line,
+// dots and legend swatch, and the others in the colours of their places.
+func TestSeriesColor(t *testing.T) {
+	x, y := []float64{1, 2}, []float64{3, 4}
+	doc := string(Lines(Figure{}, []Series{{Name: "a", X: x, Y: y}, {Name: "b", X: x, Y: y, Markers: true, Color: "#123456"}}, false))
+	if n := strings.Count(doc, `"#123456"`); n != 5 {
+		t.Errorf("the curve of its own colour has it %d times, want 5 (line, two dots, the legend's line and dot)", n)
+	}
+	if n := strings.Count(doc, `"`+Color(0)+`"`); n != 2 || strings.Contains(doc, `"`+Color(1)+`"`) {
+		t.Errorf("the curve without a colour has Color(0) %d times, want 2 (line, legend); Color(1) drawn: %v", n, strings.Contains(doc, Color(1)))
+	}
+}
+
 // TestRenderFiles writes every figure type to t.TempDir(), or to $PLOT_OUT
 // when set, for a person to look at.
 func TestRenderFiles(t *testing.T) {

@@ -66,7 +66,7 @@ func (f *folders) refresh() {
 
 // draw shows the list in its order.
 func (f *folders) draw() {
-	if html := page.FoldersHTML(f.list, f.pickedSet(), f.order); html != f.html {
+	if html := page.FoldersHTML(f.list, f.picked, f.order); html != f.html {
 		// Unchanged, the list stays as it is, under the pointer too.
 		f.html = html
 		f.box.SetInnerHTML(html)
@@ -83,22 +83,15 @@ func (f *folders) find(name string) *protocol.RunFolder {
 	return nil
 }
 
-// pickedSet returns the ticked runs' names as a set.
-func (f *folders) pickedSet() map[string]bool {
-	set := map[string]bool{}
-	for _, name := range f.picked {
-		set[name] = true
-	}
-	return set
-}
-
 // enableCompare enables the side-by-side button for 2 to
 // page.MaxSideBySide ticked runs.
 func (f *folders) enableCompare() {
 	enable(f.compare, len(f.picked) >= 2 && len(f.picked) <= page.MaxSideBySide)
 }
 
-// ticked records a run's checkbox (data-pick) as it changed.
+// ticked records a run's checkbox (data-pick) as it changed, and gives
+// the picked runs' markers their colours in place, as FoldersHTML draws
+// them (the list is not drawn again under the pointer).
 func (f *folders) ticked(ev dom.Event) {
 	t := ev.Target().Underlying()
 	name := t.Get("dataset").Get("pick")
@@ -110,6 +103,14 @@ func (f *folders) ticked(ev dom.Event) {
 		f.picked = append(f.picked, name.String())
 	}
 	f.enableCompare()
+	for _, box := range f.box.QuerySelectorAll("input[data-pick]") {
+		mark := box.Underlying().Get("nextElementSibling")
+		if style := page.RunMarkStyle(slices.Index(f.picked, box.Underlying().Get("dataset").Get("pick").String())); style != "" {
+			mark.Call("setAttribute", "style", style)
+		} else {
+			mark.Call("removeAttribute", "style")
+		}
+	}
 }
 
 // clicked downloads the list as CSV when its CSV button was clicked

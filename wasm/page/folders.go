@@ -156,11 +156,13 @@ func folderFiles(r protocol.RunFolder) []string {
 // its CSV button (data-csv), its headers buttons that sort it
 // (data-sort): a run with a report has a button (data-folder) that shows
 // it and a checkbox (data-pick, ticked when picked names it) that picks
-// it for the side-by-side view, each row buttons (data-file) that
+// it for the side-by-side view, where the runs go in the order of picked,
+// the i-th in experiment.RunColor(i), the colour of its row's marker
+// (runMark) while it is picked; each row has buttons (data-file) that
 // download its report.json and figures (files of the runs folder are
 // never opened in the page's origin), and a resumable run (stopped,
 // killed, crashed) a button (data-resume) that resumes it.
-func FoldersHTML(list []protocol.RunFolder, picked map[string]bool, o FolderSort) string {
+func FoldersHTML(list []protocol.RunFolder, picked []string, o FolderSort) string {
 	if len(list) == 0 {
 		return `<p class="muted">No runs yet: each run trained on this machine is a folder here.</p>`
 	}
@@ -188,11 +190,11 @@ func FoldersHTML(list []protocol.RunFolder, picked map[string]bool, o FolderSort
 		row := t.Rows[i]
 		name := escaper.Replace(r.Label)
 		if r.Report {
-			tick := ""
-			if picked[r.Name] {
+			tick, at := "", slices.Index(picked, r.Name)
+			if at >= 0 {
 				tick = " checked"
 			}
-			name = `<input type="checkbox" data-pick="` + escaper.Replace(r.Name) + `" title="pick for the side-by-side view"` + tick + `> <button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
+			name = `<input type="checkbox" data-pick="` + escaper.Replace(r.Name) + `" title="pick for the side-by-side view"` + tick + `> ` + runMark(at) + `<button type="button" class="link" data-folder="` + escaper.Replace(r.Name) + `" title="show this run's figures and report">` + name + `</button>`
 		}
 		b.WriteString(`<tr><td>` + name + `</td>`)
 		for _, cell := range row[1 : len(row)-1] {

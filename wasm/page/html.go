@@ -3,6 +3,8 @@ package page
 import (
 	"strconv"
 	"strings"
+
+	"github.com/deeplda/deeplda/experiment"
 )
 
 // escaper writes text as HTML (package html would bring its table of
@@ -12,8 +14,9 @@ var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "
 // SummaryHTML returns the summary box of session s as HTML: its tables
 // (SessionTables) each under a line with its caption and a CSV button
 // (data-csv, the table's id): the table of runs (each run's label a
-// button with data-run, its index, that shows its figures; the shown
-// run's row has class shown), for two heads side by side their gap
+// button with data-run, its index, that shows its figures, after its
+// colour's marker (runMark) where the runs have colours, RunColors; the
+// shown run's row has class shown), for two heads side by side their gap
 // (#compare-gap), the shown run's test evaluations (#extras) and
 // out-of-distribution scores (#ood), each in a box that scrolls sideways
 // on its own, and both heads' scores (#compare-ood). The page sets it in
@@ -33,11 +36,37 @@ func SummaryHTML(s *Session) string {
 				class = "shown"
 			}
 			first = `<button type="button" class="link" data-run="` + strconv.Itoa(i) + `" title="show this run's figures and report">` + escaper.Replace(s.Runs[i].Label) + `</button>`
+			if s.RunColors() {
+				first = runMark(i) + first
+			}
 			return class, first
 		})
 		writeP(&b, "gap", "compare-gap", Gap(s))
 	}
 	return b.String()
+}
+
+// runMark returns the marker of the run of a table's row: a square of
+// the colour of run i of the runs laid side by side (RunMarkStyle), or for
+// i < 0 an empty square's place. The page outlines it (.run-mark), so that
+// it reads in light and dark mode; the run's name says the same to a
+// screen reader.
+func runMark(i int) string {
+	style := RunMarkStyle(i)
+	if style != "" {
+		style = ` style="` + style + `"`
+	}
+	return `<span class="run-mark"` + style + ` title="this run's colour in the figures of the runs side by side" aria-hidden="true"></span>`
+}
+
+// RunMarkStyle returns the style of the marker of run i of the runs laid
+// side by side: experiment.RunColor(i), that of its lines in the figures,
+// as its background; "" (no colour) for i < 0.
+func RunMarkStyle(i int) string {
+	if i < 0 {
+		return ""
+	}
+	return "background:" + experiment.RunColor(i)
 }
 
 // writeTableOf writes table t in a box of its own, which scrolls sideways

@@ -76,7 +76,7 @@ func Layout(s *Session) (overview, detail []Slot) {
 			overview = append(overview, Slot{fmt.Sprintf("run%d-embedding.svg", i+1), jr.Label + ": test embeddings and the head's Gaussians. " + lookAt(s, i)})
 		}
 		overview = append(overview,
-			Slot{"compare-logdet.svg", "log det Σ of every run: look for the line that keeps falling, the covariance that shrinks without bound."},
+			Slot{"compare-logdet.svg", "log det Σ of every run: look for the line that keeps falling, the covariance that shrinks without bound, and for the one that levels off."},
 			Slot{"compare-accuracy.svg", "Test accuracy of every run: look at where the lines end, how well each loss classifies."})
 	}
 	figs := detailFigures
@@ -128,7 +128,7 @@ func lookAt(s *Session, i int) string {
 	case "ce":
 		return "Look at the ellipses against the points: CE leaves the Gaussians free to drift off the clouds."
 	case "dnll":
-		return "Look at the ellipses against the points: DNLL asks the Gaussians to fit the clouds."
+		return "Look at the ellipses against the points: DNLL keeps the Gaussians on the clouds, as NLL does; the log det Σ figure shows where the two part."
 	}
 	return ""
 }

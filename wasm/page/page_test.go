@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -318,7 +320,7 @@ func TestFolderSession(t *testing.T) {
 		}
 	}
 	f.Label = "<b>"
-	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}}, map[string]bool{f.Name: true}, FolderSort{})
+	html := FoldersHTML([]protocol.RunFolder{f, {Name: "x", Label: "x", Status: "unfinished"}}, []string{f.Name}, FolderSort{})
 	for _, want := range []string{`data-folder="20261127-041723-s1-r1-DNLL-0.01"`, "&lt;b&gt;", "2 / 2", "50.00%", `data-file="runs/20261127-041723-s1-r1-DNLL-0.01/report.json"`, "<td>unfinished</td>",
 		`data-pick="20261127-041723-s1-r1-DNLL-0.01" title="pick for the side-by-side view" checked>`} {
 		if !strings.Contains(html, want) {
@@ -383,6 +385,30 @@ func TestFoldersSideBySide(t *testing.T) {
 	if html := SummaryHTML(s); strings.Count(html, "data-run=") != 2 {
 		t.Errorf("the summary has not both runs:\n%s", html)
 	}
+	checkRunColors(t, s)
+	// Picked the other way round, the second run is the first side by
+	// side: its row's marker and its lines have the first colour.
+	list := []protocol.RunFolder{folders[0].RunFolder, folders[1].RunFolder}
+	picked := []string{folders[1].Name, folders[0].Name}
+	marks := map[string]string{}
+	for _, m := range regexp.MustCompile(`<span class="run-mark" style="background:(#[0-9a-f]{6})"[^>]*></span><button type="button" class="link" data-folder="([^"]*)"`).FindAllStringSubmatch(FoldersHTML(list, picked, FolderSort{}), -1) {
+		marks[m[2]] = m[1]
+	}
+	swapped, err := FolderSession(5, []Folder{folders[1], folders[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range picked {
+		if got, want := marks[name], experiment.RunColor(i); got != want {
+			t.Errorf("run %s, picked %d-th: its row's marker %q, want %q", name, i+1, got, want)
+		}
+	}
+	if got := svgColors(t, swapped.Overview[experiment.CompareAccuracyFigure]); got.series[0] != marks[folders[1].Name] || got.legend[swapped.Runs[0].Label] != marks[folders[1].Name] {
+		t.Errorf("the first picked run's marker %s, its line %v", marks[folders[1].Name], got)
+	}
+	if html := FoldersHTML(list, nil, FolderSort{}); strings.Contains(html, "background:") || strings.Count(html, `class="run-mark"`) != 2 {
+		t.Errorf("runs not picked have coloured markers, or no empty place for them:\n%s", html)
+	}
 	img := folders[1]
 	img.ReportJSON = []byte(`{"kind": "train", "config": {"data": "fashion-mnist", "head": "lda", "epochs": 1}}`)
 	if _, err := FolderSession(3, []Folder{folders[0], img}); err == nil || !strings.Contains(err.Error(), "not of the kind") {
@@ -392,6 +418,91 @@ func TestFoldersSideBySide(t *testing.T) {
 	if _, err := FolderSession(3, many); err == nil {
 		t.Errorf("%d runs side by side were shown", MaxSideBySide+1)
 	}
+}
+
+// TestRunColors replays the deep demo's losses side by side: each run's
+// marker in the table of runs has the colour of its lines and legend
+// swatches in the figures of the runs side by side; a single run and a
+// sweep have no markers.
+func TestRunColors(t *testing.T) {
+	s, evs := record(t, "demo=deep&backend=cpu&epochs=2&train=300&test=100&compare=1")
+	replay(s, evs)
+	if len(s.Runs) != 3 || !s.RunColors() {
+		t.Fatalf("%d runs, colours %v", len(s.Runs), s.RunColors())
+	}
+	checkRunColors(t, s)
+	one := *s
+	one.Runs = s.Runs[:1]
+	sweep := *s
+	sweep.Settings.Demo = config.Sweep
+	for _, o := range []*Session{&one, &sweep} {
+		if o.RunColors() || strings.Contains(SummaryHTML(o), "run-mark") {
+			t.Errorf("%d runs of demo %s have colours", len(o.Runs), o.Settings.Demo)
+		}
+	}
+}
+
+// checkRunColors checks that run i's row of session s's table of runs
+// has a marker of colour experiment.RunColor(i), and that every figure of
+// s's overview that draws a line per run draws run i's line and legend
+// swatch in that colour.
+func checkRunColors(t *testing.T, s *Session) {
+	t.Helper()
+	marks := regexp.MustCompile(`<span class="run-mark" style="background:(#[0-9a-f]{6})"[^>]*></span><button type="button" class="link" data-run="(\d+)"[^>]*>([^<]*)</button>`).FindAllStringSubmatch(SummaryHTML(s), -1)
+	if len(marks) != len(s.Runs) {
+		t.Fatalf("%d markers for %d runs", len(marks), len(s.Runs))
+	}
+	lines := 0
+	for name, svg := range s.Overview {
+		got := svgColors(t, svg)
+		if len(got.series) != len(s.Runs) {
+			continue // not a line per run
+		}
+		lines++
+		for i, m := range marks {
+			if m[2] != strconv.Itoa(i) || m[1] != experiment.RunColor(i) {
+				t.Errorf("row %d: run %s's marker %s, want run %d's %s", i, m[2], m[1], i, experiment.RunColor(i))
+			}
+			if got.series[i] != m[1] || got.legend[m[3]] != m[1] {
+				t.Errorf("%s: run %d (%s) has the marker %s, the line %s and the legend swatch %s", name, i, m[3], m[1], got.series[i], got.legend[m[3]])
+			}
+		}
+	}
+	if lines < 2 {
+		t.Errorf("%d figures of the overview draw a line per run, want 2 or more", lines)
+	}
+}
+
+// lineColors are the colours of a Lines figure: its curves' in order,
+// and its legend swatches' by label.
+type lineColors struct {
+	series []string
+	legend map[string]string
+}
+
+var (
+	seriesGroup = regexp.MustCompile(`(?s)<g class="series"[^>]*>(.*?)</g>`)
+	legendGroup = regexp.MustCompile(`(?s)<g class="legend"[^>]*>(.*?)</g>`)
+	stroke      = regexp.MustCompile(`<path [^>]*stroke="(#[0-9a-f]{6})"`)
+	swatch      = regexp.MustCompile(`<line [^>]*stroke="(#[0-9a-f]{6})"[^\n]*\n(?:<circle[^\n]*\n)?<text[^>]*>([^<]*)</text>`)
+)
+
+// svgColors returns the colours of the figure svg (none for a figure
+// without curves).
+func svgColors(t *testing.T, svg string) lineColors {
+	t.Helper()
+	c := lineColors{legend: map[string]string{}}
+	for _, g := range seriesGroup.FindAllStringSubmatch(svg, -1) {
+		for _, m := range stroke.FindAllStringSubmatch(g[1], -1) {
+			c.series = append(c.series, m[1])
+		}
+	}
+	for _, g := range legendGroup.FindAllStringSubmatch(svg, -1) {
+		for _, m := range swatch.FindAllStringSubmatch(g[1], -1) {
+			c.legend[m[2]] = m[1]
+		}
+	}
+	return c
 }
 
 // TestSafeSVG checks that a hostile figure of the runs folder keeps its

@@ -134,6 +134,14 @@ func (s *Session) Shown() int {
 	return min(s.Cur, len(s.Runs)-1)
 }
 
+// RunColors says whether the runs of s have colours: whether its overview
+// lays them side by side with a line for each (not a sweep, whose
+// figures go by λ), run i's in experiment.RunColor(i), so that its row of
+// the table of runs has a marker of that colour.
+func (s *Session) RunColors() bool {
+	return len(s.Runs) > 1 && (s.Folders || s.Settings.Demo != config.Sweep)
+}
+
 // Start returns the protocol's start of s's runs.
 func (s *Session) Start() *protocol.Start {
 	st := &protocol.Start{Backend: s.Settings.Backend, Density: s.Settings.Density, View: s.Settings.Query()}
