@@ -37,9 +37,10 @@ const (
 )
 
 // Setting is one setting of the experiments, declared once with what the
-// core knows of it: its name, the type of its value and its bounds. The
-// front ends hold their own words for it (the command's flags and help in
-// cmd/deeplda, the page's labels, hints, demos and bounds in wasm/config)
+// core knows of it: its name, the type of its value, its bounds and what it
+// does. The front ends hold what is theirs (the commands that take it as a
+// flag and their own wording in cmd/deeplda, the page's labels, demos and
+// bounds in wasm/config)
 // and bind it to a configuration's variable (see Values); a
 // configuration's Validate checks it.
 type Setting struct {
@@ -51,55 +52,100 @@ type Setting struct {
 	// a KindText that lists numbers (the suite's sizes and batches). The
 	// memory a run needs bounds the sizes further (CheckMemory).
 	Min, Max int
+	// Doc says what the setting does, in words every front end shows (the
+	// command's help, the page's hint) unless it words it its own way.
+	Doc string
 }
 
 // Settings lists every setting, in the order of the page's form and of
 // the command's -h.
 var Settings = []Setting{
-	{Name: "data", Kind: KindChoice, Choices: images.Names()},
-	{Name: "head", Kind: KindChoice, Choices: names(model.HeadLDA, model.HeadSoftmax)},
-	{Name: "loss", Kind: KindChoice, Choices: names(kernels.DNLL, kernels.CE, kernels.NLL)},
-	{Name: "compare", Kind: KindBool},
-	{Name: "lambda", Kind: KindFloat},
-	{Name: "lambdas", Max: 100, Kind: KindFloats},
-	{Name: "cov", Kind: KindChoice, Choices: names(kernels.Full, kernels.Diagonal, kernels.Spherical)},
-	{Name: "epochs", Min: 1, Max: 100_000, Kind: KindInt},
-	{Name: "batch", Min: 1, Max: 1_000_000, Kind: KindInt},
-	{Name: "limit-train", Max: 10_000_000, Kind: KindInt},
-	{Name: "limit-test", Max: 10_000_000, Kind: KindInt},
-	{Name: "seed", Kind: KindUint},
-	{Name: "backend", Kind: KindChoice, Choices: names(BackendAuto, BackendWebGPU, BackendCPU)},
-	{Name: "density", Kind: KindBool},
-	{Name: "lr", Kind: KindFloat},
-	{Name: "freeze-head", Kind: KindBool},
-	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone)},
-	{Name: "train", Min: 2, Max: 100_000_000, Kind: KindInt},
-	{Name: "test", Min: 1, Max: 100_000_000, Kind: KindInt},
-	{Name: "data-seed", Kind: KindUint},
+	{Name: "data", Kind: KindChoice, Choices: images.Names(),
+		Doc: "the image data set: " + orList(images.Names())},
+	{Name: "head", Kind: KindChoice, Choices: names(model.HeadLDA, model.HeadSoftmax),
+		Doc: "lda: the Gaussian (LDA) head; softmax: a linear softmax head (trains with ce)"},
+	{Name: "loss", Kind: KindChoice, Choices: names(kernels.DNLL, kernels.CE, kernels.NLL),
+		Doc: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y"},
+	{Name: "compare", Kind: KindBool,
+		Doc: "train every loss (images: the LDA head with DNLL and the softmax head with CE) with the same settings and show them side by side"},
+	{Name: "lambda", Kind: KindFloat,
+		Doc: "weight λ of the DNLL density penalty, a number >= 0"},
+	{Name: "lambdas", Max: 100, Kind: KindFloats,
+		Doc: "comma-separated values of the DNLL weight λ (numbers > 0)"},
+	{Name: "cov", Kind: KindChoice, Choices: names(kernels.Full, kernels.Diagonal, kernels.Spherical),
+		Doc: "parameterisation of the LDA head's shared covariance Σ: full, diag or spherical"},
+	{Name: "epochs", Min: 1, Max: 100_000, Kind: KindInt,
+		Doc: "passes over the training set (at least 1)"},
+	{Name: "batch", Min: 1, Max: 1_000_000, Kind: KindInt,
+		Doc: "examples per Adam step (at least 1; the training-set size means full batch)"},
+	{Name: "limit-train", Max: 10_000_000, Kind: KindInt,
+		Doc: "train on the first N training images in file order (0: all but the held-out ones)"},
+	{Name: "limit-test", Max: 10_000_000, Kind: KindInt,
+		Doc: "evaluate on the first N test images (0: all)"},
+	{Name: "seed", Kind: KindUint,
+		Doc: "seed of the initialisation, the shuffling and the images' augmentation (a whole number >= 0)"},
+	{Name: "backend", Kind: KindChoice, Choices: names(BackendAuto, BackendWebGPU, BackendCPU),
+		Doc: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
+	{Name: "density", Kind: KindBool,
+		Doc: "shade the embedding plane by the head's log density log p(z) = logsumexp_c δ_c(z), the term DNLL penalises"},
+	{Name: "lr", Kind: KindFloat,
+		Doc: "Adam's learning rate (> 0)"},
+	{Name: "freeze-head", Kind: KindBool,
+		Doc: "keep the head's parameters (the LDA head's means, priors and variance) at their initial values and train the encoder alone, as the optimiser of the authors' Fashion-MNIST notebook does"},
+	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone),
+		Doc: "mlp: Deep LDA; none: classical LDA on the inputs"},
+	{Name: "train", Min: 2, Max: 100_000_000, Kind: KindInt,
+		Doc: "size of the training set (at least 2)"},
+	{Name: "test", Min: 1, Max: 100_000_000, Kind: KindInt,
+		Doc: "size of the test set (at least 1)"},
+	{Name: "data-seed", Kind: KindUint,
+		Doc: "seed of the data (the test set uses data-seed+1)"},
 
 	// The native command's only.
-	{Name: "datadir", Kind: KindText},
-	{Name: "fetch", Kind: KindBool},
-	{Name: "val", Max: 1_000_000, Kind: KindInt},
-	{Name: "augment", Kind: KindChoice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip}},
-	{Name: "bn-recalibrate", Min: BNAuto, Max: 100_000, Kind: KindInt},
-	{Name: "bn-history", Kind: KindBool},
-	{Name: "eval-batch", Max: 1_000_000, Kind: KindInt},
-	{Name: "seeds", Min: 1, Max: 1_000, Kind: KindInt},
-	{Name: "checkpoint", Kind: KindText},
-	{Name: "dump", Kind: KindText},
-	{Name: "ood", Kind: KindChoice, Choices: images.Names()},
-	{Name: "ood-datadir", Kind: KindText},
-	{Name: "out", Kind: KindText},
-	{Name: "quiet", Kind: KindBool},
-	{Name: "resume", Kind: KindBool},
-	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"}},
-	{Name: "size", Min: 1, Max: 32_768, Kind: KindInt},
-	{Name: "steps", Min: 1, Max: 1_000_000, Kind: KindInt},
-	{Name: "cpuprofile", Kind: KindText},
-	{Name: "suite", Kind: KindBool},
-	{Name: "sizes", Max: 16, Kind: KindText},
-	{Name: "batches", Max: 16, Kind: KindText},
+	{Name: "datadir", Kind: KindText,
+		Doc: "folder with the data set's published files (default datasets/<data>)"},
+	{Name: "fetch", Kind: KindBool,
+		Doc: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
+	{Name: "val", Max: 1_000_000, Kind: KindInt,
+		Doc: "training images held out from the end of the training file to fit temperature scaling (0: none)"},
+	{Name: "augment", Kind: KindChoice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip},
+		Doc: "augmentation: auto (crop+flip for CIFAR, none for the MNISTs, as the paper says), none, crop, flip or crop+flip"},
+	{Name: "bn-recalibrate", Min: BNAuto, Max: 100_000, Kind: KindInt,
+		Doc: fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", BNAutoBatches, BNAutoMaxSteps)},
+	{Name: "bn-history", Kind: KindBool,
+		Doc: "also record, after every epoch, the test accuracy and ECE with BatchNorm statistics recomputed over -bn-recalibrate batches (20 when that is 0 or automatic and off), then go on with the trained ones (history's test_accuracy_recalibrated, test_ece_recalibrated)"},
+	{Name: "eval-batch", Max: 1_000_000, Kind: KindInt,
+		Doc: "evaluation batch size (0: -batch; a larger one needs more memory)"},
+	{Name: "seeds", Min: 1, Max: 1_000, Kind: KindInt,
+		Doc: "seeds per lambda (-seed, -seed+1, ...)"},
+	{Name: "checkpoint", Kind: KindText,
+		Doc: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
+	{Name: "dump", Kind: KindText,
+		Doc: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
+	{Name: "ood", Kind: KindChoice, Choices: images.Names(),
+		Doc: "also score how well the model tells its test images from this data set's (one of the same image shape: mnist for a model of fashion-mnist and the reverse, cifar100 for cifar10 and the reverse; -limit-test images of each): report.json's ood, ood_scores.svg and ood_roc.svg"},
+	{Name: "ood-datadir", Kind: KindText,
+		Doc: "folder with the -ood data set's published files (default datasets/<ood>)"},
+	{Name: "out", Kind: KindText,
+		Doc: "output folder for report.json, the SVG figures, " + CheckpointFile + " and " + ResumeFile},
+	{Name: "quiet", Kind: KindBool,
+		Doc: "no progress bar"},
+	{Name: "resume", Kind: KindBool,
+		Doc: "continue the run in -out after its last completed epoch (" + ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised, or lowered to the epochs trained to end the run there"},
+	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"},
+		Doc: "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)"},
+	{Name: "size", Min: 1, Max: 32_768, Kind: KindInt,
+		Doc: "matrix size S (matmul)"},
+	{Name: "steps", Min: 1, Max: 1_000_000, Kind: KindInt,
+		Doc: "timed steps (after one untimed warm-up step)"},
+	{Name: "cpuprofile", Kind: KindText,
+		Doc: "write a CPU profile of the timed steps to this file (go tool pprof)"},
+	{Name: "suite", Kind: KindBool,
+		Doc: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
+	{Name: "sizes", Max: 16, Kind: KindText,
+		Doc: "matmul sizes of -suite, comma-separated"},
+	{Name: "batches", Max: 16, Kind: KindText,
+		Doc: "ConvNet batch sizes of -suite, comma-separated"},
 }
 
 // names returns the spellings of values.

@@ -23,7 +23,7 @@ func flags(fs *flag.FlagSet, cmd string, vs ...experiment.Values) {
 		if i < 0 {
 			panic(fmt.Sprintf("deeplda %s: no variable for the setting %s", cmd, s.Name))
 		}
-		help := doc.help(cmd)
+		help := doc.help(cmd, s)
 		switch p := vs[i][s.Name].(type) {
 		case *string:
 			if s.Kind == experiment.KindChoice {

@@ -18,12 +18,19 @@ import (
 // "", the automatic choice of train's -loss).
 func TestFlagsFollowTheTable(t *testing.T) {
 	for name, d := range flagDocs {
-		if !slices.ContainsFunc(experiment.Settings, func(s experiment.Setting) bool { return s.Name == name }) {
+		i := slices.IndexFunc(experiment.Settings, func(s experiment.Setting) bool { return s.Name == name })
+		if i < 0 {
 			t.Errorf("flagDocs: %s is no setting", name)
+			continue
 		}
 		for _, cmd := range d.Commands {
-			if d.help(cmd) == "" || !slices.Contains(allCmds, cmd) {
-				t.Errorf("flagDocs: %s in %q has help %q", name, cmd, d.help(cmd))
+			if h := d.help(cmd, experiment.Settings[i]); h == "" || !slices.Contains(allCmds, cmd) {
+				t.Errorf("flagDocs: %s in %q has help %q", name, cmd, h)
+			}
+		}
+		for cmd, h := range d.CmdHelp {
+			if !slices.Contains(d.Commands, cmd) || h == experiment.Settings[i].Doc {
+				t.Errorf("flagDocs: %s's help in %q is never shown or repeats the setting's Doc", name, cmd)
 			}
 		}
 	}
