@@ -34,7 +34,7 @@ func Evaluate(m *model.Model, set train.Dataset, evalBatch int, config any, onPh
 	if err != nil {
 		return nil, err
 	}
-	rep := &report.Report{Kind: "eval", Config: config, Backend: report.Backend{Info: m.Backend.Info()}, Status: "done"}
+	rep := &report.Report{Kind: ReportEval, Config: config, Backend: report.Backend{Info: m.Backend.Info()}, Status: "done"}
 	rep.Test = evaluateSplit(out, set.Y, true)
 	rep.Head, _, _ = headReport(m)
 	return &EvalResult{Report: rep, Out: out, Set: set, Model: m}, nil

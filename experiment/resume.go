@@ -55,7 +55,7 @@ func (r *Run) SaveEpoch(checkpoint, resume string) (*train.Snapshot, error) {
 	return snap, nil
 }
 
-// ResumedRun returns the kind (CmdSynth, CmdTrain) and the configuration
+// ResumedRun returns the kind (ReportSynth, ReportTrain) and the configuration
 // (report.json's, as JSON) of the run whose resume file is at path: what
 // resumes a run whose report.json was never written (a process killed
 // mid-run).

@@ -27,15 +27,6 @@ const (
 	KindFloats             // comma-separated real numbers
 )
 
-// The commands of deeplda.
-const (
-	CmdSynth = "synth"
-	CmdTrain = "train"
-	CmdSweep = "sweep"
-	CmdEval  = "eval"
-	CmdBench = "bench"
-)
-
 // Setting is one setting of the experiments, declared once with what the
 // core knows of it: its name, the type of its value, its bounds and what it
 // does. The front ends hold what is theirs (the commands that take it as a
@@ -57,8 +48,7 @@ type Setting struct {
 	Doc string
 }
 
-// Settings lists every setting, in the order of the page's form and of
-// the command's -h.
+// Settings lists every setting, in the order of the page's form.
 var Settings = []Setting{
 	{Name: "data", Kind: KindChoice, Choices: images.Names(),
 		Doc: "the image data set: " + orList(images.Names())},
@@ -100,12 +90,8 @@ var Settings = []Setting{
 		Doc: "size of the test set (at least 1)"},
 	{Name: "data-seed", Kind: KindUint,
 		Doc: "seed of the data (the test set uses data-seed+1)"},
-
-	// The native command's only.
 	{Name: "datadir", Kind: KindText,
 		Doc: "folder with the data set's published files (default datasets/<data>)"},
-	{Name: "fetch", Kind: KindBool,
-		Doc: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
 	{Name: "val", Max: 1_000_000, Kind: KindInt,
 		Doc: "training images held out from the end of the training file to fit temperature scaling (0: none)"},
 	{Name: "augment", Kind: KindChoice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip},
@@ -120,28 +106,16 @@ var Settings = []Setting{
 		Doc: "seeds per lambda (-seed, -seed+1, ...)"},
 	{Name: "checkpoint", Kind: KindText,
 		Doc: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
-	{Name: "dump", Kind: KindText,
-		Doc: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
 	{Name: "ood", Kind: KindChoice, Choices: images.Names(),
 		Doc: "also score how well the model tells its test images from this data set's (one of the same image shape: mnist for a model of fashion-mnist and the reverse, cifar100 for cifar10 and the reverse; -limit-test images of each): report.json's ood, ood_scores.svg and ood_roc.svg"},
 	{Name: "ood-datadir", Kind: KindText,
 		Doc: "folder with the -ood data set's published files (default datasets/<ood>)"},
-	{Name: "out", Kind: KindText,
-		Doc: "output folder for report.json, the SVG figures, " + CheckpointFile + " and " + ResumeFile},
-	{Name: "quiet", Kind: KindBool,
-		Doc: "no progress bar"},
-	{Name: "resume", Kind: KindBool,
-		Doc: "continue the run in -out after its last completed epoch (" + ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised, or lowered to the epochs trained to end the run there"},
 	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"},
 		Doc: "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)"},
 	{Name: "size", Min: 1, Max: 32_768, Kind: KindInt,
 		Doc: "matrix size S (matmul)"},
 	{Name: "steps", Min: 1, Max: 1_000_000, Kind: KindInt,
 		Doc: "timed steps (after one untimed warm-up step)"},
-	{Name: "cpuprofile", Kind: KindText,
-		Doc: "write a CPU profile of the timed steps to this file (go tool pprof)"},
-	{Name: "suite", Kind: KindBool,
-		Doc: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
 	{Name: "sizes", Max: 16, Kind: KindText,
 		Doc: "matmul sizes of -suite, comma-separated"},
 	{Name: "batches", Max: 16, Kind: KindText,

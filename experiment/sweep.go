@@ -129,7 +129,7 @@ type SweepResult struct {
 
 // NewSweepResult returns an empty result for c on a backend.
 func NewSweepResult(c SweepConfig, info kernels.Info) *SweepResult {
-	return &SweepResult{Kind: "sweep", Config: c, Backend: info, Points: []SweepPoint{}, Summary: []SweepRow{}}
+	return &SweepResult{Kind: ReportSweep, Config: c, Backend: info, Points: []SweepPoint{}, Summary: []SweepRow{}}
 }
 
 // Add records a finished run (after ImageRun.Finish) and updates the

@@ -79,5 +79,5 @@ func NewSynth(be kernels.Backend, c SynthConfig) (*Run, error) {
 		return nil, err
 	}
 	trainSet, testSet := SynthData(c)
-	return newRun(be, "synth", c, spec, trainSet, testSet, train.Config{Epochs: c.Epochs, Batch: c.Batch, Seed: c.Seed})
+	return newRun(be, ReportSynth, c, spec, trainSet, testSet, train.Config{Epochs: c.Epochs, Batch: c.Batch, Seed: c.Seed})
 }

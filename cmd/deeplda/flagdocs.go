@@ -1,8 +1,45 @@
 package main
 
-import "github.com/deeplda/deeplda/experiment"
+import (
+	"slices"
 
-// flagDoc is how the command line shows a setting of experiment.Settings:
+	"github.com/deeplda/deeplda/experiment"
+)
+
+// The commands of deeplda.
+const (
+	cmdSynth = "synth"
+	cmdTrain = "train"
+	cmdSweep = "sweep"
+	cmdEval  = "eval"
+	cmdBench = "bench"
+	cmdUI    = "ui"
+)
+
+// commandSettings are the settings of the command line alone, beside
+// experiment.Settings: where its output goes and how it shows progress.
+var commandSettings = []experiment.Setting{
+	{Name: "fetch", Kind: experiment.KindBool,
+		Doc: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
+	{Name: "out", Kind: experiment.KindText,
+		Doc: "output folder for report.json, the SVG figures, " + experiment.CheckpointFile + " and " + experiment.ResumeFile},
+	{Name: "quiet", Kind: experiment.KindBool,
+		Doc: "no progress bar"},
+	{Name: "resume", Kind: experiment.KindBool,
+		Doc: "continue the run in -out after its last completed epoch (" + experiment.ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised, or lowered to the epochs trained to end the run there"},
+	{Name: "dump", Kind: experiment.KindText,
+		Doc: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
+	{Name: "cpuprofile", Kind: experiment.KindText,
+		Doc: "write a CPU profile of the timed steps to this file (go tool pprof)"},
+	{Name: "suite", Kind: experiment.KindBool,
+		Doc: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
+}
+
+// settings are the command line's settings: experiment.Settings and
+// commandSettings.
+var settings = slices.Concat(experiment.Settings, commandSettings)
+
+// flagDoc is how the command line shows a setting of settings:
 // the commands that have it as a flag, and their own help where it says
 // more than the setting's Doc.
 type flagDoc struct {
@@ -21,61 +58,61 @@ func (d flagDoc) help(cmd string, s experiment.Setting) string {
 
 // The command lists of the flags.
 var (
-	imageCmds = []string{experiment.CmdTrain, experiment.CmdSweep}
-	dataCmds  = []string{experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval}
-	trainCmds = []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep}
-	runCmds   = []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval}
-	allCmds   = []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval, experiment.CmdBench}
+	imageCmds = []string{cmdTrain, cmdSweep}
+	dataCmds  = []string{cmdTrain, cmdSweep, cmdEval}
+	trainCmds = []string{cmdSynth, cmdTrain, cmdSweep}
+	runCmds   = []string{cmdSynth, cmdTrain, cmdSweep, cmdEval}
+	allCmds   = []string{cmdSynth, cmdTrain, cmdSweep, cmdEval, cmdBench}
 )
 
 // flagDocs are the settings the command line has as flags, by name.
 var flagDocs = map[string]flagDoc{
 	"data": {Commands: dataCmds},
-	"head": {Commands: []string{experiment.CmdTrain}},
-	"loss": {Commands: []string{experiment.CmdSynth, experiment.CmdTrain},
-		CmdHelp: map[string]string{experiment.CmdTrain: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y (default dnll for lda, ce for softmax)"}},
-	"compare": {Commands: []string{experiment.CmdTrain},
-		CmdHelp: map[string]string{experiment.CmdTrain: "train the LDA head (with -loss, default dnll) and the softmax head (ce) on the same data and seed, into -out/lda and -out/softmax, and compare them in -out/compare.json and compare_*.svg"}},
-	"lambda":  {Commands: []string{experiment.CmdSynth, experiment.CmdTrain}},
-	"lambdas": {Commands: []string{experiment.CmdSweep}},
+	"head": {Commands: []string{cmdTrain}},
+	"loss": {Commands: []string{cmdSynth, cmdTrain},
+		CmdHelp: map[string]string{cmdTrain: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y (default dnll for lda, ce for softmax)"}},
+	"compare": {Commands: []string{cmdTrain},
+		CmdHelp: map[string]string{cmdTrain: "train the LDA head (with -loss, default dnll) and the softmax head (ce) on the same data and seed, into -out/lda and -out/softmax, and compare them in -out/compare.json and compare_*.svg"}},
+	"lambda":  {Commands: []string{cmdSynth, cmdTrain}},
+	"lambdas": {Commands: []string{cmdSweep}},
 	"cov":     {Commands: trainCmds},
 	"epochs":  {Commands: trainCmds},
 	"batch": {Commands: allCmds,
-		CmdHelp: map[string]string{experiment.CmdBench: "batch size (convnet, mlp)", experiment.CmdEval: "batch size of the BatchNorm recalibration"}},
+		CmdHelp: map[string]string{cmdBench: "batch size (convnet, mlp)", cmdEval: "batch size of the BatchNorm recalibration"}},
 	"limit-train": {Commands: dataCmds,
-		CmdHelp: map[string]string{experiment.CmdEval: "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)"}},
+		CmdHelp: map[string]string{cmdEval: "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)"}},
 	"limit-test": {Commands: dataCmds},
 	"seed": {Commands: runCmds,
-		CmdHelp: map[string]string{experiment.CmdEval: "seed of the recalibration batches (deeplda train uses its -seed)", experiment.CmdSweep: "seed of each lambda's first run (the others count up, -seeds)"}},
+		CmdHelp: map[string]string{cmdEval: "seed of the recalibration batches (deeplda train uses its -seed)", cmdSweep: "seed of each lambda's first run (the others count up, -seeds)"}},
 	"backend":     {Commands: allCmds},
 	"lr":          {Commands: trainCmds},
 	"freeze-head": {Commands: imageCmds},
-	"encoder":     {Commands: []string{experiment.CmdSynth}},
-	"train":       {Commands: []string{experiment.CmdSynth}},
-	"test":        {Commands: []string{experiment.CmdSynth}},
-	"data-seed":   {Commands: []string{experiment.CmdSynth}},
+	"encoder":     {Commands: []string{cmdSynth}},
+	"train":       {Commands: []string{cmdSynth}},
+	"test":        {Commands: []string{cmdSynth}},
+	"data-seed":   {Commands: []string{cmdSynth}},
 	"datadir":     {Commands: dataCmds},
 	"fetch":       {Commands: dataCmds},
 	"val":         {Commands: imageCmds},
 	"augment":     {Commands: imageCmds},
 	"bn-recalibrate": {Commands: dataCmds,
-		CmdHelp: map[string]string{experiment.CmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
+		CmdHelp: map[string]string{cmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
 	"bn-history":  {Commands: imageCmds},
 	"eval-batch":  {Commands: dataCmds},
-	"seeds":       {Commands: []string{experiment.CmdSweep}},
-	"checkpoint":  {Commands: []string{experiment.CmdEval}},
-	"dump":        {Commands: []string{experiment.CmdEval}},
-	"ood":         {Commands: []string{experiment.CmdTrain, experiment.CmdEval}},
-	"ood-datadir": {Commands: []string{experiment.CmdTrain, experiment.CmdEval}},
+	"seeds":       {Commands: []string{cmdSweep}},
+	"checkpoint":  {Commands: []string{cmdEval}},
+	"dump":        {Commands: []string{cmdEval}},
+	"ood":         {Commands: []string{cmdTrain, cmdEval}},
+	"ood-datadir": {Commands: []string{cmdTrain, cmdEval}},
 	"out": {Commands: runCmds,
-		CmdHelp: map[string]string{experiment.CmdEval: "output folder for report.json and the SVG figures", experiment.CmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json"}},
+		CmdHelp: map[string]string{cmdEval: "output folder for report.json and the SVG figures", cmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json"}},
 	"quiet":      {Commands: trainCmds},
-	"resume":     {Commands: []string{experiment.CmdSynth, experiment.CmdTrain}},
-	"model":      {Commands: []string{experiment.CmdBench}},
-	"size":       {Commands: []string{experiment.CmdBench}},
-	"steps":      {Commands: []string{experiment.CmdBench}},
-	"cpuprofile": {Commands: []string{experiment.CmdBench}},
-	"suite":      {Commands: []string{experiment.CmdBench}},
-	"sizes":      {Commands: []string{experiment.CmdBench}},
-	"batches":    {Commands: []string{experiment.CmdBench}},
+	"resume":     {Commands: []string{cmdSynth, cmdTrain}},
+	"model":      {Commands: []string{cmdBench}},
+	"size":       {Commands: []string{cmdBench}},
+	"steps":      {Commands: []string{cmdBench}},
+	"cpuprofile": {Commands: []string{cmdBench}},
+	"suite":      {Commands: []string{cmdBench}},
+	"sizes":      {Commands: []string{cmdBench}},
+	"batches":    {Commands: []string{cmdBench}},
 }

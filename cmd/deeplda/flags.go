@@ -11,10 +11,10 @@ import (
 )
 
 // flags registers on fs the flags of the command cmd: one per setting of
-// experiment.Settings whose flagDocs list cmd, bound to its variable in vs
+// settings whose flagDocs list cmd, bound to its variable in vs
 // (the first that has it), with that variable's value as the default.
 func flags(fs *flag.FlagSet, cmd string, vs ...experiment.Values) {
-	for _, s := range experiment.Settings {
+	for _, s := range settings {
 		doc, ok := flagDocs[s.Name]
 		if !ok || !slices.Contains(doc.Commands, cmd) {
 			continue
