@@ -121,12 +121,8 @@ func (c EvalConfig) Validate() error {
 		return settingError("checkpoint", "checkpoint is required")
 	}
 	return firstError(
-		checkChoice("data", c.Data),
-		checkAtLeast("eval-batch", c.EvalBatch, 0),
-		checkAtLeast("batch", c.Batch, 1),
-		checkAtLeast("limit-test", c.LimitTest, 0),
-		checkAtLeast("limit-train", c.LimitTrain, 0),
-		checkAtLeast("bn-recalibrate", c.BNRecalibrate, 0),
+		checkAtLeast("bn-recalibrate", c.BNRecalibrate, 0), // no automatic rule here
+		checkSettings(&c),
 		c.OODConfig.Check(c.Data),
 	)
 }

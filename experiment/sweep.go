@@ -36,7 +36,7 @@ func (c SweepConfig) Validate() error {
 	case b.Loss != kernels.DNLL.String():
 		return settingError("loss", "the lambda sweep trains with dnll, not %s", b.Loss)
 	}
-	return firstError(CheckLambdas(c.Lambdas), checkInt("seeds", c.Seeds))
+	return checkSettings(&c)
 }
 
 // Runs returns the configuration of every run, lambda by lambda, seed by

@@ -35,9 +35,9 @@ var commandSettings = []experiment.Setting{
 		Doc: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
 }
 
-// settings are the command line's settings: experiment.Settings and
+// settings returns the command line's settings: experiment.Settings and
 // commandSettings.
-var settings = slices.Concat(experiment.Settings, commandSettings)
+func settings() []experiment.Setting { return slices.Concat(experiment.Settings, commandSettings) }
 
 // flagDoc is how the command line shows a setting of settings:
 // the commands that have it as a flag, and their own help where it says
@@ -65,7 +65,9 @@ var (
 	allCmds   = []string{cmdSynth, cmdTrain, cmdSweep, cmdEval, cmdBench}
 )
 
-// flagDocs are the settings the command line has as flags, by name.
+// flagDocs say which commands have each setting as a flag, by name; a
+// setting without one is a flag of every command that binds it (see
+// flags).
 var flagDocs = map[string]flagDoc{
 	"data": {Commands: dataCmds},
 	"head": {Commands: []string{cmdTrain}},

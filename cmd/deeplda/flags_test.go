@@ -18,18 +18,18 @@ import (
 // "", the automatic choice of train's -loss).
 func TestFlagsFollowTheTable(t *testing.T) {
 	for name, d := range flagDocs {
-		i := slices.IndexFunc(settings, func(s experiment.Setting) bool { return s.Name == name })
+		i := slices.IndexFunc(settings(), func(s experiment.Setting) bool { return s.Name == name })
 		if i < 0 {
 			t.Errorf("flagDocs: %s is no setting", name)
 			continue
 		}
 		for _, cmd := range d.Commands {
-			if h := d.help(cmd, settings[i]); h == "" || !slices.Contains(allCmds, cmd) {
+			if h := d.help(cmd, settings()[i]); h == "" || !slices.Contains(allCmds, cmd) {
 				t.Errorf("flagDocs: %s in %q has help %q", name, cmd, h)
 			}
 		}
 		for cmd, h := range d.CmdHelp {
-			if !slices.Contains(d.Commands, cmd) || h == settings[i].Doc {
+			if !slices.Contains(d.Commands, cmd) || h == settings()[i].Doc {
 				t.Errorf("flagDocs: %s's help in %q is never shown or repeats the setting's Doc", name, cmd)
 			}
 		}
@@ -58,7 +58,7 @@ func TestFlagsFollowTheTable(t *testing.T) {
 	c := experiment.DefaultImages()
 	backend := experiment.BackendAuto
 	flags(fs, cmdTrain, c.Bind(), (&output{}).bind(), (&experiment.OODConfig{}).Bind(), experiment.Values{"fetch": new(bool), "compare": new(bool), "backend": &backend})
-	for _, s := range settings {
+	for _, s := range settings() {
 		if f := fs.Lookup(s.Name); f != nil && s.Kind == experiment.KindChoice && f.DefValue != "" && !slices.Contains(s.Choices, f.DefValue) {
 			t.Errorf("train -%s: default %q is not one of %v", s.Name, f.DefValue, s.Choices)
 		}
@@ -66,11 +66,13 @@ func TestFlagsFollowTheTable(t *testing.T) {
 }
 
 func TestFlagMessage(t *testing.T) {
+	noEncoder := experiment.DefaultSynth()
+	noEncoder.Encoder = ""
 	for _, tc := range []struct {
 		err  error
 		want string
 	}{
-		{(&experiment.SynthConfig{}).Validate(), `-encoder must be mlp or none, got ""`},
+		{noEncoder.Validate(), `-encoder must be mlp or none, got ""`},
 		{experiment.CheckLambdas(nil), "-lambdas is empty"},
 		{experiment.BenchConfig{Model: "mlp", Batch: 1, Size: 1, Steps: 1}.Validate(), "<nil>"},
 		{errors.New("plain"), "plain"},

@@ -223,7 +223,7 @@ func TestRawQuery(t *testing.T) {
 func TestFieldsFollowTheTable(t *testing.T) {
 	var want, got []string
 	for _, s := range experiment.Settings {
-		if d, ok := docs[s.Name]; ok && d.Demos != nil {
+		if pageDoc(s).Demos != nil {
 			want = append(want, s.Name)
 		}
 	}

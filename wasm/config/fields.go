@@ -48,7 +48,7 @@ var (
 )
 
 // docs are the settings the page reads, by name: the form's fields and
-// the benchmark's URL parameters.
+// the benchmark's URL parameters (see pageDoc for a setting it lacks).
 var docs = map[string]PageDoc{
 	"data": {Label: "Data set", Demos: imageOnly,
 		Hint: "the image data set: hosted by this site, or from files you choose below"},
@@ -73,6 +73,28 @@ var docs = map[string]PageDoc{
 	"test":        {Label: "Test points", Demos: toyDemos, Advanced: true, PageMax: 1000000},
 	"data-seed":   {Label: "Data seed", Demos: toyDemos, Advanced: true},
 	"steps":       {PageMax: 10_000},
+	// The image run's settings that the page does not offer: it reads the
+	// data from the site or the files chosen, holds out no images, and
+	// keeps the automatic rules.
+	"datadir": {}, "val": {}, "augment": {}, "bn-recalibrate": {}, "bn-history": {}, "eval-batch": {},
+}
+
+// pageDoc returns how the page shows the setting s: its docs, or, for a
+// setting without, a field in the advanced group, labelled by its name,
+// of the demos whose runs have it (the image run's: the images demo; the
+// toy run's: the others).
+func pageDoc(s experiment.Setting) PageDoc {
+	if d, ok := docs[s.Name]; ok {
+		return d
+	}
+	d := PageDoc{Label: s.Name, Advanced: true}
+	if experiment.Bind(new(experiment.ImageConfig))[s.Name] != nil {
+		d.Demos = append(d.Demos, imageOnly...)
+	}
+	if experiment.Bind(new(experiment.SynthConfig))[s.Name] != nil {
+		d.Demos = append(d.Demos, toyDemos...)
+	}
+	return d
 }
 
 // Field is one setting of experiment.Settings as the page shows it: its
@@ -94,8 +116,8 @@ var Fields = pageFields()
 func pageFields() []Field {
 	var out []Field
 	for _, s := range experiment.Settings {
-		d, ok := docs[s.Name]
-		if !ok || d.Demos == nil {
+		d := pageDoc(s)
+		if d.Demos == nil {
 			continue
 		}
 		f := Field{Setting: s, PageDoc: d, Help: cmp.Or(d.Hint, s.Doc)}
@@ -129,7 +151,7 @@ func ParseValue(name, text string, v any) error {
 	if i < 0 {
 		panic("config: unknown setting " + name)
 	}
-	return Field{Setting: experiment.Settings[i], PageDoc: docs[name]}.Parse(text, v)
+	return Field{Setting: experiment.Settings[i], PageDoc: pageDoc(experiment.Settings[i])}.Parse(text, v)
 }
 
 // NativeBackend is the backend field's choice of deeplda ui's native
