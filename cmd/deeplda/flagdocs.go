@@ -17,7 +17,9 @@ const (
 )
 
 // commandSettings are the settings of the command line alone, beside
-// experiment.Settings: where its output goes and how it shows progress.
+// experiment.Settings: fetching the data, the output folder, the progress
+// bar, resuming, the evaluation's dump, profiling and the benchmark's
+// suite.
 var commandSettings = []experiment.Setting{
 	{Name: "fetch", Kind: experiment.KindBool,
 		Doc: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
@@ -39,9 +41,9 @@ var commandSettings = []experiment.Setting{
 // commandSettings.
 func settings() []experiment.Setting { return slices.Concat(experiment.Settings, commandSettings) }
 
-// flagDoc is how the command line shows a setting of settings:
-// the commands that have it as a flag, and their own help where it says
-// more than the setting's Doc.
+// flagDoc is how the command line shows one of its settings: the
+// commands that have it as a flag, and their own help where it says more
+// than the setting's Doc.
 type flagDoc struct {
 	Commands []string
 	// CmdHelp replaces the setting's Doc for the flag of some commands.
