@@ -275,7 +275,7 @@ func (m *models) evaluate(s *session, cps []checkpoint) (string, error) {
 		if err := img.Load(cp.file); err != nil {
 			return cp.label, err
 		}
-		img.Report.Kind, img.Report.Status = experiment.CmdEval, "opened "+cp.label
+		img.Report.Kind, img.Report.Status = experiment.ReportEval, "opened "+cp.label
 		img.Report.History, img.Report.Seconds = cp.trained.History, cp.trained.Seconds
 		img.Report.Backend.Engine = m.e.host.Engine()
 		e.emit(protocol.Event{Kind: protocol.EvLoading, Session: s.id, Run: i, Text: fmt.Sprintf("Evaluating %s on %d %s test images on %s…",

@@ -39,12 +39,7 @@ type BenchConfig struct {
 
 // Validate reports the first invalid field as a *SettingError.
 func (c BenchConfig) Validate() error {
-	return firstError(
-		checkChoice("model", c.Model),
-		checkInt("batch", c.Batch),
-		checkInt("size", c.Size),
-		checkInt("steps", c.Steps),
-	)
+	return checkSettings(&c)
 }
 
 // BenchResult is the timing of a Bench, as "deeplda bench" prints it.

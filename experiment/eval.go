@@ -34,7 +34,7 @@ func Evaluate(m *model.Model, set train.Dataset, evalBatch int, config any, onPh
 	if err != nil {
 		return nil, err
 	}
-	rep := &report.Report{Kind: "eval", Config: config, Backend: report.Backend{Info: m.Backend.Info()}, Status: "done"}
+	rep := &report.Report{Kind: ReportEval, Config: config, Backend: report.Backend{Info: m.Backend.Info()}, Status: "done"}
 	rep.Test = evaluateSplit(out, set.Y, true)
 	rep.Head, _, _ = headReport(m)
 	return &EvalResult{Report: rep, Out: out, Set: set, Model: m}, nil
@@ -121,12 +121,8 @@ func (c EvalConfig) Validate() error {
 		return settingError("checkpoint", "checkpoint is required")
 	}
 	return firstError(
-		checkChoice("data", c.Data),
-		checkAtLeast("eval-batch", c.EvalBatch, 0),
-		checkAtLeast("batch", c.Batch, 1),
-		checkAtLeast("limit-test", c.LimitTest, 0),
-		checkAtLeast("limit-train", c.LimitTrain, 0),
-		checkAtLeast("bn-recalibrate", c.BNRecalibrate, 0),
+		checkAtLeast("bn-recalibrate", c.BNRecalibrate, 0), // no automatic rule here
+		checkSettings(&c),
 		c.OODConfig.Check(c.Data),
 	)
 }

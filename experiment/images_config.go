@@ -41,45 +41,46 @@ const (
 // (Fashion-MNIST, MNIST, CIFAR-10, CIFAR-100): the paper's ConvNet with
 // embeddings of dimension d = C-1 and an LDA head (trained with DNLL, CE or
 // NLL) or a linear softmax head (CE).
+// Its JSON holds its settings under their keys (Setting.Key).
 type ImageConfig struct {
-	Data    string  `json:"data"`    // fashion-mnist, mnist, cifar10 or cifar100
-	DataDir string  `json:"datadir"` // folder with the published files
-	Head    string  `json:"head"`    // lda or softmax
-	Cov     string  `json:"cov"`     // spherical, diag or full (LDA head)
-	Loss    string  `json:"loss"`    // dnll, ce or nll; "" means dnll for lda, ce for softmax
-	Lambda  float64 `json:"lambda"`  // DNLL weight
-	Epochs  int     `json:"epochs"`
-	Batch   int     `json:"batch"`
-	LR      float64 `json:"lr"`
+	Data    string  // fashion-mnist, mnist, cifar10 or cifar100
+	DataDir string  // folder with the published files
+	Head    string  // lda or softmax
+	Cov     string  // spherical, diag or full (LDA head)
+	Loss    string  // dnll, ce or nll; "" means dnll for lda, ce for softmax
+	Lambda  float64 // DNLL weight
+	Epochs  int
+	Batch   int
+	LR      float64
 	// LimitTrain and LimitTest take the first N images of each split in
 	// file order (0: all; training stops before the held-out images).
-	LimitTrain int `json:"limit_train"`
-	LimitTest  int `json:"limit_test"`
+	LimitTrain int
+	LimitTest  int
 	// Val is the number of training images held out, from the end of the
 	// training file, to fit temperature scaling (never trained on); 0 fits
 	// no temperature.
-	Val  int    `json:"val"`
-	Seed uint64 `json:"seed"` // initialisation, shuffling, augmentation
+	Val  int
+	Seed uint64 // initialisation, shuffling, augmentation
 	// Augment is auto, none, crop, flip or crop+flip. auto follows the
 	// paper's text: random crop (padding 4) and horizontal flip for CIFAR,
 	// none for Fashion-MNIST and MNIST. (The authors' sweep script also
 	// crops Fashion-MNIST; use -augment crop to match it.)
-	Augment string `json:"augment"`
+	Augment string
 	// BNRecalibrate is the number of training batches over which the
 	// BatchNorm running statistics are recomputed before the final
 	// evaluation (0: keep the trained ones; BNAuto: see BNAutoMaxSteps).
-	BNRecalibrate int `json:"bn_recalibrate"`
+	BNRecalibrate int
 	// BNHistory records after every epoch the test figures with
 	// recalibrated BatchNorm statistics too (report.Epoch's
 	// TestAccuracyRecalibrated), training on with the trained ones.
-	BNHistory bool `json:"bn_history,omitempty"`
+	BNHistory bool
 	// EvalBatch is the evaluation's batch size (0: Batch, so that
 	// evaluation reuses the training's activation buffers rather than
 	// allocating larger ones).
-	EvalBatch int `json:"eval_batch"`
+	EvalBatch int
 	// FreezeHead keeps the head at its initial values and trains the
 	// encoder alone (model.Spec.FreezeHead).
-	FreezeHead bool `json:"freeze_head,omitempty"`
+	FreezeHead bool
 }
 
 // DefaultImages returns the paper's settings on Fashion-MNIST: the
@@ -129,27 +130,7 @@ func (c ImageConfig) Resolved() ImageConfig {
 // Validate reports the first invalid setting as a *SettingError.
 func (c ImageConfig) Validate() error {
 	c = c.Resolved()
-	if err := firstError(
-		checkChoice("data", c.Data),
-		checkChoice("head", c.Head),
-		checkInt("epochs", c.Epochs),
-		checkInt("batch", c.Batch),
-		checkInt("eval-batch", c.EvalBatch),
-		checkInt("limit-train", c.LimitTrain),
-		checkInt("limit-test", c.LimitTest),
-		checkInt("val", c.Val),
-		checkLR(c.LR),
-		checkLambda(c.Lambda),
-		checkChoice("augment", c.Augment),
-		checkChoice("loss", c.Loss),
-		checkChoice("cov", c.Cov),
-	); err != nil {
-		return err
-	}
-	if c.BNRecalibrate < BNAuto {
-		return settingError("bn-recalibrate", "bn-recalibrate must be a number of batches >= 0, or -1 for the automatic rule; got %d", c.BNRecalibrate)
-	}
-	if err := checkInt("bn-recalibrate", c.BNRecalibrate); err != nil {
+	if err := checkSettings(&c); err != nil {
 		return err
 	}
 	if c.Head == model.HeadSoftmax.String() && c.Loss != kernels.CE.String() {

@@ -83,7 +83,7 @@ func NewImagesFrom(be kernels.Backend, c ImageConfig, data ImageData) (*ImageRun
 	if err != nil {
 		return nil, err
 	}
-	run, err := newRun(be, "train", c, spec, trainSet, testSet, tc)
+	run, err := newRun(be, ReportTrain, c, spec, trainSet, testSet, tc)
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,6 @@ type OODConfig struct {
 	DataDir string `json:"ood_datadir,omitempty"` // "" for datasets/<Data>
 }
 
-// Bind returns the variables of the out-of-distribution settings in c.
-func (c *OODConfig) Bind() Values { return Values{"ood": &c.Data, "ood-datadir": &c.DataDir} }
-
 // Check reports, as a *SettingError, an out-of-distribution data set that a
 // model of the data set in cannot score: an unknown one, in itself, or one
 // of another image shape (MNIST and Fashion-MNIST, both 28x28 grey, pair

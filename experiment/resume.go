@@ -55,7 +55,7 @@ func (r *Run) SaveEpoch(checkpoint, resume string) (*train.Snapshot, error) {
 	return snap, nil
 }
 
-// ResumedRun returns the kind (CmdSynth, CmdTrain) and the configuration
+// ResumedRun returns the kind (ReportSynth, ReportTrain) and the configuration
 // (report.json's, as JSON) of the run whose resume file is at path: what
 // resumes a run whose report.json was never written (a process killed
 // mid-run).
@@ -121,7 +121,8 @@ func (r *Run) Resume(path string) error {
 var notTraining = []string{"epochs", "datadir", "eval_batch", "bn_recalibrate"}
 
 // sameConfig checks that saved, a configuration as JSON, is that of config
-// but for notTraining.
+// but for notTraining. A setting that one of them lacks (one added after
+// the run was saved, or a bool that is off) is taken as its zero value.
 func sameConfig(saved string, config any) error {
 	var was, now map[string]any
 	if err := json.Unmarshal([]byte(saved), &was); err != nil {
@@ -145,11 +146,31 @@ func sameConfig(saved string, config any) error {
 		}
 	}
 	for _, k := range keys {
-		if !reflect.DeepEqual(was[k], now[k]) {
+		if !reflect.DeepEqual(was[k], now[k]) && !(isZero(was[k]) && isZero(now[k])) {
 			return fmt.Errorf("the run was trained with %s %s, not %s: resume it with the same settings", k, show(was[k]), show(now[k]))
 		}
 	}
 	return nil
+}
+
+// isZero reports whether v, a value decoded from JSON, is absent (nil) or
+// a zero value: false, 0, "" or an empty list or object.
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !x
+	case float64:
+		return x == 0
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // show writes a configuration value as JSON ("none" when absent).

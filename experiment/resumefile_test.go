@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -159,4 +160,30 @@ func sameEpoch(a, b report.Epoch) bool {
 	eq := func(x, y *report.Float) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return a.Epoch == b.Epoch && a.Loss == b.Loss && a.TrainAccuracy == b.TrainAccuracy && a.TestAccuracy == b.TestAccuracy &&
 		a.TestECE == b.TestECE && eq(a.LogDetCov, b.LogDetCov) && eq(a.Sigma, b.Sigma)
+}
+
+// TestSameConfigOlderRun checks that a run saved before a setting existed
+// resumes with that setting at its zero value, and only then: its saved
+// configuration lacks the key.
+func TestSameConfigOlderRun(t *testing.T) {
+	c := DefaultImages()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	delete(saved, "limit_train") // 0 in c: as if limit-train were newer than the run
+	delete(saved, "val")         // 5000 in c
+	old, _ := json.Marshal(saved)
+	err = sameConfig(string(old), c)
+	if err == nil || !strings.Contains(err.Error(), "the run was trained with val none, not 5000") {
+		t.Errorf("val missing from the saved run: %v", err)
+	}
+	c.Val = 0
+	if err := sameConfig(string(old), c); err != nil {
+		t.Errorf("limit_train and val missing from the saved run, 0 now: %v", err)
+	}
 }

@@ -44,6 +44,15 @@ type Run struct {
 	epochRow func(*report.Epoch) error
 }
 
+// The kinds of report.json (report.Report's Kind, SweepResult's): a toy
+// run's, an image run's, a checkpoint's evaluation's and a lambda sweep's.
+const (
+	ReportSynth = "synth"
+	ReportTrain = "train"
+	ReportEval  = "eval"
+	ReportSweep = "sweep"
+)
+
 // newRun builds the model and trainer.
 func newRun(be kernels.Backend, kind string, config any, spec model.Spec, trainSet, testSet train.Dataset, cfg train.Config) (*Run, error) {
 	if err := testSet.Validate(); err != nil {

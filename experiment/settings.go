@@ -1,16 +1,15 @@
 package experiment
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/kernels"
-	"github.com/deeplda/deeplda/model"
 )
 
 // Kind is the type of a setting's value.
@@ -27,19 +26,11 @@ const (
 	KindFloats             // comma-separated real numbers
 )
 
-// The commands of deeplda.
-const (
-	CmdSynth = "synth"
-	CmdTrain = "train"
-	CmdSweep = "sweep"
-	CmdEval  = "eval"
-	CmdBench = "bench"
-)
-
 // Setting is one setting of the experiments, declared once with what the
-// core knows of it: its name, the type of its value and its bounds. The
-// front ends hold their own words for it (the command's flags and help in
-// cmd/deeplda, the page's labels, hints, demos and bounds in wasm/config)
+// core knows of it: its name, the type of its value, its bounds and what it
+// does. The front ends hold what is theirs (the commands that take it as a
+// flag and their own wording in cmd/deeplda, the page's labels, demos and
+// bounds in wasm/config)
 // and bind it to a configuration's variable (see Values); a
 // configuration's Validate checks it.
 type Setting struct {
@@ -51,56 +42,31 @@ type Setting struct {
 	// a KindText that lists numbers (the suite's sizes and batches). The
 	// memory a run needs bounds the sizes further (CheckMemory).
 	Min, Max int
+	// Doc says what the setting does, in words every front end shows (the
+	// command's help, the page's hint) unless it words it its own way.
+	Doc string
+	// Check, when set, checks the setting's value (its variable, as Values
+	// says) beyond its kind and bounds.
+	Check func(v any) error
+	// Var returns the setting's variable in config, a pointer to a
+	// configuration (a pointer as Values says), or nil when the
+	// configuration has none: what binds the setting to the command's flags
+	// and the page's fields, validates it (checkSettings) and writes it to
+	// report.json (marshalSettings).
+	Var func(config any) any
 }
 
-// Settings lists every setting, in the order of the page's form and of
-// the command's -h.
-var Settings = []Setting{
-	{Name: "data", Kind: KindChoice, Choices: images.Names()},
-	{Name: "head", Kind: KindChoice, Choices: names(model.HeadLDA, model.HeadSoftmax)},
-	{Name: "loss", Kind: KindChoice, Choices: names(kernels.DNLL, kernels.CE, kernels.NLL)},
-	{Name: "compare", Kind: KindBool},
-	{Name: "lambda", Kind: KindFloat},
-	{Name: "lambdas", Max: 100, Kind: KindFloats},
-	{Name: "cov", Kind: KindChoice, Choices: names(kernels.Full, kernels.Diagonal, kernels.Spherical)},
-	{Name: "epochs", Min: 1, Max: 100_000, Kind: KindInt},
-	{Name: "batch", Min: 1, Max: 1_000_000, Kind: KindInt},
-	{Name: "limit-train", Max: 10_000_000, Kind: KindInt},
-	{Name: "limit-test", Max: 10_000_000, Kind: KindInt},
-	{Name: "seed", Kind: KindUint},
-	{Name: "backend", Kind: KindChoice, Choices: names(BackendAuto, BackendWebGPU, BackendCPU)},
-	{Name: "density", Kind: KindBool},
-	{Name: "lr", Kind: KindFloat},
-	{Name: "freeze-head", Kind: KindBool},
-	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone)},
-	{Name: "train", Min: 2, Max: 100_000_000, Kind: KindInt},
-	{Name: "test", Min: 1, Max: 100_000_000, Kind: KindInt},
-	{Name: "data-seed", Kind: KindUint},
-
-	// The native command's only.
-	{Name: "datadir", Kind: KindText},
-	{Name: "fetch", Kind: KindBool},
-	{Name: "val", Max: 1_000_000, Kind: KindInt},
-	{Name: "augment", Kind: KindChoice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip}},
-	{Name: "bn-recalibrate", Min: BNAuto, Max: 100_000, Kind: KindInt},
-	{Name: "bn-history", Kind: KindBool},
-	{Name: "eval-batch", Max: 1_000_000, Kind: KindInt},
-	{Name: "seeds", Min: 1, Max: 1_000, Kind: KindInt},
-	{Name: "checkpoint", Kind: KindText},
-	{Name: "dump", Kind: KindText},
-	{Name: "ood", Kind: KindChoice, Choices: images.Names()},
-	{Name: "ood-datadir", Kind: KindText},
-	{Name: "out", Kind: KindText},
-	{Name: "quiet", Kind: KindBool},
-	{Name: "resume", Kind: KindBool},
-	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"}},
-	{Name: "size", Min: 1, Max: 32_768, Kind: KindInt},
-	{Name: "steps", Min: 1, Max: 1_000_000, Kind: KindInt},
-	{Name: "cpuprofile", Kind: KindText},
-	{Name: "suite", Kind: KindBool},
-	{Name: "sizes", Max: 16, Kind: KindText},
-	{Name: "batches", Max: 16, Kind: KindText},
+// varIn returns the variable of s in config, or nil.
+func (s Setting) varIn(config any) any {
+	if s.Var == nil {
+		return nil
+	}
+	return s.Var(config)
 }
+
+// Key is the setting's key in JSON (report.json's config, the resume
+// file's, the run protocol's): its name in snake case.
+func (s Setting) Key() string { return strings.ReplaceAll(s.Name, "-", "_") }
 
 // names returns the spellings of values.
 func names(v ...fmt.Stringer) []string {
@@ -145,22 +111,23 @@ func orList(v []string) string {
 }
 
 // checkChoice checks that v is one of the choices of the setting name.
-func checkChoice(name, v string) error {
-	s := setting(name)
+func checkChoice(name, v string) error { return setting(name).checkChoice(v) }
+
+// checkChoice checks that v is one of the choices of s.
+func (s Setting) checkChoice(v string) error {
 	if !slices.Contains(s.Choices, v) {
-		return settingError(name, "%s must be %s, got %q", name, orList(s.Choices), v)
+		return settingError(s.Name, "%s must be %s, got %q", s.Name, orList(s.Choices), v)
 	}
 	return nil
 }
 
-// checkInt checks the whole-number setting name against its bounds in
-// Settings (Min, and Max when set).
-func checkInt(name string, v int) error {
-	s := setting(name)
-	if err := checkAtLeast(name, v, s.Min); err != nil || s.Max == 0 || v <= s.Max {
+// checkInt checks the whole number v of s against its bounds (Min, and
+// Max when set).
+func (s Setting) checkInt(v int) error {
+	if err := checkAtLeast(s.Name, v, s.Min); err != nil || s.Max == 0 || v <= s.Max {
 		return err
 	}
-	return settingError(name, "%s must be at most %d, got %d", name, s.Max, v)
+	return settingError(s.Name, "%s must be at most %d, got %d", s.Name, s.Max, v)
 }
 
 // checkAtLeast checks that the whole-number setting name is at least lo.
@@ -174,18 +141,52 @@ func checkAtLeast(name string, v, lo int) error {
 	return settingError(name, "%s must be at least %d, got %d", name, lo, v)
 }
 
-// checkLambda checks the DNLL weight with the model's rule
-// (model.CheckLambda): a finite number >= 0.
-func checkLambda(v float64) error { return asSetting("lambda", model.CheckLambda(v)) }
+// checkSettings checks, in the table's order, every setting that config
+// (a pointer to a configuration) has: its Check, then its kind's rule (a
+// choice is one of its Choices, a whole number lies within Min and Max).
+// It returns the first error, a *SettingError.
+func checkSettings(config any) error {
+	for _, s := range Settings {
+		p := s.varIn(config)
+		if p == nil {
+			continue
+		}
+		if s.Check != nil {
+			if err := asSetting(s.Name, s.Check(p)); err != nil {
+				return err
+			}
+		}
+		var err error
+		switch v := p.(type) {
+		case *string:
+			if s.Kind == KindChoice {
+				err = s.checkChoice(*v)
+			}
+		case *int:
+			err = s.checkInt(*v)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-// checkLR checks Adam's learning rate with the model's rule
-// (model.CheckLR): a finite number > 0.
-func checkLR(v float64) error { return asSetting("lr", model.CheckLR(v)) }
+// checkBNRecalibrate checks the number of BatchNorm recalibration batches
+// (v, an *int) for its automatic value, below its bound.
+func checkBNRecalibrate(v any) error {
+	if n := *v.(*int); n < BNAuto {
+		return fmt.Errorf("bn-recalibrate must be a number of batches >= 0, or -1 for the automatic rule; got %d", n)
+	}
+	return nil
+}
 
-// asSetting makes err, when not nil, a SettingError of the setting name.
+// asSetting makes err, when not nil, a SettingError of the setting name
+// (err itself when it is one).
 func asSetting(name string, err error) error {
-	if err == nil {
-		return nil
+	var se *SettingError
+	if err == nil || errors.As(err, &se) {
+		return err
 	}
 	return &SettingError{Name: name, Msg: err.Error()}
 }
@@ -197,8 +198,8 @@ func CheckLambdas(l []float64) error {
 	if len(l) == 0 {
 		return settingError("lambdas", "lambdas is empty")
 	}
-	if max := setting("lambdas").Max; len(l) > max {
-		return settingError("lambdas", "lambdas must list at most %d values, got %d", max, len(l))
+	if len(l) > maxLambdas {
+		return settingError("lambdas", "lambdas must list at most %d values, got %d", maxLambdas, len(l))
 	}
 	for i, x := range l {
 		if !(x > 0) || math.IsInf(x, 0) {
@@ -284,43 +285,89 @@ func (l *Floats) Set(v string) error {
 // setting's Kind says.
 type Values map[string]any
 
-// Bind returns the variables of the toy experiment's settings in c.
-func (c *SynthConfig) Bind() Values {
-	return Values{
-		"encoder": &c.Encoder, "loss": &c.Loss, "lambda": &c.Lambda, "cov": &c.Cov, "epochs": &c.Epochs,
-		"batch": &c.Batch, "lr": &c.LR, "seed": &c.Seed, "data-seed": &c.DataSeed, "train": &c.Train, "test": &c.Test,
+// Bind returns the variables of the settings that configs (pointers to
+// configurations) have, by name; where two have one setting, the first's.
+func Bind(configs ...any) Values {
+	out := Values{}
+	for _, c := range configs {
+		for _, s := range Settings {
+			if p := s.varIn(c); p != nil && out[s.Name] == nil {
+				out[s.Name] = p
+			}
+		}
 	}
+	return out
 }
+
+// Bind returns the variables of the toy experiment's settings in c.
+func (c *SynthConfig) Bind() Values { return Bind(c) }
 
 // Bind returns the variables of the image experiment's settings in c.
-func (c *ImageConfig) Bind() Values {
-	return Values{
-		"data": &c.Data, "datadir": &c.DataDir, "head": &c.Head, "cov": &c.Cov, "loss": &c.Loss, "lambda": &c.Lambda,
-		"epochs": &c.Epochs, "batch": &c.Batch, "lr": &c.LR, "limit-train": &c.LimitTrain, "limit-test": &c.LimitTest,
-		"val": &c.Val, "seed": &c.Seed, "augment": &c.Augment, "bn-recalibrate": &c.BNRecalibrate, "bn-history": &c.BNHistory, "eval-batch": &c.EvalBatch,
-		"freeze-head": &c.FreezeHead,
-	}
-}
+func (c *ImageConfig) Bind() Values { return Bind(c) }
 
-// Bind returns the variables of the sweep's settings in c: its base run's
-// and the lambdas and seeds.
-func (c *SweepConfig) Bind() Values {
-	v := c.Base.Bind()
-	v["lambdas"], v["seeds"] = (*Floats)(&c.Lambdas), &c.Seeds
-	return v
-}
+// Bind returns the variables of the sweep's settings in c: the lambdas
+// and seeds, and its base run's.
+func (c *SweepConfig) Bind() Values { return Bind(c, &c.Base) }
 
 // Bind returns the variables of the evaluation's settings in c.
-func (c *EvalConfig) Bind() Values {
-	v := Values{
-		"checkpoint": &c.Checkpoint, "data": &c.Data, "datadir": &c.DataDir, "limit-test": &c.LimitTest, "limit-train": &c.LimitTrain,
-		"eval-batch": &c.EvalBatch, "bn-recalibrate": &c.BNRecalibrate, "batch": &c.Batch, "seed": &c.Seed,
-	}
-	maps.Copy(v, c.OODConfig.Bind())
-	return v
-}
+func (c *EvalConfig) Bind() Values { return Bind(c, &c.OODConfig) }
 
 // Bind returns the variables of the benchmark's settings in c.
-func (c *BenchConfig) Bind() Values {
-	return Values{"model": &c.Model, "batch": &c.Batch, "size": &c.Size, "steps": &c.Steps}
+func (c *BenchConfig) Bind() Values { return Bind(c) }
+
+// Bind returns the variables of the out-of-distribution settings in c.
+func (c *OODConfig) Bind() Values { return Bind(c) }
+
+// marshalSettings writes the settings that config (a pointer to a
+// configuration) has as a JSON object, in the table's order: each under
+// its Key, a bool only when it is on.
+func marshalSettings(config any) ([]byte, error) {
+	b := []byte{'{'}
+	for _, s := range Settings {
+		p := s.varIn(config)
+		if on, ok := p.(*bool); p == nil || ok && !*on {
+			continue
+		}
+		v, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, s.Key())
+		b = append(append(b, ':'), v...)
+	}
+	return append(b, '}'), nil
 }
+
+// unmarshalSettings reads the JSON object b, as marshalSettings writes
+// it, into config: each setting config has whose Key b holds (others keep
+// their value; keys of no setting are ignored).
+func unmarshalSettings(b []byte, config any) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	for _, s := range Settings {
+		raw, ok := m[s.Key()]
+		if p := s.varIn(config); p != nil && ok {
+			if err := json.Unmarshal(raw, p); err != nil {
+				return fmt.Errorf("%s: %w", s.Key(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes c's settings (marshalSettings).
+func (c SynthConfig) MarshalJSON() ([]byte, error) { return marshalSettings(&c) }
+
+// UnmarshalJSON reads c's settings (unmarshalSettings).
+func (c *SynthConfig) UnmarshalJSON(b []byte) error { return unmarshalSettings(b, c) }
+
+// MarshalJSON writes c's settings (marshalSettings).
+func (c ImageConfig) MarshalJSON() ([]byte, error) { return marshalSettings(&c) }
+
+// UnmarshalJSON reads c's settings (unmarshalSettings).
+func (c *ImageConfig) UnmarshalJSON(b []byte) error { return unmarshalSettings(b, c) }

@@ -36,7 +36,7 @@ func (c SweepConfig) Validate() error {
 	case b.Loss != kernels.DNLL.String():
 		return settingError("loss", "the lambda sweep trains with dnll, not %s", b.Loss)
 	}
-	return firstError(CheckLambdas(c.Lambdas), checkInt("seeds", c.Seeds))
+	return checkSettings(&c)
 }
 
 // Runs returns the configuration of every run, lambda by lambda, seed by
@@ -129,7 +129,7 @@ type SweepResult struct {
 
 // NewSweepResult returns an empty result for c on a backend.
 func NewSweepResult(c SweepConfig, info kernels.Info) *SweepResult {
-	return &SweepResult{Kind: "sweep", Config: c, Backend: info, Points: []SweepPoint{}, Summary: []SweepRow{}}
+	return &SweepResult{Kind: ReportSweep, Config: c, Backend: info, Points: []SweepPoint{}, Summary: []SweepRow{}}
 }
 
 // Add records a finished run (after ImageRun.Finish) and updates the

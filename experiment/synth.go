@@ -10,18 +10,19 @@ import (
 // SynthConfig is the toy experiment of the paper (sections 1 and 2 of its
 // experiments): the 3-class 2-D Gaussian mixture, with the identity encoder
 // (classical LDA) or the MLP Linear(2,32)-ReLU-Linear(32,2) (Deep LDA).
+// Its JSON holds its settings under their keys (Setting.Key).
 type SynthConfig struct {
-	Encoder  string  `json:"encoder"` // none or mlp
-	Loss     string  `json:"loss"`    // nll, ce or dnll
-	Lambda   float64 `json:"lambda"`
-	Cov      string  `json:"cov"` // spherical, diag or full
-	Epochs   int     `json:"epochs"`
-	Batch    int     `json:"batch"`
-	LR       float64 `json:"lr"`
-	Seed     uint64  `json:"seed"`      // initialisation and shuffling
-	DataSeed uint64  `json:"data_seed"` // the data set (the test set uses DataSeed+1)
-	Train    int     `json:"train"`
-	Test     int     `json:"test"`
+	Encoder  string // none or mlp
+	Loss     string // nll, ce or dnll
+	Lambda   float64
+	Cov      string // spherical, diag or full
+	Epochs   int
+	Batch    int
+	LR       float64
+	Seed     uint64 // initialisation and shuffling
+	DataSeed uint64 // the data set (the test set uses DataSeed+1)
+	Train    int
+	Test     int
 }
 
 // DefaultSynth returns the paper's settings: DNLL with lambda 0.01, full
@@ -36,17 +37,7 @@ func DefaultSynth() SynthConfig {
 
 // Validate reports the first invalid setting as a *SettingError.
 func (c SynthConfig) Validate() error {
-	return firstError(
-		checkChoice("encoder", c.Encoder),
-		checkInt("train", c.Train),
-		checkInt("test", c.Test),
-		checkInt("epochs", c.Epochs),
-		checkInt("batch", c.Batch),
-		checkChoice("loss", c.Loss),
-		checkChoice("cov", c.Cov),
-		checkLambda(c.Lambda),
-		checkLR(c.LR),
-	)
+	return checkSettings(&c)
 }
 
 // SynthSpec returns the model of c (an LDA head on the toy data), checking
@@ -79,5 +70,5 @@ func NewSynth(be kernels.Backend, c SynthConfig) (*Run, error) {
 		return nil, err
 	}
 	trainSet, testSet := SynthData(c)
-	return newRun(be, "synth", c, spec, trainSet, testSet, train.Config{Epochs: c.Epochs, Batch: c.Batch, Seed: c.Seed})
+	return newRun(be, ReportSynth, c, spec, trainSet, testSet, train.Config{Epochs: c.Epochs, Batch: c.Batch, Seed: c.Seed})
 }

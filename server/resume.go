@@ -138,10 +138,10 @@ func (h *host) resumeJob(name string) (protocol.Job, error) {
 		return job, fmt.Errorf("run %s: %w", name, err)
 	}
 	switch kind {
-	case experiment.CmdSynth:
+	case experiment.ReportSynth:
 		job.Synth = &experiment.SynthConfig{}
 		err = json.Unmarshal(config, job.Synth)
-	case experiment.CmdTrain:
+	case experiment.ReportTrain:
 		job.Image = &experiment.ImageConfig{}
 		err = json.Unmarshal(config, job.Image)
 	default:

@@ -20,9 +20,9 @@ import (
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := experiment.BenchConfig{Model: "convnet", Batch: 64, Size: 1024, Steps: 10}
 	backend, cpuprofile := experiment.BackendAuto, ""
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := flag.NewFlagSet(cmdBench, flag.ContinueOnError)
 	suite, sizes, batches := false, "1024,2048,4096", "64,256"
-	flags(fs, experiment.CmdBench, cfg.Bind(), experiment.Values{"backend": &backend, "cpuprofile": &cpuprofile,
+	flags(fs, cmdBench, cfg.Bind(), experiment.Values{"backend": &backend, "cpuprofile": &cpuprofile,
 		"suite": &suite, "sizes": &sizes, "batches": &batches})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deeplda bench [flags]\n\nTimes the backend and prints one JSON line (with -suite, a Markdown table).\n\nFlags:")

@@ -22,8 +22,8 @@ import (
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := experiment.EvalConfig{Data: "fashion-mnist", Batch: 256, Seed: 1}
 	fetch, backend, dump, out := false, experiment.BackendAuto, "", "out/eval"
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	flags(fs, experiment.CmdEval, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "dump": &dump, "out": &out})
+	fs := flag.NewFlagSet(cmdEval, flag.ContinueOnError)
+	flags(fs, cmdEval, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "dump": &dump, "out": &out})
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `usage: deeplda eval -checkpoint FILE [flags]
 

@@ -1,103 +1,122 @@
 package main
 
 import (
-	"fmt"
-	"strings"
+	"slices"
 
-	"github.com/deeplda/deeplda/data/images"
 	"github.com/deeplda/deeplda/experiment"
 )
 
-// flagDoc is how the command line shows a setting of experiment.Settings:
-// the commands that have it as a flag and its help.
+// The commands of deeplda.
+const (
+	cmdSynth = "synth"
+	cmdTrain = "train"
+	cmdSweep = "sweep"
+	cmdEval  = "eval"
+	cmdBench = "bench"
+	cmdUI    = "ui"
+)
+
+// commandSettings are the settings of the command line alone, beside
+// experiment.Settings: fetching the data, the output folder, the progress
+// bar, resuming, the evaluation's dump, profiling and the benchmark's
+// suite.
+var commandSettings = []experiment.Setting{
+	{Name: "fetch", Kind: experiment.KindBool,
+		Doc: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
+	{Name: "out", Kind: experiment.KindText,
+		Doc: "output folder for report.json, the SVG figures, " + experiment.CheckpointFile + " and " + experiment.ResumeFile},
+	{Name: "quiet", Kind: experiment.KindBool,
+		Doc: "no progress bar"},
+	{Name: "resume", Kind: experiment.KindBool,
+		Doc: "continue the run in -out after its last completed epoch (" + experiment.ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised, or lowered to the epochs trained to end the run there"},
+	{Name: "dump", Kind: experiment.KindText,
+		Doc: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
+	{Name: "cpuprofile", Kind: experiment.KindText,
+		Doc: "write a CPU profile of the timed steps to this file (go tool pprof)"},
+	{Name: "suite", Kind: experiment.KindBool,
+		Doc: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
+}
+
+// settings returns the command line's settings: experiment.Settings and
+// commandSettings.
+func settings() []experiment.Setting { return slices.Concat(experiment.Settings, commandSettings) }
+
+// flagDoc is how the command line shows one of its settings: the
+// commands that have it as a flag, and their own help where it says more
+// than the setting's Doc.
 type flagDoc struct {
 	Commands []string
-	Help     string
-	// CmdHelp replaces Help for the flag of some commands.
+	// CmdHelp replaces the setting's Doc for the flag of some commands.
 	CmdHelp map[string]string
 }
 
-// help returns the help of the setting's flag in the command cmd.
-func (d flagDoc) help(cmd string) string {
+// help returns the help of the setting s's flag in the command cmd.
+func (d flagDoc) help(cmd string, s experiment.Setting) string {
 	if h, ok := d.CmdHelp[cmd]; ok {
 		return h
 	}
-	return d.Help
+	return s.Doc
 }
 
 // The command lists of the flags.
 var (
-	imageCmds = []string{experiment.CmdTrain, experiment.CmdSweep}
-	dataCmds  = []string{experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval}
-	trainCmds = []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep}
-	runCmds   = []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval}
-	allCmds   = []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval, experiment.CmdBench}
+	imageCmds = []string{cmdTrain, cmdSweep}
+	dataCmds  = []string{cmdTrain, cmdSweep, cmdEval}
+	trainCmds = []string{cmdSynth, cmdTrain, cmdSweep}
+	runCmds   = []string{cmdSynth, cmdTrain, cmdSweep, cmdEval}
+	allCmds   = []string{cmdSynth, cmdTrain, cmdSweep, cmdEval, cmdBench}
 )
 
-// dataHelp is the help of the data flag.
-var dataHelp = "data set: " + orList(images.Names())
-
-// orList joins values as "a, b or c".
-func orList(v []string) string {
-	if len(v) < 2 {
-		return strings.Join(v, "")
-	}
-	return strings.Join(v[:len(v)-1], ", ") + " or " + v[len(v)-1]
-}
-
-// flagDocs are the settings the command line has as flags, by name.
+// flagDocs say which commands have each setting as a flag, by name; a
+// setting without one is a flag of every command that binds it (see
+// flags).
 var flagDocs = map[string]flagDoc{
-	"data": {Commands: dataCmds, Help: "the image data set: hosted by this site, or from files you choose below",
-		CmdHelp: map[string]string{experiment.CmdEval: dataHelp, experiment.CmdSweep: dataHelp, experiment.CmdTrain: dataHelp}},
-	"head": {Commands: []string{experiment.CmdTrain}, Help: "lda: the Gaussian (LDA) head; softmax: a linear softmax head (trains with ce)"},
-	"loss": {Commands: []string{experiment.CmdSynth, experiment.CmdTrain}, Help: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y",
-		CmdHelp: map[string]string{experiment.CmdSynth: "loss: dnll, ce or nll", experiment.CmdTrain: "loss: dnll, ce or nll (default dnll for lda, ce for softmax)"}},
-	"compare": {Commands: []string{experiment.CmdTrain}, Help: "train every loss of this demo (images: the LDA head with DNLL and the softmax head with CE) with the same settings and show them side by side",
-		CmdHelp: map[string]string{experiment.CmdTrain: "train the LDA head (with -loss, default dnll) and the softmax head (ce) on the same data and seed, into -out/lda and -out/softmax, and compare them in -out/compare.json and compare_*.svg"}},
-	"lambda": {Commands: []string{experiment.CmdSynth, experiment.CmdTrain}, Help: "weight of the DNLL density penalty, a number >= 0",
-		CmdHelp: map[string]string{experiment.CmdSynth: "DNLL penalty weight lambda (>= 0)", experiment.CmdTrain: "DNLL penalty weight lambda (>= 0)"}},
-	"lambdas": {Commands: []string{experiment.CmdSweep}, Help: "comma-separated list of λ values (numbers > 0)",
-		CmdHelp: map[string]string{experiment.CmdSweep: "comma-separated values of the DNLL weight lambda (> 0)"}},
-	"cov": {Commands: trainCmds, Help: "parameterisation of the shared covariance Σ",
-		CmdHelp: map[string]string{experiment.CmdSweep: "covariance of the LDA head: full, diag or spherical", experiment.CmdSynth: "covariance of the LDA head: full, diag or spherical", experiment.CmdTrain: "covariance of the LDA head: full, diag or spherical"}},
-	"epochs": {Commands: trainCmds, Help: "passes over the training set (at least 1)",
-		CmdHelp: map[string]string{experiment.CmdSweep: "training epochs", experiment.CmdSynth: "training epochs", experiment.CmdTrain: "training epochs"}},
-	"batch": {Commands: allCmds, Help: "examples per Adam step (at least 1; the training-set size means full batch)",
-		CmdHelp: map[string]string{experiment.CmdBench: "batch size (convnet, mlp)", experiment.CmdEval: "batch size of the BatchNorm recalibration", experiment.CmdSweep: "batch size", experiment.CmdSynth: "batch size", experiment.CmdTrain: "batch size"}},
-	"limit-train": {Commands: dataCmds, Help: "train on the first N training images (0: all; on the CPU the page trains some 20-30 images a second with WebAssembly SIMD, a few without)",
-		CmdHelp: map[string]string{experiment.CmdEval: "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)", experiment.CmdSweep: "train on the first N training images in file order (0: all but the -val held-out ones)", experiment.CmdTrain: "train on the first N training images in file order (0: all but the -val held-out ones)"}},
-	"limit-test": {Commands: dataCmds, Help: "evaluate on the first N test images (0: all)"},
-	"seed": {Commands: runCmds, Help: "seed of the initialisation and the shuffling (a whole number >= 0)",
-		CmdHelp: map[string]string{experiment.CmdEval: "seed of the recalibration batches (deeplda train uses its -seed)", experiment.CmdSweep: "first seed", experiment.CmdSynth: "seed of the initialisation and the shuffling", experiment.CmdTrain: "seed of the initialisation, the shuffling and the augmentation"}},
-	"backend":     {Commands: allCmds, Help: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
-	"lr":          {Commands: trainCmds, Help: "Adam's learning rate (> 0)"},
-	"freeze-head": {Commands: imageCmds, Help: "keep the head's parameters (the LDA head's means, priors and variance) at their initial values and train the encoder alone, as the optimiser of the authors' Fashion-MNIST notebook does"},
-	"encoder":     {Commands: []string{experiment.CmdSynth}, Help: "mlp: Deep LDA; none: classical LDA on the inputs"},
-	"train":       {Commands: []string{experiment.CmdSynth}, Help: "size of the training set (at least 2)"},
-	"test":        {Commands: []string{experiment.CmdSynth}, Help: "size of the test set (at least 1)"},
-	"data-seed":   {Commands: []string{experiment.CmdSynth}, Help: "seed of the data (the test set uses data-seed+1)"},
-	"datadir":     {Commands: dataCmds, Help: "folder with the data set's published files (default datasets/<data>)"},
-	"fetch":       {Commands: dataCmds, Help: "download the data set's missing files into -datadir first (official locations, hashes checked)"},
-	"val":         {Commands: imageCmds, Help: "training images held out from the end of the training file to fit temperature scaling (0: none)"},
-	"augment":     {Commands: imageCmds, Help: "augmentation: auto (crop+flip for CIFAR, none for the MNISTs, as the paper says), none, crop, flip or crop+flip"},
-	"bn-recalibrate": {Commands: dataCmds, Help: fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", experiment.BNAutoBatches, experiment.BNAutoMaxSteps),
-		CmdHelp: map[string]string{experiment.CmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
-	"bn-history":  {Commands: imageCmds, Help: "also record, after every epoch, the test accuracy and ECE with BatchNorm statistics recomputed over -bn-recalibrate batches (20 when that is 0 or automatic and off), then go on with the trained ones (history's test_accuracy_recalibrated, test_ece_recalibrated)"},
-	"eval-batch":  {Commands: dataCmds, Help: "evaluation batch size (0: -batch; a larger one needs more memory)"},
-	"seeds":       {Commands: []string{experiment.CmdSweep}, Help: "seeds per lambda (-seed, -seed+1, ...)"},
-	"checkpoint":  {Commands: []string{experiment.CmdEval}, Help: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names"},
-	"dump":        {Commands: []string{experiment.CmdEval}, Help: "also write the embeddings z, the scores (delta for LDA, logits for softmax) and the labels y to this safetensors file (in a folder: dump.safetensors there)"},
-	"ood":         {Commands: []string{experiment.CmdTrain, experiment.CmdEval}, Help: "also score how well the model tells its test images from this data set's (one of the same image shape: mnist for a model of fashion-mnist and the reverse, cifar100 for cifar10 and the reverse; -limit-test images of each): report.json's ood, ood_scores.svg and ood_roc.svg"},
-	"ood-datadir": {Commands: []string{experiment.CmdTrain, experiment.CmdEval}, Help: "folder with the -ood data set's published files (default datasets/<ood>)"},
-	"out": {Commands: runCmds, Help: "output folder for report.json, the SVG figures, " + experiment.CheckpointFile + " and " + experiment.ResumeFile,
-		CmdHelp: map[string]string{experiment.CmdEval: "output folder for report.json and the SVG figures", experiment.CmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json"}},
-	"quiet":      {Commands: trainCmds, Help: "no progress bar"},
-	"resume":     {Commands: []string{experiment.CmdSynth, experiment.CmdTrain}, Help: "continue the run in -out after its last completed epoch (" + experiment.ResumeFile + ", written after every epoch), with the same flags; -epochs may be raised, or lowered to the epochs trained to end the run there"},
-	"model":      {Commands: []string{experiment.CmdBench}, Help: "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)"},
-	"size":       {Commands: []string{experiment.CmdBench}, Help: "matrix size S (matmul)"},
-	"steps":      {Commands: []string{experiment.CmdBench}, Help: "timed steps (after one untimed warm-up step)"},
-	"cpuprofile": {Commands: []string{experiment.CmdBench}, Help: "write a CPU profile of the timed steps to this file (go tool pprof)"},
-	"suite":      {Commands: []string{experiment.CmdBench}, Help: "time the GPU table instead (the matmuls of -sizes, the ConvNet step at each of -batches, the toy step at batch 256) and print it in Markdown"},
-	"sizes":      {Commands: []string{experiment.CmdBench}, Help: "matmul sizes of -suite, comma-separated"},
-	"batches":    {Commands: []string{experiment.CmdBench}, Help: "ConvNet batch sizes of -suite, comma-separated"},
+	"data": {Commands: dataCmds},
+	"head": {Commands: []string{cmdTrain}},
+	"loss": {Commands: []string{cmdSynth, cmdTrain},
+		CmdHelp: map[string]string{cmdTrain: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y (default dnll for lda, ce for softmax)"}},
+	"compare": {Commands: []string{cmdTrain},
+		CmdHelp: map[string]string{cmdTrain: "train the LDA head (with -loss, default dnll) and the softmax head (ce) on the same data and seed, into -out/lda and -out/softmax, and compare them in -out/compare.json and compare_*.svg"}},
+	"lambda":  {Commands: []string{cmdSynth, cmdTrain}},
+	"lambdas": {Commands: []string{cmdSweep}},
+	"cov":     {Commands: trainCmds},
+	"epochs":  {Commands: trainCmds},
+	"batch": {Commands: allCmds,
+		CmdHelp: map[string]string{cmdBench: "batch size (convnet, mlp)", cmdEval: "batch size of the BatchNorm recalibration"}},
+	"limit-train": {Commands: dataCmds,
+		CmdHelp: map[string]string{cmdEval: "draw the recalibration batches from the first N training images (0: all; deeplda train uses its training images)"}},
+	"limit-test": {Commands: dataCmds},
+	"seed": {Commands: runCmds,
+		CmdHelp: map[string]string{cmdEval: "seed of the recalibration batches (deeplda train uses its -seed)", cmdSweep: "seed of each lambda's first run (the others count up, -seeds)"}},
+	"backend":     {Commands: allCmds},
+	"lr":          {Commands: trainCmds},
+	"freeze-head": {Commands: imageCmds},
+	"encoder":     {Commands: []string{cmdSynth}},
+	"train":       {Commands: []string{cmdSynth}},
+	"test":        {Commands: []string{cmdSynth}},
+	"data-seed":   {Commands: []string{cmdSynth}},
+	"datadir":     {Commands: dataCmds},
+	"fetch":       {Commands: dataCmds},
+	"val":         {Commands: imageCmds},
+	"augment":     {Commands: imageCmds},
+	"bn-recalibrate": {Commands: dataCmds,
+		CmdHelp: map[string]string{cmdEval: "recompute the BatchNorm statistics over N training batches and report both evaluations (0: keep the checkpoint's)"}},
+	"bn-history":  {Commands: imageCmds},
+	"eval-batch":  {Commands: dataCmds},
+	"seeds":       {Commands: []string{cmdSweep}},
+	"checkpoint":  {Commands: []string{cmdEval}},
+	"dump":        {Commands: []string{cmdEval}},
+	"ood":         {Commands: []string{cmdTrain, cmdEval}},
+	"ood-datadir": {Commands: []string{cmdTrain, cmdEval}},
+	"out": {Commands: runCmds,
+		CmdHelp: map[string]string{cmdEval: "output folder for report.json and the SVG figures", cmdSweep: "output folder for sweep.json, the SVG figures and runs/*/report.json"}},
+	"quiet":      {Commands: trainCmds},
+	"resume":     {Commands: []string{cmdSynth, cmdTrain}},
+	"model":      {Commands: []string{cmdBench}},
+	"size":       {Commands: []string{cmdBench}},
+	"steps":      {Commands: []string{cmdBench}},
+	"cpuprofile": {Commands: []string{cmdBench}},
+	"suite":      {Commands: []string{cmdBench}},
+	"sizes":      {Commands: []string{cmdBench}},
+	"batches":    {Commands: []string{cmdBench}},
 }

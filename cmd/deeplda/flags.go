@@ -11,19 +11,20 @@ import (
 )
 
 // flags registers on fs the flags of the command cmd: one per setting of
-// experiment.Settings whose flagDocs list cmd, bound to its variable in vs
-// (the first that has it), with that variable's value as the default.
+// settings whose flagDocs list cmd, or that has no flagDocs and a variable
+// in vs, bound to its variable in vs (the first that has it), with that
+// variable's value as the default.
 func flags(fs *flag.FlagSet, cmd string, vs ...experiment.Values) {
-	for _, s := range experiment.Settings {
+	for _, s := range settings() {
+		i := slices.IndexFunc(vs, func(v experiment.Values) bool { return v[s.Name] != nil })
 		doc, ok := flagDocs[s.Name]
-		if !ok || !slices.Contains(doc.Commands, cmd) {
+		if ok && !slices.Contains(doc.Commands, cmd) || !ok && i < 0 {
 			continue
 		}
-		i := slices.IndexFunc(vs, func(v experiment.Values) bool { return v[s.Name] != nil })
 		if i < 0 {
 			panic(fmt.Sprintf("deeplda %s: no variable for the setting %s", cmd, s.Name))
 		}
-		help := doc.help(cmd)
+		help := doc.help(cmd, s)
 		switch p := vs[i][s.Name].(type) {
 		case *string:
 			if s.Kind == experiment.KindChoice {

@@ -11,24 +11,31 @@ import (
 	"github.com/deeplda/deeplda/experiment"
 )
 
-// TestFlagsFollowTheTable walks experiment.Settings and flagDocs: every
+// TestFlagsFollowTheTable walks settings and flagDocs: every
 // doc is of a setting and has help for each of its commands, each
 // command's flags, as its -h lists them, are exactly the settings whose
 // docs name the command, and a choice's default is one of its choices (or
 // "", the automatic choice of train's -loss).
 func TestFlagsFollowTheTable(t *testing.T) {
 	for name, d := range flagDocs {
-		if !slices.ContainsFunc(experiment.Settings, func(s experiment.Setting) bool { return s.Name == name }) {
+		i := slices.IndexFunc(settings(), func(s experiment.Setting) bool { return s.Name == name })
+		if i < 0 {
 			t.Errorf("flagDocs: %s is no setting", name)
+			continue
 		}
 		for _, cmd := range d.Commands {
-			if d.help(cmd) == "" || !slices.Contains(allCmds, cmd) {
-				t.Errorf("flagDocs: %s in %q has help %q", name, cmd, d.help(cmd))
+			if h := d.help(cmd, settings()[i]); h == "" || !slices.Contains(allCmds, cmd) {
+				t.Errorf("flagDocs: %s in %q has help %q", name, cmd, h)
+			}
+		}
+		for cmd, h := range d.CmdHelp {
+			if !slices.Contains(d.Commands, cmd) || h == settings()[i].Doc {
+				t.Errorf("flagDocs: %s's help in %q is never shown or repeats the setting's Doc", name, cmd)
 			}
 		}
 	}
 	flagLine := regexp.MustCompile(`(?m)^  -(\S+)`)
-	for _, cmd := range []string{experiment.CmdSynth, experiment.CmdTrain, experiment.CmdSweep, experiment.CmdEval, experiment.CmdBench} {
+	for _, cmd := range []string{cmdSynth, cmdTrain, cmdSweep, cmdEval, cmdBench} {
 		code, _, stderr := runCmd(t, cmd, "-h")
 		if code != 0 {
 			t.Fatalf("%s -h: exit %d", cmd, code)
@@ -50,8 +57,8 @@ func TestFlagsFollowTheTable(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	c := experiment.DefaultImages()
 	backend := experiment.BackendAuto
-	flags(fs, experiment.CmdTrain, c.Bind(), (&output{}).bind(), (&experiment.OODConfig{}).Bind(), experiment.Values{"fetch": new(bool), "compare": new(bool), "backend": &backend})
-	for _, s := range experiment.Settings {
+	flags(fs, cmdTrain, c.Bind(), (&output{}).bind(), (&experiment.OODConfig{}).Bind(), experiment.Values{"fetch": new(bool), "compare": new(bool), "backend": &backend})
+	for _, s := range settings() {
 		if f := fs.Lookup(s.Name); f != nil && s.Kind == experiment.KindChoice && f.DefValue != "" && !slices.Contains(s.Choices, f.DefValue) {
 			t.Errorf("train -%s: default %q is not one of %v", s.Name, f.DefValue, s.Choices)
 		}
@@ -59,11 +66,13 @@ func TestFlagsFollowTheTable(t *testing.T) {
 }
 
 func TestFlagMessage(t *testing.T) {
+	noEncoder := experiment.DefaultSynth()
+	noEncoder.Encoder = ""
 	for _, tc := range []struct {
 		err  error
 		want string
 	}{
-		{(&experiment.SynthConfig{}).Validate(), `-encoder must be mlp or none, got ""`},
+		{noEncoder.Validate(), `-encoder must be mlp or none, got ""`},
 		{experiment.CheckLambdas(nil), "-lambdas is empty"},
 		{experiment.BenchConfig{Model: "mlp", Batch: 1, Size: 1, Steps: 1}.Validate(), "<nil>"},
 		{errors.New("plain"), "plain"},

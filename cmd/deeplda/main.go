@@ -37,12 +37,12 @@ type command struct {
 
 // commands lists the commands in the order the overview shows them.
 var commands = []command{
-	{"synth", "the paper's toy experiments: classical and deep LDA on 3-class 2-D data", synthCmd},
-	{"train", "the paper's image experiments: the ConvNet with an LDA or softmax head", trainCmd},
-	{"sweep", "the lambda sweep of the image experiment over seeds", sweepCmd},
-	{"eval", "evaluate a checkpoint (this project's or PyTorch's) on an image test set", evalCmd},
-	{"bench", "time a backend on the paper's models and on a matrix product", benchCmd},
-	{"ui", "serve the page with a native engine: live runs at this machine's speed, kept in a runs folder", uiCmd},
+	{cmdSynth, "the paper's toy experiments: classical and deep LDA on 3-class 2-D data", synthCmd},
+	{cmdTrain, "the paper's image experiments: the ConvNet with an LDA or softmax head", trainCmd},
+	{cmdSweep, "the lambda sweep of the image experiment over seeds", sweepCmd},
+	{cmdEval, "evaluate a checkpoint (this project's or PyTorch's) on an image test set", evalCmd},
+	{cmdBench, "time a backend on the paper's models and on a matrix product", benchCmd},
+	{cmdUI, "serve the page with a native engine: live runs at this machine's speed, kept in a runs folder", uiCmd},
 	{"version", "print the version, the commit and the Go version of this build", versionCmd},
 }
 

@@ -20,8 +20,8 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c := experiment.SweepConfig{Base: experiment.DefaultImages(), Lambdas: experiment.DefaultLambdas(), Seeds: 3}
 	c.Base.Loss = kernels.DNLL.String()
 	fetch, backend, out, quiet := false, experiment.BackendAuto, "out/sweep", false
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	flags(fs, experiment.CmdSweep, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "out": &out, "quiet": &quiet})
+	fs := flag.NewFlagSet(cmdSweep, flag.ContinueOnError)
+	flags(fs, cmdSweep, c.Bind(), experiment.Values{"fetch": &fetch, "backend": &backend, "out": &out, "quiet": &quiet})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda sweep [flags]
 

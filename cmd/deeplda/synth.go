@@ -18,8 +18,8 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c := experiment.DefaultSynth()
 	backend := experiment.BackendAuto
 	o := &output{dir: "out/synth"}
-	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
-	flags(fs, experiment.CmdSynth, c.Bind(), o.bind(), experiment.Values{"backend": &backend})
+	fs := flag.NewFlagSet(cmdSynth, flag.ContinueOnError)
+	flags(fs, cmdSynth, c.Bind(), o.bind(), experiment.Values{"backend": &backend})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deeplda synth [flags]\n\nTrains Deep LDA (or classical LDA) on the paper's 3-class 2-D toy data.\n\nFlags:")
 		fs.PrintDefaults()

@@ -28,8 +28,8 @@ func trainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fetch, compare, backend := false, false, experiment.BackendAuto
 	var oodc experiment.OODConfig
 	o := &output{dir: "out/train"}
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	flags(fs, experiment.CmdTrain, c.Bind(), o.bind(), oodc.Bind(), experiment.Values{"fetch": &fetch, "compare": &compare, "backend": &backend})
+	fs := flag.NewFlagSet(cmdTrain, flag.ContinueOnError)
+	flags(fs, cmdTrain, c.Bind(), o.bind(), oodc.Bind(), experiment.Values{"fetch": &fetch, "compare": &compare, "backend": &backend})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: deeplda train [flags]
 

@@ -25,7 +25,7 @@ func uiCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := server.Config{}
 	backend := string(experiment.BackendAuto)
 	addr, noBrowser := "127.0.0.1:0", false
-	fs := flag.NewFlagSet("ui", flag.ContinueOnError)
+	fs := flag.NewFlagSet(cmdUI, flag.ContinueOnError)
 	fs.StringVar(&cfg.Runs, "runs", "runs", "the runs folder: each run started from the page is a folder in it, with what deeplda train and synth write")
 	fs.StringVar(&addr, "addr", addr, "the address to listen on (port 0: any free port); another interface than loopback lets other machines reach the page")
 	fs.Var((*choice)(&backend), "backend", "the native engine's backend: auto (WebGPU on a hardware adapter, else the CPU), webgpu or cpu")

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,8 +21,8 @@ const (
 	Checkbox
 )
 
-// Doc is how the page shows a setting of experiment.Settings.
-type Doc struct {
+// PageDoc is how the page shows a setting of experiment.Settings.
+type PageDoc struct {
 	Label string // the field's label
 	// Demos are the demos that show the field; nil: a URL parameter
 	// only. A field hidden in a demo keeps its value and is still read
@@ -29,7 +30,9 @@ type Doc struct {
 	Demos []Demo
 	// Advanced fields sit in the collapsed "more settings" group.
 	Advanced bool
-	Help     string // the control's hint
+	// Hint replaces the setting's Doc as the control's hint where the page
+	// says more of it.
+	Hint string
 	// PageMax is the largest value the page accepts, below the setting's
 	// Max (a tab has far less memory than a native process): for a
 	// KindInt, the value; for KindFloats, the number of values. 0: Max.
@@ -45,56 +48,61 @@ var (
 )
 
 // docs are the settings the page reads, by name: the form's fields and
-// the benchmark's URL parameters.
-var docs = map[string]Doc{
+// the benchmark's URL parameters (see pageDoc for a setting it lacks).
+var docs = map[string]PageDoc{
 	"data": {Label: "Data set", Demos: imageOnly,
-		Help: "the image data set: hosted by this site, or from files you choose below"},
-	"head": {Label: "Head", Demos: imageOnly,
-		Help: "lda: the Gaussian (LDA) head; softmax: a linear softmax head (trains with ce)"},
-	"loss": {Label: "Loss", Demos: lossDemos,
-		Help: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y"},
-	"compare": {Label: "Side by side", Demos: lossDemos,
-		Help: "train every loss of this demo (images: the LDA head with DNLL and the softmax head with CE) with the same settings and show them side by side"},
-	"lambda": {Label: "λ (DNLL)", Demos: lossDemos,
-		Help: "weight of the DNLL density penalty, a number >= 0"},
-	"lambdas": {Label: "λ values", Demos: []Demo{Sweep}, PageMax: 12,
-		Help: "comma-separated list of λ values (numbers > 0)"},
-	"cov": {Label: "Covariance", Demos: allDemos,
-		Help: "parameterisation of the shared covariance Σ"},
-	"epochs": {Label: "Epochs", Demos: allDemos,
-		Help: "passes over the training set (at least 1)"},
-	"batch": {Label: "Batch", Demos: allDemos,
-		Help: "examples per Adam step (at least 1; the training-set size means full batch)"},
+		Hint: "the image data set: hosted by this site, or from files you choose below"},
+	"head":    {Label: "Head", Demos: imageOnly},
+	"loss":    {Label: "Loss", Demos: lossDemos},
+	"compare": {Label: "Side by side", Demos: lossDemos},
+	"lambda":  {Label: "λ (DNLL)", Demos: lossDemos},
+	"lambdas": {Label: "λ values", Demos: []Demo{Sweep}, PageMax: 12},
+	"cov":     {Label: "Covariance", Demos: allDemos},
+	"epochs":  {Label: "Epochs", Demos: allDemos},
+	"batch":   {Label: "Batch", Demos: allDemos},
 	"limit-train": {Label: "Training images", Demos: imageOnly, PageMax: 1000000,
-		Help: "train on the first N training images (0: all; on the CPU the page trains some 20-30 images a second with WebAssembly SIMD, a few without)"},
-	"limit-test": {Label: "Test images", Demos: imageOnly, PageMax: 1000000,
-		Help: "evaluate on the first N test images (0: all)"},
-	"seed": {Label: "Seed", Demos: allDemos,
-		Help: "seed of the initialisation and the shuffling (a whole number >= 0)"},
-	"backend": {Label: "Backend", Demos: allDemos,
-		Help: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
-	"density": {Label: "Log density shading", Demos: []Demo{Classical, Deep},
-		Help: "shade the embedding plane by the head's log density log p(z) = logsumexp_c δ_c(z), the term DNLL penalises"},
-	"lr": {Label: "Learning rate", Demos: allDemos, Advanced: true,
-		Help: "Adam's learning rate (> 0)"},
-	"freeze-head": {Label: "Freeze the head", Demos: imageOnly, Advanced: true,
-		Help: "keep the head's parameters (the LDA head's means, priors and variance) at their initial values and train the encoder alone"},
-	"encoder": {Label: "Encoder", Demos: toyDemos, Advanced: true,
-		Help: "mlp: Deep LDA; none: classical LDA on the inputs"},
-	"train": {Label: "Training points", Demos: toyDemos, Advanced: true, PageMax: 1000000,
-		Help: "size of the training set (at least 2)"},
-	"test": {Label: "Test points", Demos: toyDemos, Advanced: true, PageMax: 1000000,
-		Help: "size of the test set (at least 1)"},
-	"data-seed": {Label: "Data seed", Demos: toyDemos, Advanced: true,
-		Help: "seed of the data (the test set uses data-seed+1)"},
-	"steps": {PageMax: 10_000},
+		Hint: "train on the first N training images (0: all; on the CPU the page trains some 20-30 images a second with WebAssembly SIMD, a few without)"},
+	"limit-test":  {Label: "Test images", Demos: imageOnly, PageMax: 1000000},
+	"seed":        {Label: "Seed", Demos: allDemos},
+	"backend":     {Label: "Backend", Demos: allDemos},
+	"density":     {Label: "Log density shading", Demos: []Demo{Classical, Deep}},
+	"lr":          {Label: "Learning rate", Demos: allDemos, Advanced: true},
+	"freeze-head": {Label: "Freeze the head", Demos: imageOnly, Advanced: true},
+	"encoder":     {Label: "Encoder", Demos: toyDemos, Advanced: true},
+	"train":       {Label: "Training points", Demos: toyDemos, Advanced: true, PageMax: 1000000},
+	"test":        {Label: "Test points", Demos: toyDemos, Advanced: true, PageMax: 1000000},
+	"data-seed":   {Label: "Data seed", Demos: toyDemos, Advanced: true},
+	"steps":       {PageMax: 10_000},
+	// The image run's settings that the page does not offer: it reads the
+	// data from the site or the files chosen, holds out no images, and
+	// keeps the automatic rules.
+	"datadir": {}, "val": {}, "augment": {}, "bn-recalibrate": {}, "bn-history": {}, "eval-batch": {},
+}
+
+// pageDoc returns how the page shows the setting s: its docs, or, for a
+// setting without, a field in the advanced group, labelled by its name,
+// of the demos whose runs have it (the image run's: the images demo; the
+// toy run's: the others).
+func pageDoc(s experiment.Setting) PageDoc {
+	if d, ok := docs[s.Name]; ok {
+		return d
+	}
+	d := PageDoc{Label: s.Name, Advanced: true}
+	if experiment.Bind(new(experiment.ImageConfig))[s.Name] != nil {
+		d.Demos = append(d.Demos, imageOnly...)
+	}
+	if experiment.Bind(new(experiment.SynthConfig))[s.Name] != nil {
+		d.Demos = append(d.Demos, toyDemos...)
+	}
+	return d
 }
 
 // Field is one setting of experiment.Settings as the page shows it: its
 // name is the query key and the control's name.
 type Field struct {
 	experiment.Setting
-	Doc
+	PageDoc
+	Help    string // the control's hint: the page's Hint, else the setting's Doc
 	Control Control
 	// Step is the number input's step attribute ("any" for reals).
 	Step string
@@ -108,11 +116,11 @@ var Fields = pageFields()
 func pageFields() []Field {
 	var out []Field
 	for _, s := range experiment.Settings {
-		d, ok := docs[s.Name]
-		if !ok || d.Demos == nil {
+		d := pageDoc(s)
+		if d.Demos == nil {
 			continue
 		}
-		f := Field{Setting: s, Doc: d}
+		f := Field{Setting: s, PageDoc: d, Help: cmp.Or(d.Hint, s.Doc)}
 		switch s.Kind {
 		case experiment.KindChoice:
 			f.Control = Select
@@ -143,7 +151,7 @@ func ParseValue(name, text string, v any) error {
 	if i < 0 {
 		panic("config: unknown setting " + name)
 	}
-	return Field{Setting: experiment.Settings[i], Doc: docs[name]}.Parse(text, v)
+	return Field{Setting: experiment.Settings[i], PageDoc: pageDoc(experiment.Settings[i])}.Parse(text, v)
 }
 
 // NativeBackend is the backend field's choice of deeplda ui's native

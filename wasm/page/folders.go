@@ -295,9 +295,9 @@ func folderJob(id int, f Folder) (config.Job, config.Settings, error) {
 	job := protocol.Job{Label: f.Label}
 	var err error
 	switch rep.Kind {
-	case experiment.CmdSynth:
+	case experiment.ReportSynth:
 		err = json.Unmarshal(rep.Config, &job.Synth)
-	case experiment.CmdTrain:
+	case experiment.ReportTrain:
 		err = json.Unmarshal(rep.Config, &job.Image)
 	default:
 		err = fmt.Errorf("a %q run cannot be shown here", rep.Kind)
