@@ -36,20 +36,33 @@ func el(tag, class, text string) dom.HTMLElement {
 }
 
 // show shows or hides an element (the hidden attribute).
-func show(e dom.Element, visible bool) {
-	if visible {
-		e.RemoveAttribute("hidden")
+func show(e dom.Element, visible bool) { setAttr(e, "hidden", "", !visible) }
+
+// enable enables or disables a form control.
+func enable(e dom.Element, on bool) { setAttr(e, "disabled", "", !on) }
+
+// setHTML sets the HTML of the element with the given id and returns it.
+func setHTML(id, html string) dom.HTMLElement {
+	e := byID(id)
+	e.SetInnerHTML(html)
+	return e
+}
+
+// setAttr sets attribute name of e to v when on, else removes it.
+func setAttr(e dom.Element, name, v string, on bool) {
+	if on {
+		e.SetAttribute(name, v)
 	} else {
-		e.SetAttribute("hidden", "")
+		e.RemoveAttribute(name)
 	}
 }
 
-// enable enables or disables a form control.
-func enable(e dom.Element, on bool) {
+// setClass adds class to e when on, else removes it.
+func setClass(e dom.Element, class string, on bool) {
 	if on {
-		e.RemoveAttribute("disabled")
+		e.Class().Add(class)
 	} else {
-		e.SetAttribute("disabled", "")
+		e.Class().Remove(class)
 	}
 }
 
