@@ -3,9 +3,7 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"honnef.co/go/js/dom/v2"
 
@@ -23,41 +21,40 @@ type view struct {
 	cards                           map[string]*card
 }
 
-// card is one figure on the page with its caption and download buttons.
+// card is one figure on the page (page.CardsHTML) and what it shows.
 type card struct {
-	root, body, caption dom.HTMLElement
+	root, body, caption dom.Element
 	svg                 string
-	file                string // download name
-	perRun              bool   // a figure of the shown run (named after it when there are several)
+	perRun              bool // a figure of the shown run (named after it when there are several)
 }
 
 func newView(a *app) *view {
 	v := &view{a: a, overview: byID("overview"), summary: byID("summary"), figures: byID("figures"),
 		rep: byID("report"), results: byID("results"), figuresTitle: byID("figures-title"), cards: map[string]*card{}}
 	a.on(v.summary, "click", v.clicked)
+	a.on(v.overview, "click", v.download)
+	a.on(v.figures, "click", v.download)
 	return v
 }
 
 // reset clears the results and lays out the (empty, hidden) figure cards
 // of a new session (nil: nothing to show).
 func (v *view) reset(s *page.Session) {
-	removeChildren(v.overview)
 	removeChildren(v.summary)
-	removeChildren(v.figures)
 	v.rep.SetTextContent("")
 	show(v.figuresTitle, false)
 	v.cards = map[string]*card{}
 	show(v.results, s != nil)
 	show(byID("hint"), s == nil && config.Info(v.a.demo).Trainable)
-	if s == nil {
-		return
+	var overview, detail []page.Slot
+	if s != nil {
+		overview, detail = page.Layout(s)
 	}
-	overview, detail := page.Layout(s)
-	for _, sl := range overview {
-		v.newCard(v.overview, sl, false)
-	}
-	for _, sl := range detail {
-		v.newCard(v.figures, sl, true)
+	v.overview.SetInnerHTML(page.CardsHTML(overview))
+	v.figures.SetInnerHTML(page.CardsHTML(detail))
+	for _, e := range append(v.overview.QuerySelectorAll("figure"), v.figures.QuerySelectorAll("figure")...) {
+		c := &card{root: e, body: e.QuerySelector(".plot"), caption: e.QuerySelector("figcaption span"), perRun: v.figures.Contains(e)}
+		v.cards[e.GetAttribute("data-name")] = c
 	}
 }
 
@@ -73,7 +70,7 @@ func (v *view) update(s *page.Session) {
 	// The summary's row of the shown run and #report change together.
 	jr := s.Runs[s.Shown()]
 	v.rep.SetTextContent(string(jr.Report))
-	v.drawSummary(s)
+	v.summary.SetInnerHTML(page.SummaryHTML(s))
 	title := page.FiguresTitle(s)
 	v.figuresTitle.SetTextContent(title)
 	show(v.figuresTitle, title != "")
@@ -93,43 +90,29 @@ func (v *view) update(s *page.Session) {
 	}
 }
 
-// newCard adds a hidden figure card to parent, with the buttons that
-// download its figure as SVG and as PNG (data-download).
-func (v *view) newCard(parent dom.HTMLElement, sl page.Slot, perRun bool) {
-	c := &card{root: el("figure", "card", ""), body: el("div", "plot", ""), caption: el("span", "", sl.Caption), file: sl.Name, perRun: perRun}
-	c.root.SetAttribute("data-name", sl.Name)
-	capt := el("figcaption", "", "")
-	capt.AppendChild(c.caption)
-	btns := el("span", "fig-buttons", "")
-	capt.AppendChild(btns)
-	c.root.AppendChild(c.body)
-	c.root.AppendChild(capt)
-	show(c.root, false)
-	parent.AppendChild(c.root)
-	v.cards[sl.Name] = c
-	v.a.on(figButton(btns, "svg", "download this figure as SVG"), "click", func(dom.Event) {
-		download(v.a.fileName(c.file, c.perRun), "image/svg+xml", []byte(c.svg))
-	})
-	v.a.on(figButton(btns, "png", fmt.Sprintf("download this figure as PNG, %d times its size", pngScale)), "click", func(dom.Event) {
-		name := v.a.fileName(strings.TrimSuffix(c.file, ".svg")+".png", c.perRun)
-		go func() {
-			defer v.a.guard()
-			if err := downloadPNG(name, c.svg); err != nil {
-				v.a.showError(err.Error())
-			}
-		}()
-	})
-}
-
-// figButton adds to box a button that downloads a card's figure in format
-// (svg or png), and returns it.
-func figButton(box dom.HTMLElement, format, title string) dom.HTMLElement {
-	b := el("button", "link", strings.ToUpper(format)+" ⤓")
-	b.SetAttribute("type", "button")
-	b.SetAttribute("title", title)
-	b.SetAttribute("data-download", format)
-	box.AppendChild(b)
-	return b
+// download offers the figure whose download button (data-download, the
+// format) was clicked.
+func (v *view) download(ev dom.Event) {
+	b := ev.Target().Underlying().Call("closest", "button[data-download]")
+	if !b.Truthy() {
+		return
+	}
+	name := b.Call("closest", "figure").Get("dataset").Get("name").String()
+	c, format := v.cards[name], b.Get("dataset").Get("download").String()
+	if c == nil {
+		return
+	}
+	file := page.FigureFile(v.a.sess, name, format, c.perRun)
+	if format == "svg" {
+		download(file, "image/svg+xml", []byte(c.svg))
+		return
+	}
+	go func() {
+		defer v.a.guard()
+		if err := downloadPNG(file, c.svg); err != nil {
+			v.a.showError(err.Error())
+		}
+	}()
 }
 
 // fill shows svg in the named card; nothing changes when svg is nil or
@@ -179,12 +162,6 @@ func (c *card) label() {
 		f.SetAttribute("role", "img")
 		f.SetAttribute("aria-label", c.caption.TextContent())
 	}
-}
-
-// drawSummary rebuilds the summary box (page.SummaryHTML); a click on a
-// run's label shows its figures (see pickRun).
-func (v *view) drawSummary(s *page.Session) {
-	v.summary.SetInnerHTML(page.SummaryHTML(s))
 }
 
 // clicked downloads the summary's table whose CSV button was clicked
