@@ -288,8 +288,8 @@ func (a *app) edited() {
 	}
 	a.data.describe()
 	q := config.RawQuery(a.demo, raw)
-	if a.models.hosted != "" {
-		q.Set("model", a.models.hosted)
+	if a.models.Hosted != "" {
+		q.Set("model", a.models.Hosted)
 	}
 	a.replaceURL(q)
 	if s, errs := config.Parse(a.demo, raw); len(errs) == 0 && s.Native != a.remote && a.native != "" && state() != "training" {

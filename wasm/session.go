@@ -78,7 +78,7 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 	}
 	switch ev.Kind {
 	case protocol.EvSession:
-		if s == a.models.opening {
+		if s == a.models.Opening() {
 			// The opened models' figures replace what the page showed.
 			a.view.reset(s)
 		}
