@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"syscall/js"
 	"time"
 
@@ -88,23 +87,16 @@ func newApp() *app {
 	a.folders = newFolders(a)
 	a.data = newDataSource(a)
 	a.models = newModels(a)
-	nav := byID("tabs")
-	removeChildren(nav)
-	for _, d := range config.Demos {
-		t := el("a", "tab", d.Tab)
-		t.SetAttribute("href", "?demo="+string(d.Demo))
-		t.SetAttribute("data-demo", string(d.Demo))
-		if !d.Trainable {
-			t.Class().Add("later")
-		}
-		nav.AppendChild(t)
-		a.tabs[d.Demo] = t
-		demo := d.Demo
-		a.on(t, "click", func(ev dom.Event) {
-			ev.PreventDefault()
-			a.switchDemo(demo)
-		})
+	nav := setHTML("tabs", page.TabsHTML())
+	for _, t := range nav.QuerySelectorAll("a") {
+		a.tabs[config.Demo(t.GetAttribute("data-demo"))] = t.(dom.HTMLElement)
 	}
+	a.on(nav, "click", func(ev dom.Event) {
+		if t := ev.Target().Underlying().Call("closest", "a[data-demo]"); t.Truthy() {
+			ev.PreventDefault()
+			a.switchDemo(config.Demo(t.Get("dataset").Get("demo").String()))
+		}
+	})
 	a.on(byID("form"), "submit", func(ev dom.Event) {
 		ev.PreventDefault()
 		show(byID("first-note"), false)
@@ -144,67 +136,47 @@ func (a *app) guard() {
 	}
 }
 
-// start applies the URL's configuration, starts the engine and, once it
-// is ready, with autostart=1 and valid settings, starts training.
+// start applies the URL's configuration (page.Start), starts the engine
+// and, once it is ready, opens the site's model of model= or, with
+// autostart=1 and valid settings, starts training.
 func (a *app) start() {
 	q := locationQuery()
-	if a.native != "" {
-		q = config.NativeByDefault(q)
+	st := page.Start(q, a.native)
+	s := st.Settings
+	show(byID("first-note"), st.First)
+	if st.ThreadsError != "" {
+		a.showError(st.ThreadsError)
+	} else if st.Hello.Threads > 0 {
+		gemm.SetThreads(st.Hello.Threads)
 	}
-	s, raw, errs := config.FromQuery(q)
-	first := len(q) == 0 && a.native == ""
-	if first {
-		s, raw = config.FirstScreen()
-	}
-	show(byID("first-note"), first)
-	hello := &protocol.Hello{Backend: s.Backend, Debug: q.Get("debug")}
-	if v := q.Get("threads"); v != "" {
-		// Beside the settings table, as model=: it sets the CPU backend's
-		// threads for the page's lifetime, not a run's setting.
-		if n, err := strconv.Atoi(v); err == nil && n >= 1 {
-			hello.Threads = n
-			gemm.SetThreads(n)
-		} else {
-			a.showError(fmt.Sprintf("threads must be a whole number of at least 1, got %q: the CPU backend keeps its default", v))
-		}
-	}
-	if s.Native && a.native == "" {
-		errs["backend"] = "backend native is the engine of deeplda ui: this page was not served by deeplda ui"
-	}
-	a.remote = s.Native && a.native != ""
+	a.remote = st.Remote
 	if a.remote {
 		// The engine serves every tab and outlives a reload: this page
 		// numbers its sessions where no other page's are.
 		a.lastID = 1<<21 + rand.IntN(1<<30)
 	}
 	a.setDemo(s.Demo)
-	a.form.setRaw(raw)
-	a.form.showErrors(s.Demo, errs)
+	a.form.setRaw(st.Raw)
+	a.form.showErrors(s.Demo, st.Errs)
 	a.form.lock(false)
 	setState("idle")
 	a.setProgressText("")
-	if q.Get("bench") == "1" {
-		a.benchMode(q, s.Backend, hello, s.Autostart)
+	if st.Bench {
+		a.benchMode(q, s.Backend, &st.Hello, s.Autostart)
 		return
 	}
-	if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
-		hello.Preload = s.Image.Data
-	}
 	a.onReady = func() {
-		if s.Model != "" && s.Demo == config.Images {
-			a.models.openHosted(s.Model)
-		} else if s.Autostart && len(errs) == 0 {
+		if st.Open != "" {
+			a.models.openHosted(st.Open)
+		} else if st.Train {
 			a.startSession()
-			if a.remote {
-				// A reload shows the run (the native engine sends it
-				// again) rather than starting another.
-				delete(q, "autostart")
-				a.replaceURL(q)
+			if st.Address != nil {
+				a.replaceURL(st.Address)
 			}
 		}
 	}
 	a.engine = startEngine(a)
-	a.engine.send(protocol.Command{Kind: protocol.CmdHello, Hello: hello}, nil)
+	a.engine.send(protocol.Command{Kind: protocol.CmdHello, Hello: &st.Hello}, nil)
 	go func() {
 		defer a.guard()
 		a.warmUpDrawing()
@@ -278,22 +250,18 @@ func (a *app) switchDemo(d config.Demo) {
 	setState("idle")
 }
 
-// edited validates the form after an edit and writes it into the URL.
+// edited validates the form after an edit and writes it into the URL
+// (page.Edit); settings that ask for the other engine start the page
+// again with it.
 func (a *app) edited() {
-	raw := a.form.raw()
-	_, errs := config.Parse(a.demo, raw)
+	errs, q, other := page.Edit(a.demo, a.form.raw(), a.models.Hosted, a.remote)
 	a.form.showErrors(a.demo, errs)
 	if state() != "training" {
 		a.form.lock(false)
 	}
 	a.data.describe()
-	q := config.RawQuery(a.demo, raw)
-	if a.models.Hosted != "" {
-		q.Set("model", a.models.Hosted)
-	}
 	a.replaceURL(q)
-	if s, errs := config.Parse(a.demo, raw); len(errs) == 0 && s.Native != a.remote && a.native != "" && state() != "training" {
-		// The other engine: the page starts again with it.
+	if other && a.native != "" && state() != "training" {
 		js.Global().Get("location").Call("reload")
 	}
 }
@@ -342,10 +310,7 @@ func (a *app) startSession() {
 		return
 	}
 	a.dropOffer()
-	s, errs := config.Parse(a.demo, a.form.raw())
-	if len(errs) > 0 && errs[""] == "" {
-		errs[""] = "Fix the settings marked in red to train."
-	}
+	s, errs := page.TrainSettings(a.demo, a.form.raw())
 	a.form.showErrors(a.demo, errs)
 	if len(errs) > 0 {
 		return
