@@ -28,22 +28,17 @@ type app struct {
 	view   *view
 	engine *link // the engine's worker, or deeplda ui's native engine
 	// native names deeplda ui's native engine when deeplda ui serves the
-	// page ("" otherwise); remote: the page trains with it.
+	// page ("" otherwise).
 	native string
-	remote bool
-	// last is deeplda ui's session that ended before the page connected,
-	// while the page offers it.
+	// route is the bookkeeping of the sessions' ids; last holds the events
+	// of the session it offers.
+	route  page.Routing
 	last   *lastRun
 	data   *dataSource // the images demo's data
 	models *models     // the images demo's trained models
 	// folders is deeplda ui's runs folder, listed where it serves the page.
 	folders *folders
 	sess    *page.Session
-	lastID  int // the last session's id
-	// awaited is the session this page asked deeplda ui's engine for
-	// (start, open, continue) whose start has not come yet (0: none):
-	// until it comes, the page shows no other session.
-	awaited int
 	// checkpoints are the runs' last good checkpoints, ArrayBuffers the
 	// engine sent.
 	checkpoints map[*page.Run]js.Value
@@ -149,11 +144,11 @@ func (a *app) start() {
 	} else if st.Hello.Threads > 0 {
 		gemm.SetThreads(st.Hello.Threads)
 	}
-	a.remote = st.Remote
-	if a.remote {
+	a.route.Remote = st.Remote
+	if st.Remote {
 		// The engine serves every tab and outlives a reload: this page
 		// numbers its sessions where no other page's are.
-		a.lastID = 1<<21 + rand.IntN(1<<30)
+		a.route.LastID = 1<<21 + rand.IntN(1<<30)
 	}
 	a.setDemo(s.Demo)
 	a.form.setRaw(st.Raw)
@@ -254,7 +249,7 @@ func (a *app) switchDemo(d config.Demo) {
 // (page.Edit); settings that ask for the other engine start the page
 // again with it.
 func (a *app) edited() {
-	errs, q, other := page.Edit(a.demo, a.form.raw(), a.models.Hosted, a.remote)
+	errs, q, other := page.Edit(a.demo, a.form.raw(), a.models.Hosted, a.route.Remote)
 	a.form.showErrors(a.demo, errs)
 	if state() != "training" {
 		a.form.lock(false)
@@ -328,9 +323,7 @@ func (a *app) startSession() {
 // sendSession sends a command that starts session c.Session, which the
 // page awaits.
 func (a *app) sendSession(c protocol.Command, files []js.Value) {
-	if a.remote {
-		a.awaited = c.Session
-	}
+	a.route.Await(c.Session)
 	a.engine.send(c, files)
 }
 

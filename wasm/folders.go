@@ -135,9 +135,8 @@ func (f *folders) clicked(ev dom.Event) {
 			return
 		}
 		name := t.Get("dataset").Get("resume").String()
-		f.a.lastID++
 		start := &protocol.Start{Jobs: []protocol.Job{{Resume: name}}, Backend: experiment.BackendAuto, Density: true}
-		f.a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: f.a.lastID, Start: start}, nil)
+		f.a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: f.a.route.Next(), Start: start}, nil)
 		return
 	}
 	if t := ev.Target().Underlying().Call("closest", "button[data-file]"); t.Truthy() {
@@ -201,8 +200,7 @@ func (f *folders) show(runs []protocol.RunFolder) error {
 		}
 		read = append(read, page.Folder{RunFolder: r, ReportJSON: rep, Figs: figs})
 	}
-	f.a.lastID++
-	s, err := page.FolderSession(f.a.lastID, read)
+	s, err := page.FolderSession(f.a.route.Next(), read)
 	if err != nil {
 		return err
 	}

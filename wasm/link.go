@@ -44,7 +44,7 @@ func startEngine(a *app) *link {
 		fatal(args[0].String())
 		return nil
 	})
-	l.js = js.Global().Call("deepldaEngine", onEvent, onFatal, a.remote)
+	l.js = js.Global().Call("deepldaEngine", onEvent, onFatal, a.route.Remote)
 	go func() {
 		for r := range l.events {
 			a.handleBatch(append([]received{r}, l.pending()...))

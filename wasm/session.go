@@ -18,8 +18,7 @@ import (
 
 // newSession plans the runs of s as the page's next session.
 func (a *app) newSession(s config.Settings) (*page.Session, error) {
-	a.lastID++
-	return page.NewSession(a.lastID, s)
+	return page.NewSession(a.route.Next(), s)
 }
 
 // onEvent takes one event of the engine (with the checkpoint that came
@@ -43,7 +42,7 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		a.models.setIndex(ev.Models)
 		return
 	case protocol.EvOpenFailed:
-		a.awaited = 0
+		a.route.Awaited = 0
 		a.models.failed(ev.Error)
 		return
 	case protocol.EvRefused:
@@ -52,29 +51,22 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		a.onBench(ev)
 		return
 	}
-	if a.last != nil && ev.Session == a.last.id {
-		a.last.events = append(a.last.events, received{ev, ckpt}) // the offered session's
-		return
-	}
 	s := a.sess
-	switch {
-	case ev.Session == a.awaited && (ev.Kind == protocol.EvSession || ev.Kind == protocol.EvRefused || ev.Kind == protocol.EvFailed || ev.Kind == protocol.EvNoData):
-		a.awaited = 0
-	case ev.Kind == protocol.EvSession && a.remote && a.awaited == 0 && (s == nil || s.ID != ev.Session):
-		if ev.Ended {
-			// It ended before this page connected: offered, not shown
-			// over the settings the page opened with.
-			a.offer(ev)
-			return
-		}
-		a.dropOffer()
-		s = a.adopt(ev)
-	}
-	if ev.Session == 0 || s == nil || s.ID != ev.Session {
+	switch a.route.Route(ev, s) {
+	case page.RouteOffered:
+		a.last.events = append(a.last.events, received{ev, ckpt})
+		return
+	case page.RouteOffer:
+		a.offer(ev)
+		return
+	case page.RouteAdopt:
+		a.adopt(ev)
+		return
+	case page.RouteOther:
 		if ev.Kind == protocol.EvLoading {
 			a.setProgressText(ev.Text)
 		}
-		return // a session the page no longer shows
+		return
 	}
 	switch ev.Kind {
 	case protocol.EvSession:
@@ -95,14 +87,13 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 }
 
 // adopt shows a session of the native engine that this page did not start
-// (another tab's, or this page's before a reload) and returns it, or the
-// current session when it cannot be shown.
-func (a *app) adopt(ev protocol.Event) *page.Session {
-	a.lastID = max(a.lastID, ev.Session)
+// (another tab's, or this page's before a reload), in place of the offer.
+func (a *app) adopt(ev protocol.Event) {
+	a.dropOffer()
 	sess, err := page.Adopt(ev)
 	if err != nil {
 		consoleWarn("deeplda: " + err.Error())
-		return a.sess
+		return
 	}
 	a.setDemo(sess.Settings.Demo)
 	a.form.setRaw(sess.Settings.Raw())
@@ -110,7 +101,6 @@ func (a *app) adopt(ev protocol.Event) *page.Session {
 	a.replaceURL(sess.Settings.Query())
 	a.showNew(sess)
 	a.setTraining()
-	return sess
 }
 
 // render shows what an event changed.
