@@ -24,7 +24,6 @@ import (
 // and the results.
 type app struct {
 	demo   config.Demo
-	form   *form
 	view   *view
 	engine *link // the engine's worker, or deeplda ui's native engine
 	// native names deeplda ui's native engine when deeplda ui serves the
@@ -52,11 +51,8 @@ type app struct {
 	// model=).
 	onReady func()
 
-	tabs                         map[config.Demo]dom.HTMLElement
-	trainBtn, stopBtn, resumeBtn dom.HTMLElement
-	dlReport, dlCkpt, dlAll      dom.HTMLElement
-	notice, badge                dom.HTMLElement
-	progressBox, bar, barText    dom.HTMLElement
+	trainBtn, stopBtn, resumeBtn, progressBox dom.HTMLElement
+	dlReport, dlCkpt, dlAll                   dom.HTMLElement
 }
 
 // newApp binds the page's elements (index.html) and builds the controls.
@@ -64,29 +60,23 @@ func newApp() *app {
 	a := &app{
 		trainBtn: byID("train"), stopBtn: byID("stop"), resumeBtn: byID("resume"),
 		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"), dlAll: byID("dl-all"),
-		notice: byID("notice"), badge: byID("backend"),
-		progressBox: byID("progress"), bar: byID("bar"), barText: byID("progress-text"),
-		tabs: map[config.Demo]dom.HTMLElement{}, checkpoints: map[*page.Run]js.Value{},
+		progressBox: byID("progress"),
+		checkpoints: map[*page.Run]js.Value{},
 	}
-	a.form = newForm(func() {
+	bindForm(func() {
 		defer a.guard()
 		a.edited()
 	})
 	a.view = newView(a)
 	a.native = metaContent("deeplda-native")
 	if a.native != "" {
-		opt := el("option", "", "native: "+a.native)
-		opt.SetAttribute("value", config.NativeBackend)
-		a.form.controls["backend"].AppendChild(opt)
+		ui.Append("#f-backend", `<option value="`+config.NativeBackend+`"></option>`)
+		ui.SetText(`#f-backend option[value="`+config.NativeBackend+`"]`, "native: "+a.native)
 	}
 	a.folders = newFolders(a)
 	a.data = newDataSource(a)
 	a.models = newModels(a)
-	nav := setHTML("tabs", page.TabsHTML())
-	for _, t := range nav.QuerySelectorAll("a") {
-		a.tabs[config.Demo(t.GetAttribute("data-demo"))] = t.(dom.HTMLElement)
-	}
-	a.on(nav, "click", func(ev dom.Event) {
+	a.on(setHTML("tabs", page.TabsHTML()), "click", func(ev dom.Event) {
 		if t := ev.Target().Underlying().Call("closest", "a[data-demo]"); t.Truthy() {
 			ev.PreventDefault()
 			a.switchDemo(config.Demo(t.Get("dataset").Get("demo").String()))
@@ -151,9 +141,9 @@ func (a *app) start() {
 		a.route.LastID = 1<<21 + rand.IntN(1<<30)
 	}
 	a.setDemo(s.Demo)
-	a.form.setRaw(st.Raw)
-	a.form.showErrors(s.Demo, st.Errs)
-	a.form.lock(false)
+	page.SetForm(ui, st.Raw)
+	page.SetFormErrors(ui, s.Demo, st.Errs)
+	page.LockForm(ui, false)
 	setState("idle")
 	a.setProgressText("")
 	if st.Bench {
@@ -196,33 +186,11 @@ func (a *app) engineReady(ev protocol.Event) {
 	}
 }
 
-// setDemo shows demo d: its tab, title, introduction and controls.
+// setDemo shows demo d (page.SetDemo).
 func (a *app) setDemo(d config.Demo) {
 	a.demo = d
-	info := config.Info(d)
-	for k, t := range a.tabs {
-		t.Class().Remove("active")
-		t.RemoveAttribute("aria-current")
-		if k == d {
-			t.Class().Add("active")
-			t.SetAttribute("aria-current", "page")
-		}
-	}
-	byID("demo-title").SetTextContent(info.Title)
-	byID("demo-intro").SetTextContent(info.Intro)
-	show(byID("later"), !info.Trainable)
-	show(byID("hint"), info.Trainable && a.sess == nil)
-	show(byID("form"), info.Trainable)
-	show(byID("controls"), info.Trainable)
-	show(a.data.box, d == config.Images)
+	page.SetDemo(ui, d, a.sess != nil)
 	a.data.describe()
-	if info.Trainable {
-		byID("layout").Class().Remove("wide")
-	} else {
-		byID("layout").Class().Add("wide")
-	}
-	a.form.setDemo(d)
-	doc.(dom.HTMLDocument).SetTitle(info.Title + " · Deep LDA with DNLL")
 }
 
 // switchDemo shows another demo with its defaults (not while training).
@@ -235,9 +203,9 @@ func (a *app) switchDemo(d config.Demo) {
 	a.view.reset(nil)
 	show(byID("first-note"), false)
 	a.setDemo(d)
-	a.form.setRaw(config.Defaults(d).Raw())
-	a.form.showErrors(d, nil)
-	a.form.lock(false)
+	page.SetForm(ui, config.Defaults(d).Raw())
+	page.SetFormErrors(ui, d, nil)
+	page.LockForm(ui, false)
 	a.setIdle(false)
 	a.setProgressText("")
 	show(a.progressBox, false)
@@ -249,10 +217,10 @@ func (a *app) switchDemo(d config.Demo) {
 // (page.Edit); settings that ask for the other engine start the page
 // again with it.
 func (a *app) edited() {
-	errs, q, other := page.Edit(a.demo, a.form.raw(), a.models.Hosted, a.route.Remote)
-	a.form.showErrors(a.demo, errs)
+	errs, q, other := page.Edit(a.demo, page.Form(ui), a.models.Hosted, a.route.Remote)
+	page.SetFormErrors(ui, a.demo, errs)
 	if state() != "training" {
-		a.form.lock(false)
+		page.LockForm(ui, false)
 	}
 	a.data.describe()
 	a.replaceURL(q)
@@ -305,14 +273,14 @@ func (a *app) startSession() {
 		return
 	}
 	a.dropOffer()
-	s, errs := page.TrainSettings(a.demo, a.form.raw())
-	a.form.showErrors(a.demo, errs)
+	s, errs := page.TrainSettings(a.demo, page.Form(ui))
+	page.SetFormErrors(ui, a.demo, errs)
 	if len(errs) > 0 {
 		return
 	}
 	sess, err := a.newSession(s)
 	if err != nil {
-		a.form.showErrors(a.demo, config.Errors{"": err.Error()})
+		page.SetFormErrors(ui, a.demo, config.Errors{"": err.Error()})
 		return
 	}
 	a.showNew(sess)
@@ -350,36 +318,6 @@ func (a *app) resume() {
 	a.sess.Runs[a.sess.Cur].Status = "training"
 	a.setTraining()
 	a.engine.send(protocol.Command{Kind: protocol.CmdResume, Session: a.sess.ID}, nil)
-}
-
-// setTraining switches the controls to the training state.
-func (a *app) setTraining() {
-	setState("training")
-	a.form.lock(true)
-	enable(a.data.input, false)
-	enable(a.trainBtn, false)
-	enable(a.stopBtn, true)
-	show(a.resumeBtn, false)
-	show(a.progressBox, true)
-	for _, t := range a.tabs {
-		t.Class().Add("disabled")
-	}
-	a.setProgress(0)
-	a.setProgressText("Starting…")
-}
-
-// setIdle switches the controls back; resumable shows Resume.
-func (a *app) setIdle(resumable bool) {
-	a.form.lock(false)
-	enable(a.data.input, true)
-	enable(a.trainBtn, a.ready && config.Info(a.demo).Trainable)
-	enable(a.stopBtn, false)
-	show(a.resumeBtn, resumable)
-	enable(a.resumeBtn, resumable)
-	for _, t := range a.tabs {
-		t.Class().Remove("disabled")
-	}
-	a.updateDownloads()
 }
 
 // shownRun returns the run whose figures are shown, or nil.

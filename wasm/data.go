@@ -58,8 +58,8 @@ func (d *dataSource) update(st *protocol.DataState) {
 	if st.Error != "" && st.Error != was.Error {
 		d.msg.SetTextContent(st.Error)
 	}
-	if st.Picked != "" && (st.Picked != was.Picked || st.From != was.From) && d.a.form.raw()["data"] != st.Picked {
-		d.a.form.value("data").Set("value", st.Picked)
+	if st.Picked != "" && (st.Picked != was.Picked || st.From != was.From) && page.Form(ui)["data"] != st.Picked {
+		ui.SetValue("#f-data", st.Picked)
 		d.a.edited()
 	}
 	d.describe()
@@ -68,7 +68,7 @@ func (d *dataSource) update(st *protocol.DataState) {
 // describe updates the panel's line on where the chosen data set comes
 // from.
 func (d *dataSource) describe() {
-	text, hosted := page.DataText(&d.st, d.a.form.raw()["data"])
+	text, hosted := page.DataText(&d.st, page.Form(ui)["data"])
 	d.status.SetTextContent(text)
 	if hosted != "" {
 		d.box.SetAttribute("data-hosted", hosted)
@@ -95,7 +95,7 @@ func (d *dataSource) readFiles(list js.Value) {
 		files = append(files, f)
 		names = append(names, f.Get("name").String())
 	}
-	d.a.engine.send(protocol.Command{Kind: protocol.CmdFiles, Files: names, Data: d.a.form.raw()["data"]}, files)
+	d.a.engine.send(protocol.Command{Kind: protocol.CmdFiles, Files: names, Data: page.Form(ui)["data"]}, files)
 }
 
 // isCheckpoint reports whether a file's name is a checkpoint's.

@@ -132,7 +132,7 @@ func (f *folders) showRuns(names []string) {
 		}
 		a := f.a
 		a.setDemo(s.Settings.Demo)
-		a.form.setRaw(s.Settings.Raw())
+		page.SetForm(ui, s.Settings.Raw())
 		a.showNew(s)
 		a.view.update(s)
 		a.setIdle(false)

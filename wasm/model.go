@@ -48,8 +48,8 @@ func newModels(a *app) *models {
 	a.on(m.bothBtn, "click", func(dom.Event) {
 		if name := m.picked(); name != "" && state() != "training" {
 			// Side by side is what reopens both from the URL.
-			a.form.value("compare").Set("checked", true)
-			a.form.lock(false)
+			ui.SetChecked("#f-compare", true)
+			page.LockForm(ui, false)
 			m.openHosted(name)
 		}
 	})
@@ -86,7 +86,7 @@ func (m *models) openHosted(name string) {
 	if !m.ready() {
 		return
 	}
-	o, data, msg := m.OpenHosted(name, m.a.form.raw()["compare"] == "1")
+	o, data, msg := m.OpenHosted(name, page.Form(ui)["compare"] == "1")
 	if o == nil {
 		m.msg.SetTextContent(msg)
 		return
@@ -117,7 +117,7 @@ func (m *models) ready() bool {
 // (page.OpenSettings).
 func (m *models) open(data string, o *protocol.Open, files []js.Value) {
 	a := m.a
-	s, errs := page.OpenSettings(a.form.raw(), data, o)
+	s, errs := page.OpenSettings(page.Form(ui), data, o)
 	if len(errs) > 0 {
 		m.failed(fmt.Sprintf("fix the settings marked in red first: %v", errs.Err()))
 		return
@@ -162,7 +162,7 @@ func (m *models) opened(s *page.Session, op *protocol.Opened) {
 		}
 	}
 	line := s.Opened(op)
-	a.form.setRaw(s.Settings.Raw())
+	page.SetForm(ui, s.Settings.Raw())
 	a.edited()
 	a.view.update(s)
 	a.setProgressText(line)
@@ -180,12 +180,12 @@ func (m *models) continueTraining() {
 	if state() == "training" {
 		return
 	}
-	s, errs, ok := m.Continue(a.sess, a.form.raw())
+	s, errs, ok := m.Continue(a.sess, page.Form(ui))
 	if !ok {
 		return
 	}
 	if len(errs) > 0 {
-		a.form.showErrors(config.Images, errs)
+		page.SetFormErrors(ui, config.Images, errs)
 		return
 	}
 	sess, err := a.newSession(s)

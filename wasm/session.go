@@ -96,8 +96,8 @@ func (a *app) adopt(ev protocol.Event) {
 		return
 	}
 	a.setDemo(sess.Settings.Demo)
-	a.form.setRaw(sess.Settings.Raw())
-	a.form.showErrors(sess.Settings.Demo, nil)
+	page.SetForm(ui, sess.Settings.Raw())
+	page.SetFormErrors(ui, sess.Settings.Demo, nil)
 	a.replaceURL(sess.Settings.Query())
 	a.showNew(sess)
 	a.setTraining()
