@@ -339,7 +339,7 @@ func (a *app) show(s *page.Session) {
 // last one left: its error, its move marks, an opened model, its figures.
 func (a *app) showNew(s *page.Session) {
 	a.hideError()
-	clearMoveMarks()
+	page.ClearMoveMarks(ui)
 	a.models.forget()
 	a.show(s)
 	a.view.reset(s)

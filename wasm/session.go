@@ -103,16 +103,11 @@ func (a *app) adopt(ev protocol.Event) {
 	a.setTraining()
 }
 
-// render shows what an event changed.
+// render shows what an event changed (page.ShowBefore, the results,
+// page.ShowAfter, the state).
 func (a *app) render(st page.Status) {
-	if st.Backend != nil {
-		a.showBackend(st.Backend)
-	}
-	for k, v := range st.Marks {
-		body().SetAttribute(k, v)
-	}
+	page.ShowBefore(ui, st)
 	if st.Gone {
-		a.data.msg.SetTextContent(st.DataError)
 		a.show(nil)
 		a.view.reset(nil)
 	}
@@ -129,33 +124,13 @@ func (a *app) render(st page.Status) {
 		a.yield.now()
 		a.view.update(s)
 	}
-	if st.Error != "" {
-		a.showError(st.Error)
-	}
-	if st.Progress >= 0 {
-		a.setProgress(st.Progress)
-	}
-	if st.Text != nil {
-		a.setProgressText(*st.Text)
-	}
+	page.ShowAfter(ui, st)
 	if st.State != "" && st.State != "training" {
 		a.folders.refresh() // a run of deeplda ui's runs folder changed
 	}
-	switch st.State {
-	case "":
-	case "idle":
-		a.setIdle(st.Resumable)
-		setState("idle")
-	default:
-		a.setIdle(false)
+	if st.State != "" {
+		a.setIdle(st.State == "idle" && st.Resumable)
 		setState(st.State)
-	}
-}
-
-// clearMoveMarks removes the page.MoveMarks of an earlier session.
-func clearMoveMarks() {
-	for _, m := range page.MoveMarks {
-		body().RemoveAttribute(m)
 	}
 }
 

@@ -176,3 +176,38 @@ func Form(d Doc) config.Raw {
 	}
 	return r
 }
+
+// ShowBefore writes what status st changes before the results are drawn:
+// the backend and the body's marks.
+func ShowBefore(d Doc, st Status) {
+	if st.Backend != nil {
+		ShowBackend(d, st.Backend)
+	}
+	for k, v := range st.Marks {
+		d.SetAttr("body", k, v)
+	}
+	if st.Gone {
+		d.SetText("#e-files", st.DataError)
+	}
+}
+
+// ShowAfter writes what status st changes after the results are drawn:
+// the error, the bar and its line.
+func ShowAfter(d Doc, st Status) {
+	if st.Error != "" {
+		ShowError(d, st.Error)
+	}
+	if st.Progress >= 0 {
+		SetProgress(d, st.Progress)
+	}
+	if st.Text != nil {
+		SetProgressText(d, *st.Text)
+	}
+}
+
+// ClearMoveMarks removes the MoveMarks of an earlier session.
+func ClearMoveMarks(d Doc) {
+	for _, m := range MoveMarks {
+		d.RemoveAttr("body", m)
+	}
+}

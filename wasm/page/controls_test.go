@@ -132,3 +132,24 @@ func TestFormControls(t *testing.T) {
 		t.Error("the errors stay")
 	}
 }
+
+func TestShowStatus(t *testing.T) {
+	d := fakeDoc{}
+	ShowBefore(d, Status{Marks: map[string]string{"data-lost-step": "3"}, Gone: true, DataError: "no data", Progress: -1})
+	if d.Attr("body", "data-lost-step") != "3" || d.Text("#e-files") != "no data" {
+		t.Errorf("before: %v", d)
+	}
+	ClearMoveMarks(d)
+	if d.has("body", "data-lost-step") {
+		t.Error("a move mark stays")
+	}
+	d.SetText("#progress-text", "kept")
+	ShowAfter(d, Status{Progress: -1})
+	if d.has("#bar", "style") || d.Text("#progress-text") != "kept" || d.Text("#notice") != "" {
+		t.Errorf("an empty status changed the page: %v", d)
+	}
+	ShowAfter(d, Status{Progress: 0.5, Text: text("half"), Error: "broke"})
+	if d.Attr("#bar", "style") != "width: 50.0%;" || d.Text("#progress-text") != "half" || d.Text("#notice") != "broke" || !d.HasClass("#notice", "error") {
+		t.Errorf("after: %v", d)
+	}
+}
