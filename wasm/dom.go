@@ -104,6 +104,8 @@ func first(sel string) js.Value { return doc.Underlying().Call("querySelector", 
 
 func (document) SetText(sel, text string) { each(sel, func(e dom.Element) { e.SetTextContent(text) }) }
 
+func (document) SetHTML(sel, html string) { each(sel, func(e dom.Element) { e.SetInnerHTML(html) }) }
+
 func (document) SetAttr(sel, name, v string) {
 	each(sel, func(e dom.Element) { e.SetAttribute(name, v) })
 }

@@ -42,3 +42,88 @@ func FigureFile(s *Session, name, format string, perRun bool) string {
 	}
 	return name
 }
+
+// Cards is what the page's figure cards (CardsHTML) show: each card's
+// figure (SVG) by name, and whether it is of the shown run.
+type Cards struct {
+	svg    map[string]string
+	perRun map[string]bool
+}
+
+// card selects the figure card name.
+func card(name string) string { return `figure.card[data-name="` + name + `"]` }
+
+// Reset clears the results and lays out the (empty, hidden) cards of
+// session s (nil: none, and the results hide) in #overview and #figures;
+// the hint before training shows without a session where the demo
+// trains (trainable).
+func (c *Cards) Reset(d Doc, s *Session, trainable bool) {
+	d.SetHTML("#summary", "")
+	d.SetText("#report", "")
+	Show(d, "#figures-title", false)
+	Show(d, "#results", s != nil)
+	Show(d, "#hint", s == nil && trainable)
+	c.svg, c.perRun = map[string]string{}, map[string]bool{}
+	var overview, detail []Slot
+	if s != nil {
+		overview, detail = Layout(s)
+	}
+	d.SetHTML("#overview", CardsHTML(overview))
+	d.SetHTML("#figures", CardsHTML(detail))
+	for _, sl := range overview {
+		c.svg[sl.Name] = ""
+	}
+	for _, sl := range detail {
+		c.svg[sl.Name], c.perRun[sl.Name] = "", true
+	}
+}
+
+// ShowResults shows session s's results apart from its figures: the
+// summary, the shown run's report.json (#report, which the summary's row
+// of the shown run changes with) and the figures' heading.
+func ShowResults(d Doc, s *Session) {
+	Show(d, "#results", true)
+	Show(d, "#hint", false)
+	d.SetText("#report", string(s.Runs[s.Shown()].Report))
+	d.SetHTML("#summary", SummaryHTML(s))
+	title := FiguresTitle(s)
+	d.SetText("#figures-title", title)
+	Show(d, "#figures-title", title != "")
+}
+
+// Changes reports whether svg changes card name (there is such a card,
+// svg is a figure and not the one it shows).
+func (c *Cards) Changes(name, svg string) bool {
+	old, ok := c.svg[name]
+	return ok && svg != "" && svg != old
+}
+
+// Set shows svg in card name, with its text alternative (Label).
+func (c *Cards) Set(d Doc, name, svg string) {
+	c.svg[name] = svg
+	d.SetHTML(card(name)+" .plot", svg)
+	Label(d, name)
+	Show(d, card(name), true)
+}
+
+// Caption gives card name the caption, unless it has it (the shown run
+// changed: so does whose figure it says it is).
+func (c *Cards) Caption(d Doc, name, caption string) {
+	sel := card(name) + " figcaption > span:first-child"
+	if _, ok := c.svg[name]; ok && d.Text(sel) != caption {
+		d.SetText(sel, caption)
+		Label(d, name)
+	}
+}
+
+// Label gives card name's figure its text alternative: role img,
+// labelled by the caption.
+func Label(d Doc, name string) {
+	fig := card(name) + " .plot > svg"
+	d.SetAttr(fig, "role", "img")
+	d.SetAttr(fig, "aria-label", d.Text(card(name)+" figcaption > span:first-child"))
+}
+
+// Figure returns the figure card name shows ("" when none) and whether
+// it is of the shown run.
+func (c *Cards) Figure(name string) (svg string, perRun bool) { return c.svg[name], c.perRun[name] }

@@ -3,6 +3,8 @@ package page
 import (
 	"strings"
 	"testing"
+
+	"github.com/deeplda/deeplda/wasm/config"
 )
 
 func TestCardsHTML(t *testing.T) {
@@ -43,5 +45,60 @@ func TestFigureFile(t *testing.T) {
 	}
 	if got := FigureFile(two, "embedding.svg", "png", true); got == "embedding.png" || !strings.HasSuffix(got, "-embedding.png") {
 		t.Errorf("a figure of a session of two runs is not named after its run: %s", got)
+	}
+}
+
+func TestCards(t *testing.T) {
+	s, err := NewSession(1, config.Defaults(config.Deep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	overview, detail := Layout(s)
+	d := fakeDoc{}
+	var c Cards
+	c.Reset(d, s, true)
+	if d.el("#figures").html != CardsHTML(detail) || d.el("#overview").html != CardsHTML(overview) || d.has("#results", "hidden") || !d.has("#hint", "hidden") {
+		t.Errorf("reset: %v", d)
+	}
+	name := detail[0].Name
+	if c.Changes(name, "") || c.Changes("nope.svg", "<svg/>") || !c.Changes(name, "<svg/>") {
+		t.Error("Changes: no figure, no card, a new figure")
+	}
+	d.SetText(card(name)+" figcaption > span:first-child", detail[0].Caption)
+	c.Set(d, name, "<svg/>")
+	if c.Changes(name, "<svg/>") || d.el(card(name)+" .plot").html != "<svg/>" || d.has(card(name), "hidden") ||
+		d.Attr(card(name)+" .plot > svg", "aria-label") != detail[0].Caption {
+		t.Errorf("set: %v", d)
+	}
+	if svg, perRun := c.Figure(name); svg != "<svg/>" || !perRun {
+		t.Errorf("Figure = %q %v", svg, perRun)
+	}
+	c.Caption(d, name, "another run's")
+	if d.Attr(card(name)+" .plot > svg", "aria-label") != "another run's" {
+		t.Error("the caption changed, the label did not")
+	}
+	c.Reset(d, nil, true)
+	if !d.has("#results", "hidden") || d.has("#hint", "hidden") || d.el("#figures").html != "" {
+		t.Errorf("reset to none: %v", d)
+	}
+	if c.Changes(name, "<svg/>") {
+		t.Error("a card of no session changes")
+	}
+}
+
+func TestShowResults(t *testing.T) {
+	s, err := NewSession(1, config.Defaults(config.Deep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Runs[0].Report = []byte(`{"status":"done"}`)
+	d := fakeDoc{}
+	d.SetAttr("#results", "hidden", "")
+	ShowResults(d, s)
+	if d.has("#results", "hidden") || !d.has("#hint", "hidden") || d.Text("#report") != `{"status":"done"}` || d.el("#summary").html != SummaryHTML(s) {
+		t.Errorf("results: %v", d)
+	}
+	if title := FiguresTitle(s); d.has("#figures-title", "hidden") == (title != "") || d.Text("#figures-title") != title {
+		t.Errorf("title %q", d.Text("#figures-title"))
 	}
 }

@@ -16,6 +16,7 @@ type fakeDoc map[string]*fakeEl
 // fakeEl is an element of a fakeDoc.
 type fakeEl struct {
 	text, value string
+	html        string
 	checked     bool
 	attrs       map[string]string
 	classes     map[string]bool
@@ -31,6 +32,7 @@ func (d fakeDoc) el(sel string) *fakeEl {
 
 func (d fakeDoc) SetText(sel, text string)            { d.el(sel).text = text }
 func (d fakeDoc) Text(sel string) string              { return d.el(sel).text }
+func (d fakeDoc) SetHTML(sel, html string)            { d.el(sel).html = html }
 func (d fakeDoc) SetAttr(sel, name, v string)         { d.el(sel).attrs[name] = v }
 func (d fakeDoc) RemoveAttr(sel, name string)         { delete(d.el(sel).attrs, name) }
 func (d fakeDoc) Attr(sel, name string) string        { return d.el(sel).attrs[name] }

@@ -7,6 +7,7 @@ package page
 type Doc interface {
 	SetText(sel, text string)
 	Text(sel string) string
+	SetHTML(sel, html string)
 	SetAttr(sel, name, value string)
 	RemoveAttr(sel, name string)
 	Attr(sel, name string) string
