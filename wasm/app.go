@@ -90,13 +90,13 @@ func newApp() *app {
 	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
 	a.on(a.resumeBtn, "click", func(dom.Event) { a.resume() })
 	a.on(a.dlReport, "click", func(dom.Event) {
-		if jr := a.shownRun(); jr != nil && jr.Report != nil {
-			download(a.fileName("report.json", true), "application/json", jr.Report)
+		if jr := page.ShownRun(a.sess); jr != nil && jr.Report != nil {
+			download(page.DownloadName(a.sess, "report.json", true), "application/json", jr.Report)
 		}
 	})
 	a.on(a.dlCkpt, "click", func(dom.Event) {
-		if jr := a.shownRun(); jr != nil && a.checkpoints[jr].Truthy() {
-			downloadBuffer(a.fileName(experiment.CheckpointFile, true), "application/octet-stream", a.checkpoints[jr])
+		if jr := page.ShownRun(a.sess); jr != nil && a.checkpoints[jr].Truthy() {
+			downloadBuffer(page.DownloadName(a.sess, experiment.CheckpointFile, true), "application/octet-stream", a.checkpoints[jr])
 		}
 	})
 	a.on(a.dlAll, "click", func(dom.Event) { a.downloadAll() })
@@ -320,14 +320,6 @@ func (a *app) resume() {
 	a.engine.send(protocol.Command{Kind: protocol.CmdResume, Session: a.sess.ID}, nil)
 }
 
-// shownRun returns the run whose figures are shown, or nil.
-func (a *app) shownRun() *page.Run {
-	if a.sess == nil {
-		return nil
-	}
-	return a.sess.Runs[a.sess.Shown()]
-}
-
 // show makes s the page's session (nil: none), forgetting the checkpoints
 // of the one before.
 func (a *app) show(s *page.Session) {
@@ -345,21 +337,9 @@ func (a *app) showNew(s *page.Session) {
 	a.view.reset(s)
 }
 
-// fileName returns the download name of a file: of the shown run when
-// perRun (page.Session.FileName), else of the session.
-func (a *app) fileName(name string, perRun bool) string {
-	if perRun && a.sess != nil {
-		return a.sess.FileName(a.sess.Shown(), name)
-	}
-	return name
-}
-
-// updateDownloads enables the download buttons that have something to give.
+// updateDownloads enables the download buttons (page.Downloads).
 func (a *app) updateDownloads() {
-	jr := a.shownRun()
-	enable(a.dlReport, jr != nil && jr.Report != nil)
-	enable(a.dlCkpt, jr != nil && a.checkpoints[jr].Truthy())
-	enable(a.dlAll, jr != nil && jr.Report != nil)
+	page.Downloads(ui, a.sess, a.checkpoints[page.ShownRun(a.sess)].Truthy())
 }
 
 // downloadAll offers the shown run's files in one zip

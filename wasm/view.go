@@ -103,7 +103,7 @@ func (v *view) clicked(ev dom.Event) {
 	s := v.a.sess
 	if id := csvButton(ev); id != "" && s != nil {
 		if t, perRun := page.SessionTable(s, id); t != nil {
-			downloadCSV(t, v.a.fileName(t.File, perRun))
+			downloadCSV(t, page.DownloadName(s, t.File, perRun))
 		}
 		return
 	}

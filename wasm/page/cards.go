@@ -31,16 +31,40 @@ func writeFigButton(b *strings.Builder, format, title string) {
 }
 
 // FigureFile returns the download name of the figure of card name in
-// format (svg, the card's name, or png): of session s's shown run when
-// perRun (FileName), else the card's own.
+// format (svg, the card's name, or png; DownloadName).
 func FigureFile(s *Session, name, format string, perRun bool) string {
 	if format == "png" {
 		name = strings.TrimSuffix(name, ".svg") + ".png"
 	}
+	return DownloadName(s, name, perRun)
+}
+
+// DownloadName returns the download name of file name: of session s's
+// shown run when perRun (FileName), else the file's own.
+func DownloadName(s *Session, name string, perRun bool) string {
 	if perRun && s != nil {
 		return s.FileName(s.Shown(), name)
 	}
 	return name
+}
+
+// ShownRun returns the run of s whose figures are shown, nil when s is.
+func ShownRun(s *Session) *Run {
+	if s == nil {
+		return nil
+	}
+	return s.Runs[s.Shown()]
+}
+
+// Downloads enables the download buttons that have something to give:
+// report.json (#dl-report) and Download all (#dl-all) once session s's
+// shown run has its report, its checkpoint (#dl-checkpoint) where the
+// page has it (ckpt).
+func Downloads(d Doc, s *Session, ckpt bool) {
+	jr := ShownRun(s)
+	Enable(d, "#dl-report", jr != nil && jr.Report != nil)
+	Enable(d, "#dl-checkpoint", jr != nil && ckpt)
+	Enable(d, "#dl-all", jr != nil && jr.Report != nil)
 }
 
 // Cards is what the page's figure cards (CardsHTML) show: each card's

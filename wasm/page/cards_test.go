@@ -102,3 +102,23 @@ func TestShowResults(t *testing.T) {
 		t.Errorf("title %q", d.Text("#figures-title"))
 	}
 }
+
+func TestDownloads(t *testing.T) {
+	d := fakeDoc{}
+	Downloads(d, nil, true)
+	if !d.has("#dl-report", "disabled") || !d.has("#dl-checkpoint", "disabled") || !d.has("#dl-all", "disabled") || ShownRun(nil) != nil {
+		t.Errorf("no session: %v", d)
+	}
+	s := &Session{Runs: []*Run{{Label: "a"}, {Label: "b", Report: []byte("{}")}}, Picked: 1}
+	Downloads(d, s, false)
+	if d.has("#dl-report", "disabled") || !d.has("#dl-checkpoint", "disabled") || d.has("#dl-all", "disabled") || ShownRun(s) != s.Runs[1] {
+		t.Errorf("a report: %v", d)
+	}
+	Downloads(d, s, true)
+	if d.has("#dl-checkpoint", "disabled") {
+		t.Error("a checkpoint, not offered")
+	}
+	if DownloadName(s, "report.json", false) != "report.json" || DownloadName(s, "report.json", true) != s.FileName(1, "report.json") {
+		t.Errorf("DownloadName: %s", DownloadName(s, "report.json", true))
+	}
+}
