@@ -51,16 +51,13 @@ type app struct {
 	// model=).
 	onReady func()
 
-	trainBtn, stopBtn, resumeBtn, progressBox dom.HTMLElement
-	dlReport, dlCkpt, dlAll                   dom.HTMLElement
+	trainBtn, progressBox dom.HTMLElement // for the benchmark
 }
 
 // newApp binds the page's elements (index.html) and builds the controls.
 func newApp() *app {
 	a := &app{
-		trainBtn: byID("train"), stopBtn: byID("stop"), resumeBtn: byID("resume"),
-		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"), dlAll: byID("dl-all"),
-		progressBox: byID("progress"),
+		trainBtn: byID("train"), progressBox: byID("progress"),
 		checkpoints: map[*page.Run]js.Value{},
 	}
 	bindForm(func() {
@@ -84,22 +81,22 @@ func newApp() *app {
 	})
 	a.on(byID("form"), "submit", func(ev dom.Event) {
 		ev.PreventDefault()
-		show(byID("first-note"), false)
+		page.Show(ui, "#first-note", false)
 		a.startSession()
 	})
-	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
-	a.on(a.resumeBtn, "click", func(dom.Event) { a.resume() })
-	a.on(a.dlReport, "click", func(dom.Event) {
+	a.on(byID("stop"), "click", func(dom.Event) { a.stop() })
+	a.on(byID("resume"), "click", func(dom.Event) { a.resume() })
+	a.on(byID("dl-report"), "click", func(dom.Event) {
 		if jr := page.ShownRun(a.sess); jr != nil && jr.Report != nil {
 			download(page.DownloadName(a.sess, "report.json", true), "application/json", jr.Report)
 		}
 	})
-	a.on(a.dlCkpt, "click", func(dom.Event) {
+	a.on(byID("dl-checkpoint"), "click", func(dom.Event) {
 		if jr := page.ShownRun(a.sess); jr != nil && a.checkpoints[jr].Truthy() {
 			downloadBuffer(page.DownloadName(a.sess, experiment.CheckpointFile, true), "application/octet-stream", a.checkpoints[jr])
 		}
 	})
-	a.on(a.dlAll, "click", func(dom.Event) { a.downloadAll() })
+	a.on(byID("dl-all"), "click", func(dom.Event) { a.downloadAll() })
 	return a
 }
 
@@ -128,7 +125,7 @@ func (a *app) start() {
 	q := locationQuery()
 	st := page.Start(q, a.native)
 	s := st.Settings
-	show(byID("first-note"), st.First)
+	page.Show(ui, "#first-note", st.First)
 	if st.ThreadsError != "" {
 		a.showError(st.ThreadsError)
 	} else if st.Hello.Threads > 0 {
@@ -201,14 +198,14 @@ func (a *app) switchDemo(d config.Demo) {
 	a.show(nil)
 	a.models.forget()
 	a.view.reset(nil)
-	show(byID("first-note"), false)
+	page.Show(ui, "#first-note", false)
 	a.setDemo(d)
 	page.SetForm(ui, config.Defaults(d).Raw())
 	page.SetFormErrors(ui, d, nil)
 	page.LockForm(ui, false)
 	a.setIdle(false)
 	a.setProgressText("")
-	show(a.progressBox, false)
+	page.Show(ui, "#progress", false)
 	a.replaceURL(config.Query{"demo": {string(d)}})
 	setState("idle")
 }
@@ -298,13 +295,13 @@ func (a *app) sendSession(c protocol.Command, files []js.Value) {
 // stop asks the training goroutine to stop after the current step.
 func (a *app) stop() {
 	if a.bench != nil && a.bench.running {
-		enable(a.stopBtn, false)
+		page.Enable(ui, "#stop", false)
 		a.setProgressText("Stopping after the current step…")
 		a.engine.send(protocol.Command{Kind: protocol.CmdStop}, nil)
 		return
 	}
 	if a.sess != nil && state() == "training" {
-		enable(a.stopBtn, false)
+		page.Enable(ui, "#stop", false)
 		a.setProgressText("Stopping after the current step…")
 		a.engine.send(protocol.Command{Kind: protocol.CmdStop, Session: a.sess.ID}, nil)
 	}

@@ -21,17 +21,17 @@ import (
 // folders is the runs folder's list (page.FolderList).
 type folders struct {
 	page.FolderList
-	a            *app
-	box, compare dom.HTMLElement // the list; the button that shows the picked runs side by side
+	a   *app
+	box dom.HTMLElement // the list
 }
 
 // newFolders shows the list where deeplda ui serves the page.
 func newFolders(a *app) *folders {
-	f := &folders{a: a, box: byID("folders"), compare: byID("folders-compare")}
-	show(byID("folders-box"), a.native != "")
+	f := &folders{a: a, box: byID("folders")}
+	page.Show(ui, "#folders-box", a.native != "")
 	a.on(f.box, "click", f.clicked)
 	a.on(f.box, "change", f.ticked)
-	a.on(f.compare, "click", func(dom.Event) { f.showRuns(slices.Clone(f.Picked)) })
+	a.on(byID("folders-compare"), "click", func(dom.Event) { f.showRuns(slices.Clone(f.Picked)) })
 	return f
 }
 
@@ -50,7 +50,7 @@ func (f *folders) refresh() {
 			f.box.SetTextContent("The runs folder cannot be read: " + err.Error())
 			return
 		}
-		enable(f.compare, f.CanCompare())
+		page.Enable(ui, "#folders-compare", f.CanCompare())
 		f.draw()
 	}()
 }
@@ -67,7 +67,7 @@ func (f *folders) ticked(ev dom.Event) {
 	t := ev.Target().Underlying()
 	if name := t.Get("dataset").Get("pick"); name.Type() == js.TypeString {
 		f.Tick(name.String(), t.Get("checked").Bool())
-		enable(f.compare, f.CanCompare())
+		page.Enable(ui, "#folders-compare", f.CanCompare())
 	}
 }
 

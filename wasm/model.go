@@ -29,23 +29,23 @@ import (
 // (page.ModelBoxHTML), its state page.Models.
 type models struct {
 	page.Models
-	a                                 *app
-	pick, openBtn, bothBtn, cont, msg dom.HTMLElement
+	a   *app
+	msg dom.HTMLElement
 }
 
 // newModels adds the trained-model panel to the data box.
 func newModels(a *app) *models {
 	a.data.box.Underlying().Call("insertAdjacentHTML", "beforeend", page.ModelBoxHTML)
-	m := &models{a: a, pick: byID("f-model"), openBtn: byID("open-model"), bothBtn: byID("open-both"), cont: byID("continue-model"), msg: byID("e-model")}
+	m := &models{a: a, msg: byID("e-model")}
 	in := a.data.input
 	in.SetAttribute("accept", in.GetAttribute("accept")+",.safetensors")
-	a.on(m.pick, "change", func(dom.Event) { m.describe() })
-	a.on(m.openBtn, "click", func(dom.Event) {
+	a.on(byID("f-model"), "change", func(dom.Event) { m.describe() })
+	a.on(byID("open-model"), "click", func(dom.Event) {
 		if name := m.picked(); name != "" {
 			m.openHosted(name)
 		}
 	})
-	a.on(m.bothBtn, "click", func(dom.Event) {
+	a.on(byID("open-both"), "click", func(dom.Event) {
 		if name := m.picked(); name != "" && state() != "training" {
 			// Side by side is what reopens both from the URL.
 			ui.SetChecked("#f-compare", true)
@@ -53,21 +53,21 @@ func newModels(a *app) *models {
 			m.openHosted(name)
 		}
 	})
-	a.on(m.cont, "click", func(dom.Event) { m.continueTraining() })
+	a.on(byID("continue-model"), "click", func(dom.Event) { m.continueTraining() })
 	m.setIndex(nil)
 	return m
 }
 
 // picked returns the name of the model the select shows.
-func (m *models) picked() string { return m.pick.Underlying().Get("value").String() }
+func (m *models) picked() string { return ui.Value("#f-model") }
 
 // setIndex lists the trained models the site hosts (the engine read
 // them) in the select.
 func (m *models) setIndex(idx []experiment.ModelInfo) {
 	m.Index = idx
-	m.pick.SetInnerHTML(page.ModelOptionsHTML(idx))
-	enable(m.pick, len(idx) > 0)
-	enable(m.openBtn, len(idx) > 0)
+	ui.SetHTML("#f-model", page.ModelOptionsHTML(idx))
+	page.Enable(ui, "#f-model", len(idx) > 0)
+	page.Enable(ui, "#open-model", len(idx) > 0)
 	m.describe()
 }
 
@@ -75,7 +75,7 @@ func (m *models) setIndex(idx []experiment.ModelInfo) {
 // downloads.
 func (m *models) describe() {
 	info := page.FindModel(m.Index, m.picked())
-	enable(m.bothBtn, info != nil && page.Counterpart(m.Index, info) != nil)
+	page.Enable(ui, "#open-both", info != nil && page.Counterpart(m.Index, info) != nil)
 	byID("model-status").SetTextContent(page.ModelAbout(m.Index, info))
 }
 
@@ -91,7 +91,7 @@ func (m *models) openHosted(name string) {
 		m.msg.SetTextContent(msg)
 		return
 	}
-	m.pick.Underlying().Set("value", name)
+	ui.SetValue("#f-model", name)
 	m.describe()
 	m.open(data, o, nil)
 }
@@ -130,7 +130,7 @@ func (m *models) open(data string, o *protocol.Open, files []js.Value) {
 	m.Begin(sess, a.sess, state())
 	a.sess = sess
 	a.setTraining()
-	enable(a.stopBtn, false)
+	page.Enable(ui, "#stop", false)
 	a.sendSession(protocol.Command{Kind: protocol.CmdOpen, Session: sess.ID, Open: o, Start: sess.Start()}, files)
 }
 
@@ -145,7 +145,7 @@ func (m *models) failed(msg string) {
 	}
 	a.sess = prev
 	a.setProgressText("")
-	show(a.progressBox, false)
+	page.Show(ui, "#progress", false)
 	a.setIdle(false)
 	setState(st)
 }
@@ -167,7 +167,7 @@ func (m *models) opened(s *page.Session, op *protocol.Opened) {
 	a.view.update(s)
 	a.setProgressText(line)
 	a.setIdle(false)
-	show(m.cont, op.Continuable)
+	page.Show(ui, "#continue-model", op.Continuable)
 	body().SetAttribute("data-model", op.Label)
 	setState("done")
 }
@@ -204,6 +204,6 @@ func (m *models) continueTraining() {
 // trains on.
 func (m *models) forget() {
 	m.Forget()
-	show(m.cont, false)
+	page.Show(ui, "#continue-model", false)
 	body().RemoveAttribute("data-model")
 }
