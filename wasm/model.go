@@ -9,7 +9,6 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
-	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/config"
 	"github.com/deeplda/deeplda/wasm/page"
@@ -39,7 +38,7 @@ func newModels(a *app) *models {
 	m := &models{a: a, msg: byID("e-model")}
 	in := a.data.input
 	in.SetAttribute("accept", in.GetAttribute("accept")+",.safetensors")
-	a.on(byID("f-model"), "change", func(dom.Event) { m.describe() })
+	a.on(byID("f-model"), "change", func(dom.Event) { m.Describe(ui) })
 	a.on(byID("open-model"), "click", func(dom.Event) {
 		if name := m.picked(); name != "" {
 			m.openHosted(name)
@@ -54,30 +53,12 @@ func newModels(a *app) *models {
 		}
 	})
 	a.on(byID("continue-model"), "click", func(dom.Event) { m.continueTraining() })
-	m.setIndex(nil)
+	m.SetIndex(ui, nil)
 	return m
 }
 
 // picked returns the name of the model the select shows.
 func (m *models) picked() string { return ui.Value("#f-model") }
-
-// setIndex lists the trained models the site hosts (the engine read
-// them) in the select.
-func (m *models) setIndex(idx []experiment.ModelInfo) {
-	m.Index = idx
-	ui.SetHTML("#f-model", page.ModelOptionsHTML(idx))
-	page.Enable(ui, "#f-model", len(idx) > 0)
-	page.Enable(ui, "#open-model", len(idx) > 0)
-	m.describe()
-}
-
-// describe says how the chosen model was trained and what opening it
-// downloads.
-func (m *models) describe() {
-	info := page.FindModel(m.Index, m.picked())
-	page.Enable(ui, "#open-both", info != nil && page.Counterpart(m.Index, info) != nil)
-	byID("model-status").SetTextContent(page.ModelAbout(m.Index, info))
-}
 
 // openHosted opens the site's model name (model=name in the URL, or the
 // Open button), beside its counterpart with compare on in the form
@@ -92,7 +73,7 @@ func (m *models) openHosted(name string) {
 		return
 	}
 	ui.SetValue("#f-model", name)
-	m.describe()
+	m.Describe(ui)
 	m.open(data, o, nil)
 }
 

@@ -39,7 +39,7 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		a.data.update(ev.Data)
 		return
 	case protocol.EvModels:
-		a.models.setIndex(ev.Models)
+		a.models.SetIndex(ui, ev.Models)
 		return
 	case protocol.EvOpenFailed:
 		a.route.Awaited = 0

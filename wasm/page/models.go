@@ -133,3 +133,22 @@ func (m *Models) Continue(shown *Session, raw config.Raw) (s config.Settings, er
 
 // Forget records that the opened model is no longer shown, or trains on.
 func (m *Models) Forget() { m.Shown, m.Hosted = nil, "" }
+
+// SetIndex lists index, the trained models the site hosts, in the select
+// (#f-model), which is off without any (and Open with it).
+func (m *Models) SetIndex(d Doc, index []experiment.ModelInfo) {
+	m.Index = index
+	d.SetHTML("#f-model", ModelOptionsHTML(index))
+	Enable(d, "#f-model", len(index) > 0)
+	Enable(d, "#open-model", len(index) > 0)
+	m.Describe(d)
+}
+
+// Describe says how the model the select shows was trained and what
+// opening it downloads (#model-status); Open both heads is on where the
+// site hosts its counterpart.
+func (m *Models) Describe(d Doc) {
+	info := FindModel(m.Index, d.Value("#f-model"))
+	Enable(d, "#open-both", info != nil && Counterpart(m.Index, info) != nil)
+	d.SetText("#model-status", ModelAbout(m.Index, info))
+}

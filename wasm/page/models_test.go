@@ -89,3 +89,21 @@ func TestModelsOpening(t *testing.T) {
 		t.Error("continues a forgotten model")
 	}
 }
+
+func TestModelsPanel(t *testing.T) {
+	d := fakeDoc{}
+	m := &Models{}
+	m.SetIndex(d, nil)
+	if !d.has("#f-model", "disabled") || !d.has("#open-model", "disabled") || !d.has("#open-both", "disabled") || !strings.HasPrefix(d.Text("#model-status"), "Drop a checkpoint") {
+		t.Errorf("no models: %v", d)
+	}
+	m.SetIndex(d, siteModels)
+	d.SetValue("#f-model", "fmnist-lda")
+	m.Describe(d)
+	if d.has("#f-model", "disabled") || d.has("#open-model", "disabled") || d.has("#open-both", "disabled") || !strings.Contains(d.Text("#model-status"), "fmnist-softmax") {
+		t.Errorf("two models: %v %q", d, d.Text("#model-status"))
+	}
+	if d.el("#f-model").html != ModelOptionsHTML(siteModels) {
+		t.Error("the select does not list the models")
+	}
+}
