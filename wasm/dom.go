@@ -7,6 +7,8 @@ import (
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
+
+	"github.com/deeplda/deeplda/wasm/page"
 )
 
 // doc is the page's document (set by main in the page; the engine's
@@ -74,16 +76,11 @@ func removeChildren(e dom.Element) {
 	}
 }
 
-// setState publishes the automation state on document.body.dataset.state:
-// idle, training, done or error.
-func setState(state string) {
-	doc.(dom.HTMLDocument).Body().SetAttribute("data-state", state)
-}
+// setState publishes the automation state (page.SetState).
+func setState(state string) { page.SetState(ui, state) }
 
 // state returns the current automation state.
-func state() string {
-	return doc.(dom.HTMLDocument).Body().GetAttribute("data-state")
-}
+func state() string { return page.State(ui) }
 
 // document is the page's document as a page.Doc.
 type document struct{}

@@ -126,7 +126,7 @@ func (c *Cards) Changes(name, svg string) bool {
 func (c *Cards) Set(d Doc, name, svg string) {
 	c.svg[name] = svg
 	d.SetHTML(card(name)+" .plot", svg)
-	Label(d, name)
+	label(d, name)
 	Show(d, card(name), true)
 }
 
@@ -136,13 +136,13 @@ func (c *Cards) Caption(d Doc, name, caption string) {
 	sel := card(name) + " figcaption > span:first-child"
 	if _, ok := c.svg[name]; ok && d.Text(sel) != caption {
 		d.SetText(sel, caption)
-		Label(d, name)
+		label(d, name)
 	}
 }
 
-// Label gives card name's figure its text alternative: role img,
+// label gives card name's figure its text alternative: role img,
 // labelled by the caption.
-func Label(d Doc, name string) {
+func label(d Doc, name string) {
 	fig := card(name) + " .plot > svg"
 	d.SetAttr(fig, "role", "img")
 	d.SetAttr(fig, "aria-label", d.Text(card(name)+" figcaption > span:first-child"))
