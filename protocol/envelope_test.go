@@ -47,3 +47,28 @@ func TestSplit(t *testing.T) {
 		t.Error("Split changed the event it was given")
 	}
 }
+
+func TestAddFigure(t *testing.T) {
+	ev := Event{Kind: EvRun, RunState: &RunState{}, Overview: Figures{"sweep.svg": "<svg/>"}}
+	env := Split(ev)
+	back, err := DecodeEvent([]byte(env.JSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, svg := range env.Figures {
+		back.AddFigure(k, svg)
+	}
+	back.AddFigure("other/x.svg", "<svg/>")
+	if len(back.Overview) != 1 || back.Overview["sweep.svg"] != "<svg/>" || back.RunState.Figures != nil {
+		t.Errorf("overview %v, run's %v", back.Overview, back.RunState.Figures)
+	}
+	back.AddFigure(RunFigure+"curves.svg", "<svg>c</svg>")
+	if back.RunState.Figures["curves.svg"] != "<svg>c</svg>" {
+		t.Errorf("run's figures %v", back.RunState.Figures)
+	}
+	bare := Event{Kind: EvProgress}
+	bare.AddFigure(RunFigure+"curves.svg", "<svg/>")
+	if bare.RunState != nil || bare.Overview != nil {
+		t.Errorf("a run's figure went into an event without a run: %+v", bare)
+	}
+}

@@ -13,6 +13,7 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/kernels"
@@ -417,6 +418,23 @@ func Split(ev Event) Envelope {
 	}
 	env.JSON = string(js)
 	return env
+}
+
+// AddFigure puts back into ev a figure that Split took out: svg by its
+// key (RunFigure or OverviewFigure and the file name). A run's figure of
+// an event without a run's state, or a key of neither kind, is dropped.
+func (ev *Event) AddFigure(key, svg string) {
+	if name, ok := strings.CutPrefix(key, RunFigure); ok && ev.RunState != nil {
+		if ev.RunState.Figures == nil {
+			ev.RunState.Figures = Figures{}
+		}
+		ev.RunState.Figures[name] = svg
+	} else if name, ok := strings.CutPrefix(key, OverviewFigure); ok {
+		if ev.Overview == nil {
+			ev.Overview = Figures{}
+		}
+		ev.Overview[name] = svg
+	}
 }
 
 // RunFolder is a run of deeplda ui's runs folder, as its list

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"syscall/js"
 	"time"
 
@@ -25,26 +24,20 @@ import (
 // and the results.
 type app struct {
 	demo   config.Demo
-	form   *form
 	view   *view
 	engine *link // the engine's worker, or deeplda ui's native engine
 	// native names deeplda ui's native engine when deeplda ui serves the
-	// page ("" otherwise); remote: the page trains with it.
+	// page ("" otherwise).
 	native string
-	remote bool
-	// last is deeplda ui's session that ended before the page connected,
-	// while the page offers it.
+	// route is the bookkeeping of the sessions' ids; last holds the events
+	// of the session it offers.
+	route  page.Routing
 	last   *lastRun
 	data   *dataSource // the images demo's data
 	models *models     // the images demo's trained models
 	// folders is deeplda ui's runs folder, listed where it serves the page.
 	folders *folders
 	sess    *page.Session
-	lastID  int // the last session's id
-	// awaited is the session this page asked deeplda ui's engine for
-	// (start, open, continue) whose start has not come yet (0: none):
-	// until it comes, the page shows no other session.
-	awaited int
 	// checkpoints are the runs' last good checkpoints, ArrayBuffers the
 	// engine sent.
 	checkpoints map[*page.Run]js.Value
@@ -58,71 +51,52 @@ type app struct {
 	// model=).
 	onReady func()
 
-	tabs                         map[config.Demo]dom.HTMLElement
-	trainBtn, stopBtn, resumeBtn dom.HTMLElement
-	dlReport, dlCkpt, dlAll      dom.HTMLElement
-	notice, badge                dom.HTMLElement
-	progressBox, bar, barText    dom.HTMLElement
+	trainBtn, progressBox dom.HTMLElement // for the benchmark
 }
 
 // newApp binds the page's elements (index.html) and builds the controls.
 func newApp() *app {
 	a := &app{
-		trainBtn: byID("train"), stopBtn: byID("stop"), resumeBtn: byID("resume"),
-		dlReport: byID("dl-report"), dlCkpt: byID("dl-checkpoint"), dlAll: byID("dl-all"),
-		notice: byID("notice"), badge: byID("backend"),
-		progressBox: byID("progress"), bar: byID("bar"), barText: byID("progress-text"),
-		tabs: map[config.Demo]dom.HTMLElement{}, checkpoints: map[*page.Run]js.Value{},
+		trainBtn: byID("train"), progressBox: byID("progress"),
+		checkpoints: map[*page.Run]js.Value{},
 	}
-	a.form = newForm(func() {
+	bindForm(func() {
 		defer a.guard()
 		a.edited()
 	})
 	a.view = newView(a)
 	a.native = metaContent("deeplda-native")
 	if a.native != "" {
-		opt := el("option", "", "native: "+a.native)
-		opt.SetAttribute("value", config.NativeBackend)
-		a.form.controls["backend"].AppendChild(opt)
+		ui.Append("#f-backend", `<option value="`+config.NativeBackend+`"></option>`)
+		ui.SetText(`#f-backend option[value="`+config.NativeBackend+`"]`, "native: "+a.native)
 	}
 	a.folders = newFolders(a)
 	a.data = newDataSource(a)
 	a.models = newModels(a)
-	nav := byID("tabs")
-	removeChildren(nav)
-	for _, d := range config.Demos {
-		t := el("a", "tab", d.Tab)
-		t.SetAttribute("href", "?demo="+string(d.Demo))
-		t.SetAttribute("data-demo", string(d.Demo))
-		if !d.Trainable {
-			t.Class().Add("later")
-		}
-		nav.AppendChild(t)
-		a.tabs[d.Demo] = t
-		demo := d.Demo
-		a.on(t, "click", func(ev dom.Event) {
+	a.on(setHTML("tabs", page.TabsHTML()), "click", func(ev dom.Event) {
+		if t := ev.Target().Underlying().Call("closest", "a[data-demo]"); t.Truthy() {
 			ev.PreventDefault()
-			a.switchDemo(demo)
-		})
-	}
+			a.switchDemo(config.Demo(t.Get("dataset").Get("demo").String()))
+		}
+	})
 	a.on(byID("form"), "submit", func(ev dom.Event) {
 		ev.PreventDefault()
-		show(byID("first-note"), false)
+		page.Show(ui, "#first-note", false)
 		a.startSession()
 	})
-	a.on(a.stopBtn, "click", func(dom.Event) { a.stop() })
-	a.on(a.resumeBtn, "click", func(dom.Event) { a.resume() })
-	a.on(a.dlReport, "click", func(dom.Event) {
-		if jr := a.shownRun(); jr != nil && jr.Report != nil {
-			download(a.fileName("report.json", true), "application/json", jr.Report)
+	a.on(byID("stop"), "click", func(dom.Event) { a.stop() })
+	a.on(byID("resume"), "click", func(dom.Event) { a.resume() })
+	a.on(byID("dl-report"), "click", func(dom.Event) {
+		if jr := page.ShownRun(a.sess); jr != nil && jr.Report != nil {
+			download(page.DownloadName(a.sess, "report.json", true), "application/json", jr.Report)
 		}
 	})
-	a.on(a.dlCkpt, "click", func(dom.Event) {
-		if jr := a.shownRun(); jr != nil && a.checkpoints[jr].Truthy() {
-			downloadBuffer(a.fileName(experiment.CheckpointFile, true), "application/octet-stream", a.checkpoints[jr])
+	a.on(byID("dl-checkpoint"), "click", func(dom.Event) {
+		if jr := page.ShownRun(a.sess); jr != nil && a.checkpoints[jr].Truthy() {
+			downloadBuffer(page.DownloadName(a.sess, experiment.CheckpointFile, true), "application/octet-stream", a.checkpoints[jr])
 		}
 	})
-	a.on(a.dlAll, "click", func(dom.Event) { a.downloadAll() })
+	a.on(byID("dl-all"), "click", func(dom.Event) { a.downloadAll() })
 	return a
 }
 
@@ -144,67 +118,47 @@ func (a *app) guard() {
 	}
 }
 
-// start applies the URL's configuration, starts the engine and, once it
-// is ready, with autostart=1 and valid settings, starts training.
+// start applies the URL's configuration (page.Start), starts the engine
+// and, once it is ready, opens the site's model of model= or, with
+// autostart=1 and valid settings, starts training.
 func (a *app) start() {
 	q := locationQuery()
-	if a.native != "" {
-		q = config.NativeByDefault(q)
+	st := page.Start(q, a.native)
+	s := st.Settings
+	page.Show(ui, "#first-note", st.First)
+	if st.ThreadsError != "" {
+		a.showError(st.ThreadsError)
+	} else if st.Hello.Threads > 0 {
+		gemm.SetThreads(st.Hello.Threads)
 	}
-	s, raw, errs := config.FromQuery(q)
-	first := len(q) == 0 && a.native == ""
-	if first {
-		s, raw = config.FirstScreen()
-	}
-	show(byID("first-note"), first)
-	hello := &protocol.Hello{Backend: s.Backend, Debug: q.Get("debug")}
-	if v := q.Get("threads"); v != "" {
-		// Beside the settings table, as model=: it sets the CPU backend's
-		// threads for the page's lifetime, not a run's setting.
-		if n, err := strconv.Atoi(v); err == nil && n >= 1 {
-			hello.Threads = n
-			gemm.SetThreads(n)
-		} else {
-			a.showError(fmt.Sprintf("threads must be a whole number of at least 1, got %q: the CPU backend keeps its default", v))
-		}
-	}
-	if s.Native && a.native == "" {
-		errs["backend"] = "backend native is the engine of deeplda ui: this page was not served by deeplda ui"
-	}
-	a.remote = s.Native && a.native != ""
-	if a.remote {
+	a.route.Remote = st.Remote
+	if st.Remote {
 		// The engine serves every tab and outlives a reload: this page
 		// numbers its sessions where no other page's are.
-		a.lastID = 1<<21 + rand.IntN(1<<30)
+		a.route.LastID = 1<<21 + rand.IntN(1<<30)
 	}
 	a.setDemo(s.Demo)
-	a.form.setRaw(raw)
-	a.form.showErrors(s.Demo, errs)
-	a.form.lock(false)
+	page.SetForm(ui, st.Raw)
+	page.SetFormErrors(ui, s.Demo, st.Errs)
+	page.LockForm(ui, false)
 	setState("idle")
 	a.setProgressText("")
-	if q.Get("bench") == "1" {
-		a.benchMode(q, s.Backend, hello, s.Autostart)
+	if st.Bench {
+		a.benchMode(q, s.Backend, &st.Hello, s.Autostart)
 		return
 	}
-	if s.Demo == config.Images && s.Autostart && len(errs) == 0 {
-		hello.Preload = s.Image.Data
-	}
 	a.onReady = func() {
-		if s.Model != "" && s.Demo == config.Images {
-			a.models.openHosted(s.Model)
-		} else if s.Autostart && len(errs) == 0 {
+		if st.Open != "" {
+			a.models.openHosted(st.Open)
+		} else if st.Train {
 			a.startSession()
-			if a.remote {
-				// A reload shows the run (the native engine sends it
-				// again) rather than starting another.
-				delete(q, "autostart")
-				a.replaceURL(q)
+			if st.Address != nil {
+				a.replaceURL(st.Address)
 			}
 		}
 	}
 	a.engine = startEngine(a)
-	a.engine.send(protocol.Command{Kind: protocol.CmdHello, Hello: hello}, nil)
+	a.engine.send(protocol.Command{Kind: protocol.CmdHello, Hello: &st.Hello}, nil)
 	go func() {
 		defer a.guard()
 		a.warmUpDrawing()
@@ -229,33 +183,11 @@ func (a *app) engineReady(ev protocol.Event) {
 	}
 }
 
-// setDemo shows demo d: its tab, title, introduction and controls.
+// setDemo shows demo d (page.SetDemo).
 func (a *app) setDemo(d config.Demo) {
 	a.demo = d
-	info := config.Info(d)
-	for k, t := range a.tabs {
-		t.Class().Remove("active")
-		t.RemoveAttribute("aria-current")
-		if k == d {
-			t.Class().Add("active")
-			t.SetAttribute("aria-current", "page")
-		}
-	}
-	byID("demo-title").SetTextContent(info.Title)
-	byID("demo-intro").SetTextContent(info.Intro)
-	show(byID("later"), !info.Trainable)
-	show(byID("hint"), info.Trainable && a.sess == nil)
-	show(byID("form"), info.Trainable)
-	show(byID("controls"), info.Trainable)
-	show(a.data.box, d == config.Images)
+	page.SetDemo(ui, d, a.sess != nil)
 	a.data.describe()
-	if info.Trainable {
-		byID("layout").Class().Remove("wide")
-	} else {
-		byID("layout").Class().Add("wide")
-	}
-	a.form.setDemo(d)
-	doc.(dom.HTMLDocument).SetTitle(info.Title + " · Deep LDA with DNLL")
 }
 
 // switchDemo shows another demo with its defaults (not while training).
@@ -266,34 +198,30 @@ func (a *app) switchDemo(d config.Demo) {
 	a.show(nil)
 	a.models.forget()
 	a.view.reset(nil)
-	show(byID("first-note"), false)
+	page.Show(ui, "#first-note", false)
 	a.setDemo(d)
-	a.form.setRaw(config.Defaults(d).Raw())
-	a.form.showErrors(d, nil)
-	a.form.lock(false)
+	page.SetForm(ui, config.Defaults(d).Raw())
+	page.SetFormErrors(ui, d, nil)
+	page.LockForm(ui, false)
 	a.setIdle(false)
 	a.setProgressText("")
-	show(a.progressBox, false)
+	page.Show(ui, "#progress", false)
 	a.replaceURL(config.Query{"demo": {string(d)}})
 	setState("idle")
 }
 
-// edited validates the form after an edit and writes it into the URL.
+// edited validates the form after an edit and writes it into the URL
+// (page.Edit); settings that ask for the other engine start the page
+// again with it.
 func (a *app) edited() {
-	raw := a.form.raw()
-	_, errs := config.Parse(a.demo, raw)
-	a.form.showErrors(a.demo, errs)
+	errs, q, other := page.Edit(a.demo, page.Form(ui), a.models.Hosted, a.route.Remote)
+	page.SetFormErrors(ui, a.demo, errs)
 	if state() != "training" {
-		a.form.lock(false)
+		page.LockForm(ui, false)
 	}
 	a.data.describe()
-	q := config.RawQuery(a.demo, raw)
-	if a.models.hosted != "" {
-		q.Set("model", a.models.hosted)
-	}
 	a.replaceURL(q)
-	if s, errs := config.Parse(a.demo, raw); len(errs) == 0 && s.Native != a.remote && a.native != "" && state() != "training" {
-		// The other engine: the page starts again with it.
+	if other && a.native != "" && state() != "training" {
 		js.Global().Get("location").Call("reload")
 	}
 }
@@ -342,17 +270,14 @@ func (a *app) startSession() {
 		return
 	}
 	a.dropOffer()
-	s, errs := config.Parse(a.demo, a.form.raw())
-	if len(errs) > 0 && errs[""] == "" {
-		errs[""] = "Fix the settings marked in red to train."
-	}
-	a.form.showErrors(a.demo, errs)
+	s, errs := page.TrainSettings(a.demo, page.Form(ui))
+	page.SetFormErrors(ui, a.demo, errs)
 	if len(errs) > 0 {
 		return
 	}
 	sess, err := a.newSession(s)
 	if err != nil {
-		a.form.showErrors(a.demo, config.Errors{"": err.Error()})
+		page.SetFormErrors(ui, a.demo, config.Errors{"": err.Error()})
 		return
 	}
 	a.showNew(sess)
@@ -363,22 +288,20 @@ func (a *app) startSession() {
 // sendSession sends a command that starts session c.Session, which the
 // page awaits.
 func (a *app) sendSession(c protocol.Command, files []js.Value) {
-	if a.remote {
-		a.awaited = c.Session
-	}
+	a.route.Await(c.Session)
 	a.engine.send(c, files)
 }
 
 // stop asks the training goroutine to stop after the current step.
 func (a *app) stop() {
 	if a.bench != nil && a.bench.running {
-		enable(a.stopBtn, false)
+		page.Enable(ui, "#stop", false)
 		a.setProgressText("Stopping after the current step…")
 		a.engine.send(protocol.Command{Kind: protocol.CmdStop}, nil)
 		return
 	}
 	if a.sess != nil && state() == "training" {
-		enable(a.stopBtn, false)
+		page.Enable(ui, "#stop", false)
 		a.setProgressText("Stopping after the current step…")
 		a.engine.send(protocol.Command{Kind: protocol.CmdStop, Session: a.sess.ID}, nil)
 	}
@@ -394,44 +317,6 @@ func (a *app) resume() {
 	a.engine.send(protocol.Command{Kind: protocol.CmdResume, Session: a.sess.ID}, nil)
 }
 
-// setTraining switches the controls to the training state.
-func (a *app) setTraining() {
-	setState("training")
-	a.form.lock(true)
-	enable(a.data.input, false)
-	enable(a.trainBtn, false)
-	enable(a.stopBtn, true)
-	show(a.resumeBtn, false)
-	show(a.progressBox, true)
-	for _, t := range a.tabs {
-		t.Class().Add("disabled")
-	}
-	a.setProgress(0)
-	a.setProgressText("Starting…")
-}
-
-// setIdle switches the controls back; resumable shows Resume.
-func (a *app) setIdle(resumable bool) {
-	a.form.lock(false)
-	enable(a.data.input, true)
-	enable(a.trainBtn, a.ready && config.Info(a.demo).Trainable)
-	enable(a.stopBtn, false)
-	show(a.resumeBtn, resumable)
-	enable(a.resumeBtn, resumable)
-	for _, t := range a.tabs {
-		t.Class().Remove("disabled")
-	}
-	a.updateDownloads()
-}
-
-// shownRun returns the run whose figures are shown, or nil.
-func (a *app) shownRun() *page.Run {
-	if a.sess == nil {
-		return nil
-	}
-	return a.sess.Runs[a.sess.Shown()]
-}
-
 // show makes s the page's session (nil: none), forgetting the checkpoints
 // of the one before.
 func (a *app) show(s *page.Session) {
@@ -443,27 +328,15 @@ func (a *app) show(s *page.Session) {
 // last one left: its error, its move marks, an opened model, its figures.
 func (a *app) showNew(s *page.Session) {
 	a.hideError()
-	clearMoveMarks()
+	page.ClearMoveMarks(ui)
 	a.models.forget()
 	a.show(s)
 	a.view.reset(s)
 }
 
-// fileName returns the download name of a file: of the shown run when
-// perRun (page.Session.FileName), else of the session.
-func (a *app) fileName(name string, perRun bool) string {
-	if perRun && a.sess != nil {
-		return a.sess.FileName(a.sess.Shown(), name)
-	}
-	return name
-}
-
-// updateDownloads enables the download buttons that have something to give.
+// updateDownloads enables the download buttons (page.Downloads).
 func (a *app) updateDownloads() {
-	jr := a.shownRun()
-	enable(a.dlReport, jr != nil && jr.Report != nil)
-	enable(a.dlCkpt, jr != nil && a.checkpoints[jr].Truthy())
-	enable(a.dlAll, jr != nil && jr.Report != nil)
+	page.Downloads(ui, a.sess, a.checkpoints[page.ShownRun(a.sess)].Truthy())
 }
 
 // downloadAll offers the shown run's files in one zip

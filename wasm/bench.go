@@ -32,7 +32,7 @@ func (a *app) benchMode(q config.Query, backend experiment.BackendKind, hello *p
 	}
 	a.bench = &pageBench{Bench: page.Bench{Suite: suite, Backend: backend}}
 	a.onReady = func() {
-		a.bench.Name = a.badge.GetAttribute("data-backend")
+		a.bench.Name = ui.Attr("#backend", "data-backend")
 		a.trainBtn.SetTextContent("Run the benchmark")
 		a.setProgressText(a.bench.ReadyText())
 		show(a.progressBox, true)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"strings"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
@@ -18,18 +17,16 @@ import (
 // gzipped or raw, and CIFAR binary batches). Files are parsed by package
 // images, whose messages name the file and the problem.
 
-// dataSource is the data panel: where the engine's data sets stand
-// (protocol.DataState) and the files the user drops.
+// dataSource is the data panel (page.Data) with the files the user
+// drops.
 type dataSource struct {
-	a  *app
-	st protocol.DataState
-
-	box, status, msg dom.HTMLElement
-	input            dom.HTMLElement
+	page.Data
+	a               *app
+	box, msg, input dom.HTMLElement
 }
 
 func newDataSource(a *app) *dataSource {
-	d := &dataSource{a: a, box: byID("data-box"), status: byID("data-status"), msg: byID("e-files"), input: byID("f-files")}
+	d := &dataSource{a: a, box: byID("data-box"), msg: byID("e-files"), input: byID("f-files")}
 	a.on(d.input, "change", func(dom.Event) {
 		d.readFiles(d.input.Underlying().Get("files"))
 	})
@@ -49,17 +46,14 @@ func newDataSource(a *app) *dataSource {
 	return d
 }
 
-// update takes where the engine's data sets stand now; when the user's
-// files turned out to hold another data set than the form's, the form
-// follows them.
+// update takes where the engine's data sets stand now (page.Data.Update).
 func (d *dataSource) update(st *protocol.DataState) {
-	was := d.st
-	d.st = *st
-	if st.Error != "" && st.Error != was.Error {
-		d.msg.SetTextContent(st.Error)
+	msg, pick := d.Update(st, page.Form(ui)["data"])
+	if msg != "" {
+		d.msg.SetTextContent(msg)
 	}
-	if st.Picked != "" && (st.Picked != was.Picked || st.From != was.From) && d.a.form.raw()["data"] != st.Picked {
-		d.a.form.value("data").Set("value", st.Picked)
+	if pick != "" {
+		ui.SetValue("#f-data", pick)
 		d.a.edited()
 	}
 	d.describe()
@@ -67,13 +61,7 @@ func (d *dataSource) update(st *protocol.DataState) {
 
 // describe updates the panel's line on where the chosen data set comes
 // from.
-func (d *dataSource) describe() {
-	text, hosted := page.DataText(&d.st, d.a.form.raw()["data"])
-	d.status.SetTextContent(text)
-	if hosted != "" {
-		d.box.SetAttribute("data-hosted", hosted)
-	}
-}
+func (d *dataSource) describe() { d.Describe(ui, page.Form(ui)["data"]) }
 
 // readFiles hands the files the user chose or dropped (a FileList) to the
 // engine, which reads the data set they hold (EvData says what it found);
@@ -83,7 +71,7 @@ func (d *dataSource) readFiles(list js.Value) {
 	if n == 0 || !d.a.ready {
 		return
 	}
-	if f := list.Call("item", 0); n == 1 && isCheckpoint(f.Get("name").String()) {
+	if f := list.Call("item", 0); n == 1 && page.IsCheckpoint(f.Get("name").String()) {
 		d.a.models.openFile(f)
 		return
 	}
@@ -95,10 +83,5 @@ func (d *dataSource) readFiles(list js.Value) {
 		files = append(files, f)
 		names = append(names, f.Get("name").String())
 	}
-	d.a.engine.send(protocol.Command{Kind: protocol.CmdFiles, Files: names, Data: d.a.form.raw()["data"]}, files)
-}
-
-// isCheckpoint reports whether a file's name is a checkpoint's.
-func isCheckpoint(name string) bool {
-	return strings.HasSuffix(strings.ToLower(name), ".safetensors")
+	d.a.engine.send(protocol.Command{Kind: protocol.CmdFiles, Files: names, Data: page.Form(ui)["data"]}, files)
 }

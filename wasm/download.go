@@ -55,12 +55,8 @@ func downloadCSV(t *page.Table, name string) {
 	download(name, "text/csv", t.CSV())
 }
 
-// pngScale is how many pixels of a figure's PNG make one pixel (CSS px)
-// of the figure: twice as sharp as the page shows it.
-const pngScale = 2
-
 // downloadPNG offers the SVG figure svg as a PNG file called name: the
-// browser draws it on a canvas pngScale times its size. It waits for the
+// browser draws it on a canvas page.PNGScale times its size. It waits for the
 // browser, so it must run in a goroutine, never directly in an event
 // handler.
 func downloadPNG(name, svg string) error {
@@ -74,9 +70,9 @@ func downloadPNG(name, svg string) error {
 		return fmt.Errorf("drawing %s: %v", name, err)
 	}
 	w, h := img.Get("naturalWidth").Int(), img.Get("naturalHeight").Int()
-	canvas := js.Global().Get("OffscreenCanvas").New(pngScale*w, pngScale*h)
+	canvas := js.Global().Get("OffscreenCanvas").New(page.PNGScale*w, page.PNGScale*h)
 	ctx := canvas.Call("getContext", "2d")
-	ctx.Call("scale", pngScale, pngScale)
+	ctx.Call("scale", page.PNGScale, page.PNGScale)
 	ctx.Call("drawImage", img, 0, 0, w, h)
 	png, err := await(canvas.Call("convertToBlob", map[string]any{"type": "image/png"}))
 	if err != nil {

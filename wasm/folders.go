@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
-	"github.com/deeplda/deeplda/experiment"
 	"github.com/deeplda/deeplda/protocol"
 	"github.com/deeplda/deeplda/wasm/page"
 )
@@ -20,24 +18,20 @@ import (
 // ui serves: the runs, a finished one shown as an opened run, and ticked
 // ones side by side.
 
-// folders is the runs folder's list.
+// folders is the runs folder's list (page.FolderList).
 type folders struct {
-	a       *app
-	box     dom.HTMLElement
-	compare dom.HTMLElement // shows the picked runs side by side
-	list    []protocol.RunFolder
-	picked  []string // the ticked runs, in the order ticked
-	order   page.FolderSort
-	html    string // what box shows
+	page.FolderList
+	a   *app
+	box dom.HTMLElement // the list
 }
 
 // newFolders shows the list where deeplda ui serves the page.
 func newFolders(a *app) *folders {
-	f := &folders{a: a, box: byID("folders"), compare: byID("folders-compare")}
-	show(byID("folders-box"), a.native != "")
+	f := &folders{a: a, box: byID("folders")}
+	page.Show(ui, "#folders-box", a.native != "")
 	a.on(f.box, "click", f.clicked)
 	a.on(f.box, "change", f.ticked)
-	a.on(f.compare, "click", func(dom.Event) { f.showPicked() })
+	a.on(byID("folders-compare"), "click", func(dom.Event) { f.showRuns(slices.Clone(f.Picked)) })
 	return f
 }
 
@@ -49,44 +43,23 @@ func (f *folders) refresh() {
 	go func() {
 		defer f.a.guard()
 		b, err := fetchURL("runs/index.json")
-		var list []protocol.RunFolder
 		if err == nil {
-			err = json.Unmarshal(b, &list)
+			err = f.Set(b)
 		}
 		if err != nil {
 			f.box.SetTextContent("The runs folder cannot be read: " + err.Error())
 			return
 		}
-		f.list = list
-		f.picked = slices.DeleteFunc(f.picked, func(name string) bool { return f.find(name) == nil })
-		f.enableCompare()
+		page.Enable(ui, "#folders-compare", f.CanCompare())
 		f.draw()
 	}()
 }
 
-// draw shows the list in its order.
+// draw shows the list in its order, unless it is unchanged.
 func (f *folders) draw() {
-	if html := page.FoldersHTML(f.list, f.picked, f.order); html != f.html {
-		// Unchanged, the list stays as it is, under the pointer too.
-		f.html = html
+	if html, changed := f.HTML(); changed {
 		f.box.SetInnerHTML(html)
 	}
-}
-
-// find returns the listed run named name, or nil.
-func (f *folders) find(name string) *protocol.RunFolder {
-	for i := range f.list {
-		if f.list[i].Name == name {
-			return &f.list[i]
-		}
-	}
-	return nil
-}
-
-// enableCompare enables the side-by-side button for 2 to
-// page.MaxSideBySide ticked runs.
-func (f *folders) enableCompare() {
-	enable(f.compare, len(f.picked) >= 2 && len(f.picked) <= page.MaxSideBySide)
 }
 
 // ticked records a run's checkbox (data-pick) as it changed, and gives
@@ -94,18 +67,13 @@ func (f *folders) enableCompare() {
 // them (the list is not drawn again under the pointer).
 func (f *folders) ticked(ev dom.Event) {
 	t := ev.Target().Underlying()
-	name := t.Get("dataset").Get("pick")
-	if name.Type() != js.TypeString {
-		return
+	if name := t.Get("dataset").Get("pick"); name.Type() == js.TypeString {
+		f.Tick(name.String(), t.Get("checked").Bool())
+		page.Enable(ui, "#folders-compare", f.CanCompare())
 	}
-	f.picked = slices.DeleteFunc(f.picked, func(n string) bool { return n == name.String() })
-	if t.Get("checked").Bool() {
-		f.picked = append(f.picked, name.String())
-	}
-	f.enableCompare()
 	for _, box := range f.box.QuerySelectorAll("input[data-pick]") {
 		mark := box.Underlying().Get("nextElementSibling")
-		if style := page.RunMarkStyle(slices.Index(f.picked, box.Underlying().Get("dataset").Get("pick").String())); style != "" {
+		if style := page.RunMarkStyle(slices.Index(f.Picked, box.Underlying().Get("dataset").Get("pick").String())); style != "" {
 			mark.Call("setAttribute", "style", style)
 		} else {
 			mark.Call("removeAttribute", "style")
@@ -122,97 +90,62 @@ func (f *folders) ticked(ev dom.Event) {
 // it shows another tab's.
 func (f *folders) clicked(ev dom.Event) {
 	if csvButton(ev) == page.TableFolders {
-		t := page.FoldersTable(f.list, f.order)
+		t := page.FoldersTable(f.List, f.Order)
 		downloadCSV(t, t.File)
 		return
 	}
-	if t := ev.Target().Underlying().Call("closest", "button[data-sort]"); t.Truthy() {
-		f.order = f.order.Toggle(t.Get("dataset").Get("sort").String())
-		f.draw()
-		return
-	}
-	if t := ev.Target().Underlying().Call("closest", "button[data-resume]"); t.Truthy() {
-		if state() == "training" {
-			return
+	closest := func(attr string) js.Value {
+		t := ev.Target().Underlying().Call("closest", "button["+attr+"]")
+		if !t.Truthy() {
+			return t
 		}
-		name := t.Get("dataset").Get("resume").String()
-		f.a.lastID++
-		start := &protocol.Start{Jobs: []protocol.Job{{Resume: name}}, Backend: experiment.BackendAuto, Density: true}
-		f.a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: f.a.lastID, Start: start}, nil)
-		return
+		return t.Call("getAttribute", attr)
 	}
-	if t := ev.Target().Underlying().Call("closest", "button[data-file]"); t.Truthy() {
-		url := t.Get("dataset").Get("file").String()
+	if key := closest("data-sort"); key.Truthy() {
+		f.Order = f.Order.Toggle(key.String())
+		f.draw()
+	} else if name := closest("data-resume"); name.Truthy() && state() != "training" {
+		f.a.engine.send(protocol.Command{Kind: protocol.CmdStart, Session: f.a.route.Next(), Start: page.ResumeStart(name.String())}, nil)
+	} else if url := closest("data-file"); url.Truthy() {
 		go func() {
 			defer f.a.guard()
-			b, err := fetchURL(url)
+			b, err := fetchURL(url.String())
 			if err != nil {
-				f.a.showError(fmt.Sprintf("%s: %v", url, err))
+				f.a.showError(fmt.Sprintf("%s: %v", url.String(), err))
 				return
 			}
-			download(path.Base(url), "application/octet-stream", b)
+			download(path.Base(url.String()), "application/octet-stream", b)
 		}()
-		return
+	} else if name := closest("data-folder"); name.Truthy() {
+		f.showRuns([]string{name.String()})
 	}
-	t := ev.Target().Underlying().Call("closest", "button[data-folder]")
-	if !t.Truthy() {
-		return
-	}
-	f.showRuns([]string{t.Get("dataset").Get("folder").String()})
 }
 
-// showPicked shows the ticked runs side by side.
-func (f *folders) showPicked() { f.showRuns(slices.Clone(f.picked)) }
-
-// showRuns shows the named runs of the list, unless the page trains.
+// showRuns shows the named runs of the list as opened runs (side by side
+// when there are several): their reports and their figures, unless the
+// page trains.
 func (f *folders) showRuns(names []string) {
 	if state() == "training" {
 		return
 	}
-	var runs []protocol.RunFolder
-	for _, name := range names {
-		if r := f.find(name); r != nil {
-			runs = append(runs, *r)
-		}
-	}
+	runs := f.Runs(names)
 	go func() {
 		defer f.a.guard()
-		if err := f.show(runs); err != nil {
-			f.a.showError(err.Error())
+		read, err := page.ReadFolders(runs, fetchURL)
+		var s *page.Session
+		if err == nil {
+			s, err = page.FolderSession(f.a.route.Next(), read)
 		}
-	}()
-}
-
-// show shows runs of the folder as opened runs (side by side when there
-// are several): their reports and their figures.
-func (f *folders) show(runs []protocol.RunFolder) error {
-	var read []page.Folder
-	for _, r := range runs {
-		rep, err := fetchURL(r.Path + "report.json")
 		if err != nil {
-			return fmt.Errorf("run %s: %v", r.Name, err)
+			f.a.showError(err.Error())
+			return
 		}
-		figs := map[string]string{}
-		for _, name := range r.Figures {
-			b, err := fetchURL(r.Path + name)
-			if err != nil {
-				return fmt.Errorf("run %s: %v", r.Name, err)
-			}
-			figs[name] = string(b)
-		}
-		read = append(read, page.Folder{RunFolder: r, ReportJSON: rep, Figs: figs})
-	}
-	f.a.lastID++
-	s, err := page.FolderSession(f.a.lastID, read)
-	if err != nil {
-		return err
-	}
-	a := f.a
-	a.setDemo(s.Settings.Demo)
-	a.form.setRaw(s.Settings.Raw())
-	a.showNew(s)
-	a.view.update(s)
-	a.setIdle(false)
-	setState("idle")
-	return nil
+		a := f.a
+		a.setDemo(s.Settings.Demo)
+		page.SetForm(ui, s.Settings.Raw())
+		a.showNew(s)
+		a.view.update(s)
+		a.setIdle(false)
+		setState("idle")
+	}()
 }

@@ -14,7 +14,6 @@ import (
 // button, "Show the native engine's last run") instead of putting it in
 // place of the settings the page opened with.
 type lastRun struct {
-	id     int
 	events []received
 	button dom.HTMLElement
 }
@@ -23,12 +22,13 @@ type lastRun struct {
 // shows it.
 func (a *app) offer(ev protocol.Event) {
 	a.dropOffer()
+	a.route.Offered = ev.Session
 	b := doc.CreateElement("button").(dom.HTMLElement)
 	b.SetID("show-last")
 	b.SetAttribute("type", "button")
 	b.Class().Add("secondary")
 	b.SetTextContent(page.Offer(ev))
-	l := &lastRun{id: ev.Session, events: []received{{ev: ev}}, button: b}
+	l := &lastRun{events: []received{{ev: ev}}, button: b}
 	a.on(b, "click", func(dom.Event) {
 		if a.last != l || state() == "training" {
 			return
@@ -51,6 +51,6 @@ func (a *app) offer(ev protocol.Event) {
 func (a *app) dropOffer() {
 	if a.last != nil {
 		a.last.button.Remove()
-		a.last = nil
+		a.last, a.route.Offered = nil, 0
 	}
 }

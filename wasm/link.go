@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"syscall/js"
 
 	"github.com/deeplda/deeplda/protocol"
@@ -44,7 +43,7 @@ func startEngine(a *app) *link {
 		fatal(args[0].String())
 		return nil
 	})
-	l.js = js.Global().Call("deepldaEngine", onEvent, onFatal, a.remote)
+	l.js = js.Global().Call("deepldaEngine", onEvent, onFatal, a.route.Remote)
 	go func() {
 		for r := range l.events {
 			a.handleBatch(append([]received{r}, l.pending()...))
@@ -96,20 +95,7 @@ func addFigures(ev *protocol.Event, figs js.Value) {
 	}
 	keys := js.Global().Get("Object").Call("keys", figs)
 	for i := range keys.Length() {
-		k := keys.Index(i).String()
-		svg := figs.Get(k).String()
-		switch {
-		case strings.HasPrefix(k, protocol.RunFigure) && ev.RunState != nil:
-			if ev.RunState.Figures == nil {
-				ev.RunState.Figures = protocol.Figures{}
-			}
-			ev.RunState.Figures[strings.TrimPrefix(k, protocol.RunFigure)] = svg
-		case strings.HasPrefix(k, protocol.OverviewFigure):
-			if ev.Overview == nil {
-				ev.Overview = protocol.Figures{}
-			}
-			ev.Overview[strings.TrimPrefix(k, protocol.OverviewFigure)] = svg
-		}
+		ev.AddFigure(keys.Index(i).String(), figs.Get(keys.Index(i).String()).String())
 	}
 }
 

@@ -17,34 +17,13 @@
 // locks. Event handlers never block: the engine's events are shown in a
 // goroutine of their own (link.go).
 //
-// Files: main.go (entry), worker.go (the engine's host in the worker),
-// link.go (the page's end of the protocol), app.go (tabs, buttons, URL),
-// status.go (progress bar, backend badge, notices), form.go (the
-// controls), session.go (the engine's events: runs, stop/resume, the move
-// to the CPU, errors), view.go (results), data.go (the images demo's
-// data panel), model.go (the trained models it opens: the site's, by
-// model= in the URL or its list, or a dropped checkpoint), bench.go (the
-// GPU table, which the engine times), backend.go, yield.go, jsutil.go,
-// download.go and dom.go (helpers). The settings and their validation are
-// in package config (wasm/config), tested natively.
-//
-// Automation contracts (kept by the browser tests): document.body's
-// data-state is idle, training, done or error; #report holds the latest
-// report.json; data-ready="1" once the engine is ready (for the images
-// demo with autostart, once its hosted data set is loaded); data-model
-// names the trained model the images demo shows once it is evaluated (the
-// site's name or the dropped file's); data-memory says which WebAssembly
-// memory the program runs on, data-engine-memory the size in bytes of the
-// engine's (its high-water mark, from its progress events). For the
-// tests, debug=panic in the URL makes the first run panic once, and
-// debug=lose-device destroys the WebGPU device halfway through a run
-// (once it has a save point); body's data-lost-step, data-resume-step and
-// data-kept-epochs then say where the device was lost, after which step
-// the CPU took over and how many epochs of the history it kept;
-// debug=bad-shader and debug=big-buffer make the WebGPU device fail while
-// the engine warms up (an invalid shader, a buffer over its
-// maxBufferSize), and the page says so and runs on the CPU. With bench=1
-// the engine times the GPU table instead of training (bench.go).
+// What the page decides (the form, the controls' states, the sessions
+// and their figures, tables and downloads, the automation contracts that
+// package page's documentation lists) is package page (wasm/page), the
+// settings package config (wasm/config), both tested natively. This
+// package binds them to the DOM (dom.go implements page.Doc) and to
+// JavaScript: link.go is the page's end of the protocol, worker.go the
+// engine's host in the worker, bench.go the page's benchmark.
 package main
 
 import (

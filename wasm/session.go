@@ -18,8 +18,7 @@ import (
 
 // newSession plans the runs of s as the page's next session.
 func (a *app) newSession(s config.Settings) (*page.Session, error) {
-	a.lastID++
-	return page.NewSession(a.lastID, s)
+	return page.NewSession(a.route.Next(), s)
 }
 
 // onEvent takes one event of the engine (with the checkpoint that came
@@ -40,10 +39,10 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		a.data.update(ev.Data)
 		return
 	case protocol.EvModels:
-		a.models.setIndex(ev.Models)
+		a.models.SetIndex(ui, ev.Models)
 		return
 	case protocol.EvOpenFailed:
-		a.awaited = 0
+		a.route.Awaited = 0
 		a.models.failed(ev.Error)
 		return
 	case protocol.EvRefused:
@@ -52,33 +51,26 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 		a.onBench(ev)
 		return
 	}
-	if a.last != nil && ev.Session == a.last.id {
-		a.last.events = append(a.last.events, received{ev, ckpt}) // the offered session's
-		return
-	}
 	s := a.sess
-	switch {
-	case ev.Session == a.awaited && (ev.Kind == protocol.EvSession || ev.Kind == protocol.EvRefused || ev.Kind == protocol.EvFailed || ev.Kind == protocol.EvNoData):
-		a.awaited = 0
-	case ev.Kind == protocol.EvSession && a.remote && a.awaited == 0 && (s == nil || s.ID != ev.Session):
-		if ev.Ended {
-			// It ended before this page connected: offered, not shown
-			// over the settings the page opened with.
-			a.offer(ev)
-			return
-		}
-		a.dropOffer()
-		s = a.adopt(ev)
-	}
-	if ev.Session == 0 || s == nil || s.ID != ev.Session {
+	switch a.route.Route(ev, s) {
+	case page.RouteOffered:
+		a.last.events = append(a.last.events, received{ev, ckpt})
+		return
+	case page.RouteOffer:
+		a.offer(ev)
+		return
+	case page.RouteAdopt:
+		a.adopt(ev)
+		return
+	case page.RouteOther:
 		if ev.Kind == protocol.EvLoading {
 			a.setProgressText(ev.Text)
 		}
-		return // a session the page no longer shows
+		return
 	}
 	switch ev.Kind {
 	case protocol.EvSession:
-		if s == a.models.opening {
+		if s == a.models.Opening() {
 			// The opened models' figures replace what the page showed.
 			a.view.reset(s)
 		}
@@ -95,34 +87,27 @@ func (a *app) onEvent(ev protocol.Event, ckpt js.Value) {
 }
 
 // adopt shows a session of the native engine that this page did not start
-// (another tab's, or this page's before a reload) and returns it, or the
-// current session when it cannot be shown.
-func (a *app) adopt(ev protocol.Event) *page.Session {
-	a.lastID = max(a.lastID, ev.Session)
+// (another tab's, or this page's before a reload), in place of the offer.
+func (a *app) adopt(ev protocol.Event) {
+	a.dropOffer()
 	sess, err := page.Adopt(ev)
 	if err != nil {
 		consoleWarn("deeplda: " + err.Error())
-		return a.sess
+		return
 	}
 	a.setDemo(sess.Settings.Demo)
-	a.form.setRaw(sess.Settings.Raw())
-	a.form.showErrors(sess.Settings.Demo, nil)
+	page.SetForm(ui, sess.Settings.Raw())
+	page.SetFormErrors(ui, sess.Settings.Demo, nil)
 	a.replaceURL(sess.Settings.Query())
 	a.showNew(sess)
 	a.setTraining()
-	return sess
 }
 
-// render shows what an event changed.
+// render shows what an event changed (page.ShowBefore, the results,
+// page.ShowAfter, the state).
 func (a *app) render(st page.Status) {
-	if st.Backend != nil {
-		a.showBackend(st.Backend)
-	}
-	for k, v := range st.Marks {
-		body().SetAttribute(k, v)
-	}
+	page.ShowBefore(ui, st)
 	if st.Gone {
-		a.data.msg.SetTextContent(st.DataError)
 		a.show(nil)
 		a.view.reset(nil)
 	}
@@ -139,33 +124,13 @@ func (a *app) render(st page.Status) {
 		a.yield.now()
 		a.view.update(s)
 	}
-	if st.Error != "" {
-		a.showError(st.Error)
-	}
-	if st.Progress >= 0 {
-		a.setProgress(st.Progress)
-	}
-	if st.Text != nil {
-		a.setProgressText(*st.Text)
-	}
+	page.ShowAfter(ui, st)
 	if st.State != "" && st.State != "training" {
 		a.folders.refresh() // a run of deeplda ui's runs folder changed
 	}
-	switch st.State {
-	case "":
-	case "idle":
-		a.setIdle(st.Resumable)
-		setState("idle")
-	default:
-		a.setIdle(false)
+	if st.State != "" {
+		a.setIdle(st.State == "idle" && st.Resumable)
 		setState(st.State)
-	}
-}
-
-// clearMoveMarks removes the page.MoveMarks of an earlier session.
-func clearMoveMarks() {
-	for _, m := range page.MoveMarks {
-		body().RemoveAttribute(m)
 	}
 }
 

@@ -146,3 +146,39 @@ func (s *Session) Opened(op *protocol.Opened) string {
 	}
 	return "Opened side by side: " + strings.Join(lines, "; ") + "."
 }
+
+// Data is the images demo's data panel: where the engine's data sets
+// stand.
+type Data struct{ protocol.DataState }
+
+// Update takes where the engine's data sets stand now, st, where the form
+// names the data set form: it returns the panel's new message ("": it
+// stays) and, when the user's files turned out to hold another data set
+// than the form's, that data set, which the form follows ("": none).
+func (d *Data) Update(st *protocol.DataState, form string) (msg, pick string) {
+	was := d.DataState
+	d.DataState = *st
+	if st.Error != "" && st.Error != was.Error {
+		msg = st.Error
+	}
+	if st.Picked != "" && (st.Picked != was.Picked || st.From != was.From) && form != st.Picked {
+		pick = st.Picked
+	}
+	return msg, pick
+}
+
+// Describe writes the panel's line on where data set name comes from
+// (DataText) into #data-status, and what the site hosts into
+// #data-box's data-hosted once the engine has probed it.
+func (d *Data) Describe(doc Doc, name string) {
+	text, hosted := DataText(&d.DataState, name)
+	doc.SetText("#data-status", text)
+	if hosted != "" {
+		doc.SetAttr("#data-box", "data-hosted", hosted)
+	}
+}
+
+// IsCheckpoint reports whether a file's name is a checkpoint's.
+func IsCheckpoint(name string) bool {
+	return strings.HasSuffix(strings.ToLower(name), ".safetensors")
+}

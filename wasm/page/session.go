@@ -1,11 +1,33 @@
 // Package page is what the browser page decides, apart from the DOM that
-// shows it: the state of a session as the engine's events (package
-// protocol) build it, the status each event leaves (the automation's
+// shows it: what the page does as it loads (Start) and on an edit, the
+// form's HTML, messages and locks, the controls' states written through
+// a Doc (the DOM by CSS selector; package main implements it), the state
+// of a session as the engine's events (package protocol) build it and
+// the sessions' routing, the status each event leaves (the automation's
 // data-state, the progress bar and its line, the notice, the body's
-// marks), which figures go where, the summary's cells and the texts of
-// the data and model panels. Package main (wasm/, js only) draws it; this
-// package builds everywhere, so go test checks the page's decisions by
-// replaying event streams.
+// marks), which figures go where and their cards, the summary's cells
+// and tables, the runs folder's list, the trained-model panel and the
+// texts of the data and model panels. Package main (wasm/, js only)
+// binds it; this package builds everywhere, so go test checks the page's
+// decisions, by replaying event streams and on a fake Doc.
+//
+// The page's automation contracts (kept by the browser tests):
+// document.body's data-state is idle, training, done or error; #report holds the latest
+// report.json; data-ready="1" once the engine is ready (for the images
+// demo with autostart, once its hosted data set is loaded); data-model
+// names the trained model the images demo shows once it is evaluated (the
+// site's name or the dropped file's); data-memory says which WebAssembly
+// memory the program runs on, data-engine-memory the size in bytes of the
+// engine's (its high-water mark, from its progress events). For the
+// tests, debug=panic in the URL makes the first run panic once, and
+// debug=lose-device destroys the WebGPU device halfway through a run
+// (once it has a save point); body's data-lost-step, data-resume-step and
+// data-kept-epochs then say where the device was lost, after which step
+// the CPU took over and how many epochs of the history it kept;
+// debug=bad-shader and debug=big-buffer make the WebGPU device fail while
+// the engine warms up (an invalid shader, a buffer over its
+// maxBufferSize), and the page says so and runs on the CPU. With bench=1
+// the engine times the GPU table instead of training.
 package page
 
 import (
