@@ -614,7 +614,7 @@ func TestUIKeepsSettings(t *testing.T) {
 		t.Errorf("the default run: loss %v on the %q engine, want dnll on the native one", r.Config["loss"], engine)
 	}
 	b.openURL(url + "&demo=deep&loss=ce&epochs=2&train=2000&test=500")
-	b.waitFor(`document.body.dataset.ready === '1' && document.getElementById('show-last') !== null`, time.Minute)
+	b.waitFor(`document.body.dataset.ready === '1' && !document.getElementById('show-last').hidden`, time.Minute)
 	if got := eval[string](b, `document.querySelector('[name=loss]').value + ' ' + document.querySelector('[name=epochs]').value + ' ' + document.querySelector('[name=backend]').value`); got != "ce 2 native" {
 		t.Errorf("the form after the link: %q, want ce 2 native", got)
 	}
@@ -653,12 +653,12 @@ func TestUIKeepsSettings(t *testing.T) {
 	b.checkCSV(dir, "runs.csv", "#folders-table")
 	b.screenshot("ui-runs.png")
 	b.openURL(url + "&demo=deep&loss=nll")
-	b.waitFor(`document.body.dataset.ready === '1' && document.getElementById('show-last') !== null`, time.Minute)
+	b.waitFor(`document.body.dataset.ready === '1' && !document.getElementById('show-last').hidden`, time.Minute)
 	if got := eval[string](b, `document.querySelector('[name=loss]').value`); got != "nll" {
 		t.Errorf("the form before the offer is taken: loss %q, want nll", got)
 	}
 	eval[bool](b, `(document.getElementById('show-last').click(), true)`)
-	b.waitFor(`document.getElementById('show-last') === null && document.body.dataset.state === 'done' && JSON.parse(document.getElementById('report').textContent).config.loss === 'ce'`, 30*time.Second)
+	b.waitFor(`document.getElementById('show-last').hidden && document.body.dataset.state === 'done' && JSON.parse(document.getElementById('report').textContent).config.loss === 'ce'`, 30*time.Second)
 	if got := eval[string](b, `document.querySelector('[name=loss]').value`); got != "ce" {
 		t.Errorf("the form once the last run is shown: loss %q, want ce", got)
 	}

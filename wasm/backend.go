@@ -44,7 +44,7 @@ func loseDevices() {
 	if !devs.Truthy() {
 		return
 	}
-	consoleWarn("deeplda: debug=lose-device: destroying the WebGPU device")
+	console("warn", "deeplda: debug=lose-device: destroying the WebGPU device")
 	for i := range devs.Length() {
 		devs.Index(i).Call("destroy")
 	}

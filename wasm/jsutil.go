@@ -65,17 +65,6 @@ func await(p js.Value) (js.Value, error) {
 	return r.v, r.err
 }
 
-// consoleError logs to the browser's console.
-func consoleError(args ...any) {
-	js.Global().Get("console").Call("error", args...)
-}
-
-// consoleLog logs a message to the browser's console.
-func consoleLog(args ...any) {
-	js.Global().Get("console").Call("log", args...)
-}
-
-// consoleWarn logs a warning to the browser's console.
-func consoleWarn(args ...any) {
-	js.Global().Get("console").Call("warn", args...)
-}
+// console writes msg to the browser's console at level (log, warn,
+// error).
+func console(level, msg string) { js.Global().Get("console").Call(level, msg) }

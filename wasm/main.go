@@ -13,17 +13,13 @@
 // tab stays responsive; the engine computes exactly what it computes
 // outside the page.
 //
-// Goroutines switch only where they block, so the app's state needs no
-// locks. Event handlers never block: the engine's events are shown in a
-// goroutine of their own (link.go).
-//
-// What the page decides (the form, the controls' states, the sessions
-// and their figures, tables and downloads, the automation contracts that
-// package page's documentation lists) is package page (wasm/page), the
-// settings package config (wasm/config), both tested natively. This
-// package binds them to the DOM (dom.go implements page.Doc) and to
-// JavaScript: link.go is the page's end of the protocol, worker.go the
-// engine's host in the worker, bench.go the page's benchmark.
+// What the page decides and does (page.App: the form, the controls, the
+// sessions and their figures, tables and downloads, the panels, the
+// automation contracts that package page's documentation lists) is
+// package page (wasm/page), the settings package config (wasm/config),
+// both tested natively. This package binds them to JavaScript: dom.go
+// implements page.Doc, host.go page.Host, bind.go the DOM's events,
+// worker.go the engine's host in the worker.
 package main
 
 import (
@@ -32,6 +28,8 @@ import (
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
+
+	"github.com/deeplda/deeplda/wasm/page"
 )
 
 func main() {
@@ -45,21 +43,17 @@ func main() {
 	debug.SetGCPercent(400)
 	defer func() {
 		if r := recover(); r != nil {
-			consoleError(fmt.Sprintf("deeplda: panic while starting: %v\n%s", r, debug.Stack()))
-			fatal(fmt.Sprintf("The app failed to start: %v", r))
+			console("error", fmt.Sprintf("deeplda: panic while starting: %v\n%s", r, debug.Stack()))
+			page.Fatal(ui, fmt.Sprintf("The app failed to start: %v", r))
 		}
 	}()
-	a := newApp()
-	a.start()
-	select {} // keep the Go program alive for the event handlers
-}
-
-// fatal shows an error without relying on the app's state.
-func fatal(msg string) {
-	if e := doc.GetElementByID("notice"); e != nil {
-		e.SetTextContent(msg)
-		e.Class().Add("error")
-		show(e, true)
+	h := &host{}
+	native := ""
+	if m := first(`meta[name="deeplda-native"]`); m.Truthy() {
+		native = m.Call("getAttribute", "content").String()
 	}
-	setState("error")
+	h.app = page.NewApp(ui, h, native)
+	bind(h.app)
+	h.app.Start(locationQuery())
+	select {} // keep the Go program alive for the event handlers
 }

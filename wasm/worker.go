@@ -83,7 +83,7 @@ func (h *workerHost) Fetch(path string) ([]byte, error) {
 func (h *workerHost) Yield() { h.yield.maybe() }
 
 // Emit posts an event to the page. The figures and the checkpoint go
-// beside the JSON (see link.go): the figures as JavaScript strings, which
+// beside the JSON (see host.go): the figures as JavaScript strings, which
 // the page's thread then need not parse as JSON, the checkpoint as a
 // transferred ArrayBuffer.
 func (h *workerHost) Emit(ev protocol.Event) {

@@ -7,9 +7,12 @@
 // data-state, the progress bar and its line, the notice, the body's
 // marks), which figures go where and their cards, the summary's cells
 // and tables, the runs folder's list, the trained-model panel and the
-// texts of the data and model panels. Package main (wasm/, js only)
+// texts of the data and model panels, and App: the page as a whole, on
+// each control and each event, through a Doc and a Host (the engine, the
+// files, the address bar, the event loop). Package main (wasm/, js only)
 // binds it; this package builds everywhere, so go test checks the page's
-// decisions, by replaying event streams and on a fake Doc.
+// decisions and flows, by replaying event streams, on a fake Doc and with
+// a fake Host that runs the native engine.
 //
 // The page's automation contracts (kept by the browser tests):
 // document.body's data-state is idle, training, done or error; #report holds the latest
