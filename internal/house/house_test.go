@@ -2,13 +2,14 @@
 // floors of ARCHITECTURE.md's package graph (a package imports only
 // packages on lower floors and stands on the lowest floor they allow), a
 // folder holds commands or libraries, docs/layout.md lists every package,
-// and the front documents stay short.
+// the front documents stay short and the browser-only files thin.
 package house
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"go/build/constraint"
 	"io/fs"
 	"maps"
 	"os"
@@ -302,5 +303,70 @@ func TestDocSizes(t *testing.T) {
 		if n := bytes.Count(b, []byte("\n")); n > doc.max {
 			t.Errorf("%s has %d lines, over its %d", doc.name, n, doc.max)
 		}
+	}
+}
+
+// browserTag matches the browser's build tags.
+var browserTag = regexp.MustCompile(`\b(js|wasm)\b`)
+
+// browserOnly reports whether a build constraint line names js or wasm
+// and keeps its file in the browser's build and out of Linux's.
+func browserOnly(line string) bool {
+	expr, err := constraint.Parse(line)
+	if err != nil || !browserTag.MatchString(line) {
+		return false
+	}
+	on := func(tags ...string) func(string) bool {
+		return func(tag string) bool { return slices.Contains(tags, tag) || strings.HasPrefix(tag, "go1.") }
+	}
+	return expr.Eval(on("js", "wasm", "gc")) && !expr.Eval(on("linux", "unix", "amd64", "cgo", "gc")) &&
+		!expr.Eval(on("linux", "unix", "arm64", "cgo", "gc"))
+}
+
+// TestBrowserFilesThin keeps what only the browser build compiles thin:
+// the non-test Go files behind a js or wasm build constraint outside
+// kernels/ (whose WebGPU binding and WebAssembly kernels are the
+// backend's) hold at most 1,200 lines; what the page decides and does
+// lives in packages that go test reaches (wasm/page, wasm/config).
+func TestBrowserFilesThin(t *testing.T) {
+	root := filepath.Join("..", "..")
+	total := 0
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if rel == "kernels" || rel == "out" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.SplitN(string(b), "\n", 20) {
+			if constraint.IsGoBuild(line) && browserOnly(line) {
+				n := bytes.Count(b, []byte("\n"))
+				total += n
+				files = append(files, rel+": "+strconv.Itoa(n))
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no file behind a js or wasm build constraint: the walk missed them")
+	}
+	if total > 1200 {
+		t.Errorf("%d lines behind js or wasm build constraints outside kernels/, over 1,200:\n%s", total, strings.Join(files, "\n"))
 	}
 }
