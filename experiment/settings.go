@@ -48,20 +48,28 @@ type Setting struct {
 	// Check, when set, checks the setting's value (its variable, as Values
 	// says) beyond its kind and bounds.
 	Check func(v any) error
-	// Var returns the setting's variable in config, a pointer to a
-	// configuration (a pointer as Values says), or nil when the
-	// configuration has none: what binds the setting to the command's flags
-	// and the page's fields, validates it (checkSettings) and writes it to
-	// report.json (marshalSettings).
+	// Var, when set, returns the setting's variable in config, a pointer
+	// to a configuration (a pointer as Values says), or nil when the
+	// configuration has none; unset, the configuration's settingVars says.
+	// The variable binds the setting to the command's flags and the page's
+	// fields, is validated (checkSettings) and written to report.json
+	// (marshalSettings).
 	Var func(config any) any
 }
 
+// settingBinder is a configuration that binds its settings: the variable
+// of each, by the setting's Name.
+type settingBinder interface{ settingVars() map[string]any }
+
 // varIn returns the variable of s in config, or nil.
 func (s Setting) varIn(config any) any {
-	if s.Var == nil {
-		return nil
+	if s.Var != nil {
+		return s.Var(config)
 	}
-	return s.Var(config)
+	if c, ok := config.(settingBinder); ok {
+		return c.settingVars()[s.Name]
+	}
+	return nil
 }
 
 // Key is the setting's key in JSON (report.json's config, the resume

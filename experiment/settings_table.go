@@ -11,143 +11,45 @@ import (
 // maxLambdas is the most values a sweep's lambdas may list.
 const maxLambdas = 100
 
-// Settings lists every setting, in the order of the page's form.
+// Settings lists every setting, in the order of the page's form; each
+// configuration binds its own to its fields (settingVars, below).
 var Settings = []Setting{
 	{Name: "data", Kind: KindChoice, Choices: images.Names(),
 		Doc: "the image data set: " + orList(images.Names()),
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *ImageConfig:
-				return &c.Data
-			case *EvalConfig:
-				return &c.Data
-			}
-			return nil
-		},
 	},
 	{Name: "head", Kind: KindChoice, Choices: names(model.HeadLDA, model.HeadSoftmax),
 		Doc: "lda: the Gaussian (LDA) head; softmax: a linear softmax head (trains with ce)",
-		Var: func(c any) any {
-			if c, ok := c.(*ImageConfig); ok {
-				return &c.Head
-			}
-			return nil
-		},
 	},
 	{Name: "loss", Kind: KindChoice, Choices: names(kernels.DNLL, kernels.CE, kernels.NLL),
 		Doc: "dnll: -δ_y + λ Σ_c exp(δ_c); ce: cross-entropy on δ; nll: maximum likelihood -δ_y",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *SynthConfig:
-				return &c.Loss
-			case *ImageConfig:
-				return &c.Loss
-			}
-			return nil
-		},
 	},
 	{Name: "compare", Kind: KindBool,
 		Doc: "train every loss (images: the LDA head with DNLL and the softmax head with CE) with the same settings and show them side by side"},
 	{Name: "lambda", Kind: KindFloat,
 		Doc:   "weight λ of the DNLL density penalty, a number >= 0",
 		Check: func(v any) error { return model.CheckLambda(*v.(*float64)) },
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *SynthConfig:
-				return &c.Lambda
-			case *ImageConfig:
-				return &c.Lambda
-			}
-			return nil
-		},
 	},
 	{Name: "lambdas", Max: maxLambdas, Kind: KindFloats,
 		Doc:   "comma-separated values of the DNLL weight λ (numbers > 0)",
 		Check: func(v any) error { return CheckLambdas(*v.(*Floats)) },
-		Var: func(c any) any {
-			if c, ok := c.(*SweepConfig); ok {
-				return (*Floats)(&c.Lambdas)
-			}
-			return nil
-		},
 	},
 	{Name: "cov", Kind: KindChoice, Choices: names(kernels.Full, kernels.Diagonal, kernels.Spherical),
 		Doc: "parameterisation of the LDA head's shared covariance Σ: full, diag or spherical",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *SynthConfig:
-				return &c.Cov
-			case *ImageConfig:
-				return &c.Cov
-			}
-			return nil
-		},
 	},
 	{Name: "epochs", Min: 1, Max: 100_000, Kind: KindInt,
 		Doc: "passes over the training set (at least 1)",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *SynthConfig:
-				return &c.Epochs
-			case *ImageConfig:
-				return &c.Epochs
-			}
-			return nil
-		},
 	},
 	{Name: "batch", Min: 1, Max: 1_000_000, Kind: KindInt,
 		Doc: "examples per Adam step (at least 1; the training-set size means full batch)",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *SynthConfig:
-				return &c.Batch
-			case *ImageConfig:
-				return &c.Batch
-			case *EvalConfig:
-				return &c.Batch
-			case *BenchConfig:
-				return &c.Batch
-			}
-			return nil
-		},
 	},
 	{Name: "limit-train", Max: 10_000_000, Kind: KindInt,
 		Doc: "train on the first N training images in file order (0: all but the held-out ones)",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *ImageConfig:
-				return &c.LimitTrain
-			case *EvalConfig:
-				return &c.LimitTrain
-			}
-			return nil
-		},
 	},
 	{Name: "limit-test", Max: 10_000_000, Kind: KindInt,
 		Doc: "evaluate on the first N test images (0: all)",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *ImageConfig:
-				return &c.LimitTest
-			case *EvalConfig:
-				return &c.LimitTest
-			}
-			return nil
-		},
 	},
 	{Name: "seed", Kind: KindUint,
 		Doc: "seed of the initialisation, the shuffling and the images' augmentation (a whole number >= 0)",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *SynthConfig:
-				return &c.Seed
-			case *ImageConfig:
-				return &c.Seed
-			case *EvalConfig:
-				return &c.Seed
-			}
-			return nil
-		},
 	},
 	{Name: "backend", Kind: KindChoice, Choices: names(BackendAuto, BackendWebGPU, BackendCPU),
 		Doc: "compute backend: auto (WebGPU when an adapter exists, else the CPU), webgpu or cpu"},
@@ -156,190 +58,146 @@ var Settings = []Setting{
 	{Name: "lr", Kind: KindFloat,
 		Doc:   "Adam's learning rate (> 0)",
 		Check: func(v any) error { return model.CheckLR(*v.(*float64)) },
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *SynthConfig:
-				return &c.LR
-			case *ImageConfig:
-				return &c.LR
-			}
-			return nil
-		},
 	},
 	{Name: "freeze-head", Kind: KindBool,
 		Doc: "keep the head's parameters (the LDA head's means, priors and variance) at their initial values and train the encoder alone, as the optimiser of the authors' Fashion-MNIST notebook does",
-		Var: func(c any) any {
-			if c, ok := c.(*ImageConfig); ok {
-				return &c.FreezeHead
-			}
-			return nil
-		},
 	},
 	{Name: "encoder", Kind: KindChoice, Choices: names(model.EncoderMLP, model.EncoderNone),
 		Doc: "mlp: Deep LDA; none: classical LDA on the inputs",
-		Var: func(c any) any {
-			if c, ok := c.(*SynthConfig); ok {
-				return &c.Encoder
-			}
-			return nil
-		},
 	},
 	{Name: "train", Min: 2, Max: 100_000_000, Kind: KindInt,
 		Doc: "size of the training set (at least 2)",
-		Var: func(c any) any {
-			if c, ok := c.(*SynthConfig); ok {
-				return &c.Train
-			}
-			return nil
-		},
 	},
 	{Name: "test", Min: 1, Max: 100_000_000, Kind: KindInt,
 		Doc: "size of the test set (at least 1)",
-		Var: func(c any) any {
-			if c, ok := c.(*SynthConfig); ok {
-				return &c.Test
-			}
-			return nil
-		},
 	},
 	{Name: "data-seed", Kind: KindUint,
 		Doc: "seed of the data (the test set uses data-seed+1)",
-		Var: func(c any) any {
-			if c, ok := c.(*SynthConfig); ok {
-				return &c.DataSeed
-			}
-			return nil
-		},
 	},
 	{Name: "datadir", Kind: KindText,
 		Doc: "folder with the data set's published files (default datasets/<data>)",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *ImageConfig:
-				return &c.DataDir
-			case *EvalConfig:
-				return &c.DataDir
-			}
-			return nil
-		},
 	},
 	{Name: "val", Max: 1_000_000, Kind: KindInt,
 		Doc: "training images held out from the end of the training file to fit temperature scaling (0: none)",
-		Var: func(c any) any {
-			if c, ok := c.(*ImageConfig); ok {
-				return &c.Val
-			}
-			return nil
-		},
 	},
 	{Name: "augment", Kind: KindChoice, Choices: []string{AugmentAuto, AugmentNone, AugmentCrop, AugmentFlip, AugmentCropFlip},
 		Doc: "augmentation: auto (crop+flip for CIFAR, none for the MNISTs, as the paper says), none, crop, flip or crop+flip",
-		Var: func(c any) any {
-			if c, ok := c.(*ImageConfig); ok {
-				return &c.Augment
-			}
-			return nil
-		},
 	},
 	{Name: "bn-recalibrate", Min: BNAuto, Max: 100_000, Kind: KindInt,
 		Doc:   fmt.Sprintf("recompute the BatchNorm statistics over N training batches before the final evaluation (0: off; -1: auto, %d batches when the run has fewer than %d steps)", BNAutoBatches, BNAutoMaxSteps),
 		Check: checkBNRecalibrate,
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *ImageConfig:
-				return &c.BNRecalibrate
-			case *EvalConfig:
-				return &c.BNRecalibrate
-			}
-			return nil
-		},
 	},
 	{Name: "bn-history", Kind: KindBool,
 		Doc: "also record, after every epoch, the test accuracy and ECE with BatchNorm statistics recomputed over -bn-recalibrate batches (20 when that is 0 or automatic and off), then go on with the trained ones (history's test_accuracy_recalibrated, test_ece_recalibrated)",
-		Var: func(c any) any {
-			if c, ok := c.(*ImageConfig); ok {
-				return &c.BNHistory
-			}
-			return nil
-		},
 	},
 	{Name: "eval-batch", Max: 1_000_000, Kind: KindInt,
 		Doc: "evaluation batch size (0: -batch; a larger one needs more memory)",
-		Var: func(c any) any {
-			switch c := c.(type) {
-			case *ImageConfig:
-				return &c.EvalBatch
-			case *EvalConfig:
-				return &c.EvalBatch
-			}
-			return nil
-		},
 	},
 	{Name: "seeds", Min: 1, Max: 1_000, Kind: KindInt,
 		Doc: "seeds per lambda (-seed, -seed+1, ...)",
-		Var: func(c any) any {
-			if c, ok := c.(*SweepConfig); ok {
-				return &c.Seeds
-			}
-			return nil
-		},
 	},
 	{Name: "checkpoint", Kind: KindText,
 		Doc: "checkpoint (safetensors) written by deeplda train or by PyTorch with the reference names",
-		Var: func(c any) any {
-			if c, ok := c.(*EvalConfig); ok {
-				return &c.Checkpoint
-			}
-			return nil
-		},
 	},
 	{Name: "ood", Kind: KindChoice, Choices: images.Names(),
 		Doc: "also score how well the model tells its test images from this data set's (one of the same image shape: mnist for a model of fashion-mnist and the reverse, cifar100 for cifar10 and the reverse; -limit-test images of each): report.json's ood, ood_scores.svg and ood_roc.svg",
-		Var: func(c any) any {
-			if c, ok := c.(*OODConfig); ok {
-				return &c.Data
-			}
-			return nil
-		},
 	},
 	{Name: "ood-datadir", Kind: KindText,
 		Doc: "folder with the -ood data set's published files (default datasets/<ood>)",
-		Var: func(c any) any {
-			if c, ok := c.(*OODConfig); ok {
-				return &c.DataDir
-			}
-			return nil
-		},
 	},
 	{Name: "model", Kind: KindChoice, Choices: []string{"convnet", "mlp", "matmul"},
 		Doc: "what to time: convnet (a training step on 28x28 inputs), mlp (a toy training step) or matmul (an SxSxS product)",
-		Var: func(c any) any {
-			if c, ok := c.(*BenchConfig); ok {
-				return &c.Model
-			}
-			return nil
-		},
 	},
 	{Name: "size", Min: 1, Max: 32_768, Kind: KindInt,
 		Doc: "matrix size S (matmul)",
-		Var: func(c any) any {
-			if c, ok := c.(*BenchConfig); ok {
-				return &c.Size
-			}
-			return nil
-		},
 	},
 	{Name: "steps", Min: 1, Max: 1_000_000, Kind: KindInt,
 		Doc: "timed steps (after one untimed warm-up step)",
-		Var: func(c any) any {
-			if c, ok := c.(*BenchConfig); ok {
-				return &c.Steps
-			}
-			return nil
-		},
 	},
 	{Name: "sizes", Max: 16, Kind: KindText,
 		Doc: "matmul sizes of -suite, comma-separated"},
 	{Name: "batches", Max: 16, Kind: KindText,
 		Doc: "ConvNet batch sizes of -suite, comma-separated"},
+}
+
+// settingVars binds the settings of a toy run.
+func (c *SynthConfig) settingVars() map[string]any {
+	return map[string]any{
+		"loss":      &c.Loss,
+		"lambda":    &c.Lambda,
+		"cov":       &c.Cov,
+		"epochs":    &c.Epochs,
+		"batch":     &c.Batch,
+		"seed":      &c.Seed,
+		"lr":        &c.LR,
+		"encoder":   &c.Encoder,
+		"train":     &c.Train,
+		"test":      &c.Test,
+		"data-seed": &c.DataSeed,
+	}
+}
+
+// settingVars binds the settings of an image run.
+func (c *ImageConfig) settingVars() map[string]any {
+	return map[string]any{
+		"data":           &c.Data,
+		"head":           &c.Head,
+		"loss":           &c.Loss,
+		"lambda":         &c.Lambda,
+		"cov":            &c.Cov,
+		"epochs":         &c.Epochs,
+		"batch":          &c.Batch,
+		"limit-train":    &c.LimitTrain,
+		"limit-test":     &c.LimitTest,
+		"seed":           &c.Seed,
+		"lr":             &c.LR,
+		"freeze-head":    &c.FreezeHead,
+		"datadir":        &c.DataDir,
+		"val":            &c.Val,
+		"augment":        &c.Augment,
+		"bn-recalibrate": &c.BNRecalibrate,
+		"bn-history":     &c.BNHistory,
+		"eval-batch":     &c.EvalBatch,
+	}
+}
+
+// settingVars binds the settings of a sweep.
+func (c *SweepConfig) settingVars() map[string]any {
+	return map[string]any{
+		"lambdas": (*Floats)(&c.Lambdas),
+		"seeds":   &c.Seeds,
+	}
+}
+
+// settingVars binds the settings of an evaluation.
+func (c *EvalConfig) settingVars() map[string]any {
+	return map[string]any{
+		"data":           &c.Data,
+		"batch":          &c.Batch,
+		"limit-train":    &c.LimitTrain,
+		"limit-test":     &c.LimitTest,
+		"seed":           &c.Seed,
+		"datadir":        &c.DataDir,
+		"bn-recalibrate": &c.BNRecalibrate,
+		"eval-batch":     &c.EvalBatch,
+		"checkpoint":     &c.Checkpoint,
+	}
+}
+
+// settingVars binds the settings of an out-of-distribution score.
+func (c *OODConfig) settingVars() map[string]any {
+	return map[string]any{
+		"ood":         &c.Data,
+		"ood-datadir": &c.DataDir,
+	}
+}
+
+// settingVars binds the settings of a benchmark.
+func (c *BenchConfig) settingVars() map[string]any {
+	return map[string]any{
+		"batch": &c.Batch,
+		"model": &c.Model,
+		"size":  &c.Size,
+		"steps": &c.Steps,
+	}
 }

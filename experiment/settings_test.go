@@ -21,6 +21,14 @@ func TestSettingsTable(t *testing.T) {
 			t.Errorf("%s: bounds %d to %d", s.Name, s.Min, s.Max)
 		}
 	}
+	// Every variable a configuration binds is a row's.
+	for _, c := range []settingBinder{&SynthConfig{}, &ImageConfig{}, &SweepConfig{}, &EvalConfig{}, &OODConfig{}, &BenchConfig{}} {
+		for name := range c.settingVars() {
+			if !seen[name] {
+				t.Errorf("%T binds %s, which no row declares", c, name)
+			}
+		}
+	}
 }
 
 func TestSynthConfigValidate(t *testing.T) {
