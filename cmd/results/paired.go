@@ -39,23 +39,33 @@ func plusMinus(values []float64, k float64, format func(float64) string) string 
 	return fmt.Sprintf("%s ± %s", format(m), format(k*sd))
 }
 
-// welch is Welch's two-sample t-test of the means of a and b: the
-// statistic, its degrees of freedom and the two-sided p-value; ok is false
-// when either sample has fewer than two values or neither varies.
-func welch(a, b []float64) (t, df, p float64, ok bool) {
+// welchTest is Welch's two-sample t-test of the difference of two means:
+// the statistic, its degrees of freedom, the two-sided p-value, and the
+// 95% confidence interval of the difference [lo, hi].
+type welchTest struct {
+	t, df, p, lo, hi float64
+}
+
+// welch is Welch's test of mean(a) - mean(b); ok is false when either
+// sample has fewer than two values or neither varies.
+func welch(a, b []float64) (w welchTest, ok bool) {
 	if len(a) < 2 || len(b) < 2 {
-		return 0, 0, 0, false
+		return w, false
 	}
 	ma, sa := meanSD(a)
 	mb, sb := meanSD(b)
 	va, vb := sa*sa/float64(len(a)), sb*sb/float64(len(b))
 	if va+vb == 0 {
-		return 0, 0, 0, false
+		return w, false
 	}
-	t = (ma - mb) / math.Sqrt(va+vb)
-	df = (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
-	p = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
-	return t, df, p, true
+	se := math.Sqrt(va + vb)
+	w.t = (ma - mb) / se
+	w.df = (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
+	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: w.df}
+	w.p = 2 * dist.Survival(math.Abs(w.t))
+	half := dist.Quantile(0.975) * se
+	w.lo, w.hi = ma-mb-half, ma-mb+half
+	return w, true
 }
 
 // headLabel names a run's head and loss as Table 1 does ("LDA spherical
@@ -173,8 +183,8 @@ func pairedTable(runs []*runReport) string {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", g.head, g.impl, len(acc), epochSpan(g.runs),
 			plusMinus(acc, 1, pct), plusMinus(ece, 1, pct), plusMinus(accRe, 1, pct), plusMinus(eceRe, 1, pct))
 	}
-	b.WriteString("\n| head | figure | ours - PyTorch (points) | Welch's t | df | p (two-sided) |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n| head | figure | ours - PyTorch (points) | 95% interval (points) | Welch's t | df | p (two-sided) |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, ours := range groups {
 		if ours.impl != "ours" {
 			continue
@@ -191,14 +201,15 @@ func pairedTable(runs []*runReport) string {
 					if half {
 						name += ", mean of the last half of the epochs"
 					}
-					t, df, p, ok := welch(a[i], c[i])
+					w, ok := welch(a[i], c[i])
 					if !ok {
-						fmt.Fprintf(&b, "| %s | %s | - | - | - | - |\n", ours.head, name)
+						fmt.Fprintf(&b, "| %s | %s | - | - | - | - | - |\n", ours.head, name)
 						continue
 					}
 					ma, _ := meanSD(a[i])
 					mc, _ := meanSD(c[i])
-					fmt.Fprintf(&b, "| %s | %s | %+.2f | %.2f | %.1f | %.3f |\n", ours.head, name, 100*(ma-mc), t, df, p)
+					fmt.Fprintf(&b, "| %s | %s | %+.2f | [%+.2f, %+.2f] | %.2f | %.1f | %.3f |\n",
+						ours.head, name, 100*(ma-mc), 100*w.lo, 100*w.hi, w.t, w.df, w.p)
 				}
 			}
 		}

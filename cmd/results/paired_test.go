@@ -11,13 +11,20 @@ import (
 // 2, 3, 4 (mean 2.5, variance 5/3), b = 2, 4, 6 (mean 4, variance 4):
 // t = -1.5/sqrt(5/12 + 4/3) = -1.1339, df = 1.75^2 / ((5/12)^2/3 +
 // (4/3)^2/2) = 3.2347, and p = 0.3338 (Student's t density integrated
-// numerically beyond |t|).
+// numerically beyond |t|). With equal sizes and variances, a = 1, 2, 3
+// and b = 2, 3, 4, df = 4 and the 95% interval of the difference -1 is
+// -1 ± 2.776445 sqrt(2/3) (Student's t table: t(0.975, 4) = 2.776445).
 func TestWelch(t *testing.T) {
-	tt, df, p, ok := welch([]float64{1, 2, 3, 4}, []float64{2, 4, 6})
-	if !ok || math.Abs(tt+1.1339) > 1e-4 || math.Abs(df-3.2347) > 1e-4 || math.Abs(p-0.3338) > 1e-4 {
-		t.Errorf("welch = %v, %v, %v, %v; want -1.1339, 3.2347, 0.3338", tt, df, p, ok)
+	w, ok := welch([]float64{1, 2, 3, 4}, []float64{2, 4, 6})
+	if !ok || math.Abs(w.t+1.1339) > 1e-4 || math.Abs(w.df-3.2347) > 1e-4 || math.Abs(w.p-0.3338) > 1e-4 {
+		t.Errorf("welch = %+v, %v; want t -1.1339, df 3.2347, p 0.3338", w, ok)
 	}
-	if _, _, _, ok := welch([]float64{1}, []float64{2, 3}); ok {
+	w, ok = welch([]float64{1, 2, 3}, []float64{2, 3, 4})
+	half := 2.776445 * math.Sqrt(2.0/3)
+	if !ok || math.Abs(w.df-4) > 1e-9 || math.Abs(w.lo-(-1-half)) > 1e-5 || math.Abs(w.hi-(-1+half)) > 1e-5 {
+		t.Errorf("welch = %+v, %v; want df 4, interval [%.5f, %.5f]", w, ok, -1-half, -1+half)
+	}
+	if _, ok := welch([]float64{1}, []float64{2, 3}); ok {
 		t.Error("welch of one value: ok")
 	}
 }
@@ -59,10 +66,11 @@ func TestPairedTable(t *testing.T) {
 		"| LDA spherical + DNLL | PyTorch | 3 | 3 | 90.00 ± 0.00 | 5.00 ± 1.00 | 91.00 ± 0.00 | 2.50 ± 0.50 |",
 		"| softmax + CE, frozen head | ours | 1 | 1 | 80.00 | 10.00 | - | - |",
 		// t = -2 / sqrt(2/3) = -2.449, df = 4, p = 0.0705.
-		"| LDA spherical + DNLL | ECE, trained BN | -2.00 | -2.45 | 4.0 | 0.070 |",
-		"| LDA spherical + DNLL | test accuracy, trained BN | - | - | - | - |",
+		// The 95% interval: -2 ± 2.776445 sqrt(2/3) = -2 ± 2.27.
+		"| LDA spherical + DNLL | ECE, trained BN | -2.00 | [-4.27, +0.27] | -2.45 | 4.0 | 0.070 |",
+		"| LDA spherical + DNLL | test accuracy, trained BN | - | - | - | - | - |",
 		// t = -1 / sqrt(2/3) = -1.225, df = 4, p = 0.288.
-		"| LDA spherical + DNLL | ECE, trained BN, mean of the last half of the epochs | -1.00 | -1.22 | 4.0 | 0.288 |",
+		"| LDA spherical + DNLL | ECE, trained BN, mean of the last half of the epochs | -1.00 | [-3.27, +1.27] | -1.22 | 4.0 | 0.288 |",
 		"| pytorch-lda-s1 | 90.00 | 90.00 | 4.00 | 4.01 | 0.0100 |\n",
 	} {
 		if !strings.Contains(string(got), want) {
