@@ -58,8 +58,16 @@ for seed in ${SEEDS:-1 2 3}; do
 					resume=()
 					if [ -f "$dir/resume.pt" ]; then resume=(-resume); fi
 					echo "== $dir"
-					(cd pytorch && "${PYTHON:-python3}" train.py -backend cpu -datadir "$abs_data" "${common[@]}" "${flags[@]}" \
-						-seed "$seed" -out "$abs_out/$engine-$head-s$seed" "${resume[@]}")
+					# On the CPU the twin evaluates in batches of 128: a batch
+					# of 1024 puts each layer's output (100 MB) in memory that
+					# glibc maps afresh and the kernel faults in page by page,
+					# four to eight times slower, with the same scores (they
+					# differ in the fifth significant digit at most). glibc's
+					# malloc also keeps the smaller freed tensors instead of
+					# returning them to the kernel.
+					(cd pytorch && MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456 \
+						"${PYTHON:-python3}" train.py -backend cpu -datadir "$abs_data" "${common[@]}" "${flags[@]}" \
+						-eval-batch 128 -seed "$seed" -out "$abs_out/$engine-$head-s$seed" "${resume[@]}")
 				fi
 				if [ ! -f "$dir/deeplda-eval/report.json" ]; then
 					"$deeplda" eval -checkpoint "$dir/checkpoint.safetensors" -datadir "$data" -data fashion-mnist -out "$dir/deeplda-eval"

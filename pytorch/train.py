@@ -195,6 +195,14 @@ def write_json(path, v):
 
 # RESUME_FILE is the resume state that -resume continues from.
 RESUME_FILE = "resume.pt"
+# RESUME_FREE are the settings that a resumed run may change.
+RESUME_FREE = ("epochs", "eval_batch", "resume", "out")
+
+
+def resumable(config):
+    """The settings of config that a resumed run must share with the run
+    it continues."""
+    return {k: v for k, v in config.items() if k not in RESUME_FREE}
 
 
 class Run:
@@ -344,8 +352,8 @@ class Run:
 
     def resume_config(self):
         """The settings that a resumed run must share with the run it
-        continues: all but -epochs, -resume and -out."""
-        return {k: v for k, v in self.config.items() if k not in ("epochs", "resume", "out")}
+        continues: all but RESUME_FREE."""
+        return resumable(self.config)
 
     def save_resume(self, epoch):
         """Writes -out/resume.pt: the model, Adam's state, the augmentation's
@@ -363,9 +371,9 @@ class Run:
         if not os.path.exists(path):
             return 0
         saved = torch.load(path, map_location=self.pg.device)
-        if saved["config"] != self.resume_config():
-            changed = sorted(k for k in set(saved["config"]) | set(self.resume_config())
-                             if saved["config"].get(k) != self.resume_config().get(k))
+        was, now = resumable(saved["config"]), self.resume_config()
+        if was != now:
+            changed = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
             raise UsageError(f"-resume: {path} is of a run with other settings ({', '.join(changed)})")
         if saved["epoch"] > self.c.epochs:
             raise UsageError(f"-resume: {path} holds {saved['epoch']} epochs, more than -epochs {self.c.epochs}")

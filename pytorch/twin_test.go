@@ -372,8 +372,9 @@ func TestTwinFreezeHead(t *testing.T) {
 }
 
 // TestTwinResume trains the twin 2 epochs in one go, and 1 epoch then
-// -resume to 2, and finds the same checkpoint and history; a resume with
-// other settings is refused with one line.
+// -resume to 2 (with another -eval-batch, which a resume may change), and
+// finds the same checkpoint and history; a resume with other training
+// settings is refused with one line.
 func TestTwinResume(t *testing.T) {
 	py := python(t)
 	data := filepath.Join(sharedtest.Dir(t, "datasets"), "fashion-mnist")
@@ -395,7 +396,7 @@ func TestTwinResume(t *testing.T) {
 	if out, err := twin(split, "-epochs", "2", "-lr", "0.01", "-resume"); err == nil || !strings.Contains(out, "-resume: ") || !strings.Contains(out, "is of a run with other settings (lr)") || strings.Contains(out, "Traceback") {
 		t.Errorf("resume with another -lr: %v\n%s", err, out)
 	}
-	out, err := twin(split, "-epochs", "2", "-resume")
+	out, err := twin(split, "-epochs", "2", "-eval-batch", "32", "-resume")
 	if err != nil || !strings.Contains(out, "resuming after epoch 1 of 2") {
 		t.Fatalf("%v:\n%s", err, out)
 	}
