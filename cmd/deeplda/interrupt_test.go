@@ -21,8 +21,20 @@ import (
 )
 
 // interruptArgs is a toy run of long epochs (60,000 steps of one point)
-// whose final evaluation and figures take a while (20,000 test points).
-var interruptArgs = []string{"synth", "-backend", "cpu", "-train", "60000", "-test", "20000", "-batch", "1", "-epochs", "3", "-quiet"}
+// whose final evaluation and figures take a while (20,000 test points),
+// and of so many epochs (interruptEpochs) that it cannot end before the
+// tests' signals reach it however slowly they run. The tests resume it
+// with -epochs one past the epoch it stopped at.
+var interruptArgs = []string{"synth", "-backend", "cpu", "-train", "60000", "-test", "20000", "-batch", "1", "-epochs", fmt.Sprint(interruptEpochs), "-quiet"}
+
+// interruptEpochs is the epochs of interruptArgs.
+const interruptEpochs = 100
+
+// resumeArgs are the arguments that resume interruptArgs's run in out,
+// stopped after epoch, for one more epoch.
+func resumeArgs(out string, epoch int) []string {
+	return append(interruptArgs, "-epochs", fmt.Sprint(epoch+1), "-out", out, "-resume")
+}
 
 // lines collects a command's output lines as they come.
 type lines struct {
@@ -149,7 +161,7 @@ func TestInterruptReportsTheCheckpoint(t *testing.T) {
 	if got, want := test["nll"], float64(run.Report.Test.NLL); got != want {
 		t.Errorf("report's test NLL %v; the checkpoint's %v", got, want)
 	}
-	if code, _, stderr := runCmd(t, append(interruptArgs, "-out", out, "-resume")...); code != 0 || !strings.Contains(stderr, fmt.Sprintf("resuming after epoch %d of 3", epochs)) {
+	if code, _, stderr := runCmd(t, resumeArgs(out, epochs)...); code != 0 || !strings.Contains(stderr, fmt.Sprintf("resuming after epoch %d of %d", epochs, epochs+1)) {
 		t.Errorf("-resume: exit %d: %s", code, stderr)
 	}
 }
@@ -164,13 +176,14 @@ func checkStopped(t *testing.T, cmd *exec.Cmd, o *lines, out, name string, statu
 	rep := readReport(t, out)
 	history, _ := rep["history"].([]any)
 	epochs := len(history)
-	if rep["status"] != "stopped" || epochs < 1 || epochs > 2 {
-		t.Fatalf("report: status %v, %d epochs of history; want stopped and 1 or 2", rep["status"], epochs)
+	if rep["status"] != "stopped" || epochs < 1 || epochs >= interruptEpochs {
+		t.Fatalf("report: status %v, %d epochs of history; want stopped and 1 to %d", rep["status"], epochs, interruptEpochs-1)
 	}
 	report := filepath.Join(out, "report.json")
-	want := fmt.Sprintf("deeplda synth: stopped at epoch 1 of 3 by %s: %s holds epoch 1; -resume continues after it", name, report)
-	if epochs == 2 {
-		want = fmt.Sprintf("deeplda synth: stopped at epoch 2 of 3 by %s: %s holds epochs 1-2; -resume continues after epoch 2", name, report)
+	want := fmt.Sprintf("deeplda synth: stopped at epoch 1 of %d by %s: %s holds epoch 1; -resume continues after it", interruptEpochs, name, report)
+	if epochs > 1 {
+		want = fmt.Sprintf("deeplda synth: stopped at epoch %d of %d by %s: %s holds epochs 1-%d; -resume continues after epoch %d",
+			epochs, interruptEpochs, name, report, epochs, epochs)
 	}
 	o.waitFor(t, want)
 	if last := o.last(); last != want || code != status {
@@ -263,13 +276,18 @@ func TestSecondInterruptExits(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr.waitFor(t, "interrupted: writing the report")
+	var epoch int
+	_, said, _ := strings.Cut(stderr.String(), "interrupted: writing the report of epoch ")
+	if _, err := fmt.Sscan(said, &epoch); err != nil {
+		t.Fatalf("no epoch in the interrupt's line: %v: %s", err, stderr.String())
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if code := exitCode(t, cmd); code != 143 || !strings.Contains(stderr.String(), "deeplda: interrupted again (SIGTERM): exiting now (the files written so far are intact)") {
 		t.Fatalf("exit %d, output %q; want 143 and the reason", code, stderr.String())
 	}
-	if code, _, stderr := runCmd(t, append(interruptArgs, "-out", out, "-resume")...); code != 0 || !strings.Contains(stderr, "resuming after epoch") {
+	if code, _, stderr := runCmd(t, resumeArgs(out, epoch)...); code != 0 || !strings.Contains(stderr, fmt.Sprintf("resuming after epoch %d", epoch)) {
 		t.Errorf("-resume: exit %d: %s", code, stderr)
 	}
 }
