@@ -436,6 +436,9 @@ func TestUIRestartResumes(t *testing.T) {
 	second := startUIIn(t, first.runs)
 	b2 := newBrowser(t, options{})
 	b2.openURL(second.url + "&backend=native")
+	// The page is idle until the engine's first events of the resumed run
+	// reach it.
+	b2.waitFor(`document.body.dataset.state !== 'idle'`, time.Minute)
 	b2.waitFinished("done", 3*time.Minute)
 	if r := b2.report(); r.Status != "done" || len(r.History) != epochs {
 		t.Errorf("the resumed run: status %q, %d epochs", r.Status, len(r.History))
