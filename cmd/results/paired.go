@@ -40,10 +40,10 @@ func plusMinus(values []float64, k float64, format func(float64) string) string 
 }
 
 // welchTest is Welch's two-sample t-test of the difference of two means:
-// the statistic, its degrees of freedom, the two-sided p-value, and the
-// 95% confidence interval of the difference [lo, hi].
+// the difference, the statistic, its degrees of freedom, the two-sided
+// p-value, and the 95% confidence interval of the difference [lo, hi].
 type welchTest struct {
-	t, df, p, lo, hi float64
+	diff, t, df, p, lo, hi float64
 }
 
 // welch is Welch's test of mean(a) - mean(b); ok is false when either
@@ -59,12 +59,13 @@ func welch(a, b []float64) (w welchTest, ok bool) {
 		return w, false
 	}
 	se := math.Sqrt(va + vb)
-	w.t = (ma - mb) / se
+	w.diff = ma - mb
+	w.t = w.diff / se
 	w.df = (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
 	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: w.df}
 	w.p = 2 * dist.Survival(math.Abs(w.t))
 	half := dist.Quantile(0.975) * se
-	w.lo, w.hi = ma-mb-half, ma-mb+half
+	w.lo, w.hi = w.diff-half, w.diff+half
 	return w, true
 }
 
@@ -206,10 +207,8 @@ func pairedTable(runs []*runReport) string {
 						fmt.Fprintf(&b, "| %s | %s | - | - | - | - | - |\n", ours.head, name)
 						continue
 					}
-					ma, _ := meanSD(a[i])
-					mc, _ := meanSD(c[i])
 					fmt.Fprintf(&b, "| %s | %s | %+.2f | [%+.2f, %+.2f] | %.2f | %.1f | %.3f |\n",
-						ours.head, name, 100*(ma-mc), 100*w.lo, 100*w.hi, w.t, w.df, w.p)
+						ours.head, name, 100*w.diff, 100*w.lo, 100*w.hi, w.t, w.df, w.p)
 				}
 			}
 		}
