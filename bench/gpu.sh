@@ -17,7 +17,8 @@
 #       machine's WebGPU adapter and writes into OUT: log.txt,
 #       conformance.jsonl (the tests' go test -json events), suite.md and
 #       suite.jsonl (deeplda bench -backend webgpu -suite with the
-#       adapter's description), pytorch.jsonl (the same steps in PyTorch,
+#       adapter's description), suite-64x16.md and .jsonl (the same with
+#       every GEMM on the narrow tile), pytorch.jsonl (the same steps in PyTorch,
 #       on CUDA where it is there, else on the CPU), pytorch_trajectory.jsonl
 #       (the golden trajectory replayed by PyTorch there: its own drift,
 #       bench/pytorch_trajectory.py), gpu.csv (nvidia-smi, where it is
@@ -95,6 +96,9 @@ run() {
 		"$0/webgpu.test" -test.v=test2json -test.count=1 -test.timeout="$1s" -test.run "$2" -test.skip "$3" "${@:4}"' \
 		"$dir" "$limit" "$tests" "$skip" "${testflags[@]}" >"$out/conformance.jsonl"
 	native_suite "$dir/deeplda" "$out" "$steps" "$sizes" "$batches"
+	# The same with tile.wgsl's own tile on every GEMM, against the choice
+	# by rows (the wide tile from 128 rows) above.
+	native_suite "$dir/deeplda" "$out" "$steps" "$sizes" "$batches" 64x16
 	local py=${PYTHON:-}
 	if [ -z "$py" ]; then
 		for py in python3 /usr/bin/python3; do

@@ -56,14 +56,17 @@ step() {
 	return $rc
 }
 
-# native_suite DEEPLDA OUT STEPS SIZES BATCHES times the GPU table natively
-# on the machine's WebGPU adapter (the command DEEPLDA's bench -suite) into
-# OUT/suite.md (the table) and OUT/suite.jsonl (the adapter's description,
-# then one result a line).
+# native_suite DEEPLDA OUT STEPS SIZES BATCHES [TILE] times the GPU table
+# natively on the machine's WebGPU adapter (the command DEEPLDA's bench
+# -suite) into OUT/suite.md (the table) and OUT/suite.jsonl (the adapter's
+# description, then one result a line); with TILE (as 64x16), every GEMM
+# on that tile (DEEPLDA_WEBGPU_TILE), into OUT/suite-TILE.md and .jsonl.
 native_suite() {
-	step suite 150 "$1" bench -backend webgpu -suite -sizes "$4" -batches "$5" -steps "$3" \
-		>"$2/suite.md" 2>"$2/suite.jsonl"
-	cat "$2/suite.md" >&2
+	local name=suite
+	[ -n "${6:-}" ] && name=suite-$6
+	step "$name" 150 env DEEPLDA_WEBGPU_TILE="${6:-}" "$1" bench -backend webgpu -suite -sizes "$4" -batches "$5" -steps "$3" \
+		>"$2/$name.md" 2>"$2/$name.jsonl"
+	cat "$2/$name.md" >&2
 }
 
 # end_run fails, naming them, when steps failed.

@@ -76,37 +76,46 @@ func serveGoldenPage(t testing.TB, pageDir, goldenDir string) string {
 }
 
 // TestGoldenInBrowser runs the golden checks of train/traintest (the head
-// cases and the MLP model case: forward, loss, every gradient, Adam steps,
+// cases and the model cases: forward, loss, every gradient, Adam steps,
 // eval delta) inside Chromium: on WebGPU (SwiftShader in headless
-// Chromium) with the GPU tolerance of the native WebGPU tests, and on the
-// CPU backend compiled to WebAssembly with the CPU tolerance. Every check
+// Chromium) with the GPU tolerance of the native WebGPU tests, the MLP's
+// and the Fashion-MNIST ConvNet's, and on the CPU backend compiled to
+// WebAssembly with the CPU tolerance, the MLP's. Every check
 // must pass, and as many checks must run as natively.
 func TestGoldenInBrowser(t *testing.T) {
 	if noBrowser != "" {
 		t.Skip("SKIPPED: " + noBrowser)
 	}
 	goldenDir := sharedtest.Dir(t, "golden")
+	// The model cases of each backend: WebGPU also runs the ConvNet's,
+	// whose GEMMs take both tiles of tile.wgsl (64 and 128 channels) as
+	// Chromium compiles them.
+	cases := map[string]string{"webgpu": "mlp_synthetic,convnet_fmnist", "cpu": "mlp_synthetic"}
 	// The number of checks of each section, from the same checks run
 	// natively on the CPU.
-	native := traintest.Check(cpu.New(), traintest.CPUTolerance, []string{"mlp_synthetic"}, func(name string) (*safetensors.File, error) {
+	native := traintest.Check(cpu.New(), traintest.CPUTolerance, strings.Split(cases["webgpu"], ","), func(name string) (*safetensors.File, error) {
 		return traintest.Open(t, name), nil
 	})
 	if native.Error != "" || len(native.Failures) > 0 {
 		t.Fatalf("the native checks: error %q, failures %v", native.Error, native.Failures)
 	}
-	want := map[string]int{}
+	checks := map[string]int{}
 	for _, s := range native.Sections {
-		want[s.Name] = s.Checks
+		checks[s.Name] = s.Checks
 	}
 	start := time.Now()
 	page := serveGoldenPage(t, buildGoldenPage(t), goldenDir)
-	t.Logf("built the page program in %v; native checks per section: %v", time.Since(start).Round(100*time.Millisecond), want)
+	t.Logf("built the page program in %v; native checks per section: %v", time.Since(start).Round(100*time.Millisecond), checks)
 
 	for _, backend := range []string{"webgpu", "cpu"} {
 		t.Run(backend, func(t *testing.T) {
+			want := map[string]int{"head_cases": checks["head_cases"]}
+			for _, c := range strings.Split(cases[backend], ",") {
+				want[c] = checks[c]
+			}
 			b := newBrowser(t, options{})
-			b.openURL(page + "?backend=" + backend)
-			b.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 5*time.Minute)
+			b.openURL(page + "?backend=" + backend + "&cases=" + cases[backend])
+			b.waitFor(`document.body.dataset.state === 'done' || document.body.dataset.state === 'error'`, 10*time.Minute)
 			raw := eval[string](b, `document.getElementById('result').textContent`)
 			var r traintest.Summary
 			if err := json.Unmarshal([]byte(raw), &r); err != nil {

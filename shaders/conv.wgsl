@@ -27,12 +27,12 @@
 //     A[co, j] = dy[img, co, oh, ow] for j = (img, oh, ow); B[j, r] = the
 //     x element of conv_forward's B[r, j]; C[co, r] goes to dw[co*N + r].
 // The host passes the GEMM sizes (gm, gn, gk) and the decomposition of the
-// slice depth 16 in the mixed radix of the reduction index ((ci or oc, kh,
+// slice depth TK in the mixed radix of the reduction index ((ci or oc, kh,
 // kw) with radices k, k; or (img, oh, ow) with radices ho, wo) as
 // (step_hi, step_mid, step_lo), so that the invocations advance their
 // reduction indices from slice to slice without dividing.
 //
-// Dispatch: ceil(gm/64)*ceil(gn/128) workgroups of 16x16 invocations,
+// Dispatch: ceil(gm/TM)*ceil(gn/128) workgroups of 16x16 invocations,
 // flattened over x and y with `row` workgroups per grid row (tiles_n =
 // ceil(gn/128)); the ones past the end return at once.
 //
@@ -48,13 +48,14 @@
 // sums than one pass over the whole reduction.
 //
 // The tiling is tile.wgsl's (Source puts it before this file), as in
-// matmul.wgsl: a workgroup computes a 64x128 tile of C; invocation (tx, ty)
-// owns the 4x8 block at rows 4ty.., columns 8tx.. in acc. K is walked in
-// slices of 16, staged in workgroup memory as vec4s along M (sa) and N (sb),
-// each invocation gathering one vec4 of A (4 rows at reduction index ak) and
-// two of B (4 columns at reduction indices bk and bk+8); then each
-// invocation does 16 rank-1 updates of its block. The three entry points
-// differ only in their gathers and in where the outputs go.
+// matmul.wgsl: a workgroup computes a TM x 128 tile of C (TM 64 or 128, as
+// the backend sets it); invocation (tx, ty) owns the TM/16 x 8 block at
+// rows 64q+4ty.., columns 8tx.. in acc. K is walked in slices of TK, staged
+// in workgroup memory as vec4s along M (sa) and N (sb), each invocation
+// gathering SA_STAGES vec4s of A (4 rows at reduction index ak, SA_ROWS rows
+// apart) and SB_STAGES of B (4 columns at reduction indices bk, bk+8, ...);
+// then each invocation does TK rank-1 updates of its block. The three entry
+// points differ only in their gathers and in where the outputs go.
 
 struct Params {
   batch: u32,
@@ -73,7 +74,7 @@ struct Params {
   gm: u32,      // GEMM rows
   gn: u32,      // GEMM columns
   gk: u32,      // GEMM reduction length
-  step_hi: u32, // 16 in the mixed radix of the reduction index
+  step_hi: u32, // TK in the mixed radix of the reduction index
   step_mid: u32,
   step_lo: u32,
   splits: u32,  // conv_backward_filter: chunks of the reduction (1: none)
@@ -95,15 +96,15 @@ const FAR = -1073741824; // an offset that keeps any index it is added to out of
 struct Tile {
   m0: u32,
   n0: u32,
-  ai: u32, // first of the 4 rows of A staged
+  ai: u32, // first of the 4 rows of A staged (and SA_ROWS further a stage)
   ak: u32, // their reduction index within the slice
   bj: u32, // first of the 4 columns of B staged
-  bk: u32, // their reduction indices within the slice: bk and bk+8
+  bk: u32, // their reduction index within the slice (and 8 further a stage)
 }
 
 // tile returns the tile of invocation lid of workgroup g.
 fn tile(g: u32, lid: u32) -> Tile {
-  return Tile((g / p.tiles_n) * TM, (g % p.tiles_n) * TN, (lid / 16u) * 4u, lid % 16u, (lid % 32u) * 4u, lid / 32u);
+  return Tile((g / p.tiles_n) * TM, (g % p.tiles_n) * TN, (lid / TK) * 4u, lid % TK, (lid % 32u) * 4u, lid / 32u);
 }
 
 // decompose splits v into mixed-radix digits (hi, mid, lo), radices r1, r2.
@@ -149,9 +150,7 @@ fn gather_w(idx: vec4<i32>, ok: vec4<bool>) -> vec4<f32> {
 
 // store_row writes row m of the invocation's block (v0: columns 8tx..8tx+3,
 // v1: the next four) plus add, to dst[m*row_step + cols] for the columns'
-// offsets cols0 and cols1 (negative for the columns past the end). The
-// block is written row by row from acc[0] to acc[7] with constant indices so
-// that acc can stay in registers.
+// offsets cols0 and cols1 (negative for the columns past the end).
 fn store_row(m: u32, row_step: u32, cols0: vec4<i32>, cols1: vec4<i32>, v0: vec4<f32>, v1: vec4<f32>, add: f32) {
   if (m >= p.gm) { return; }
   for (var e = 0u; e < 4u; e++) {
@@ -174,13 +173,17 @@ fn image_cols(n: u32, plane: u32, chans: u32) -> vec4<i32> {
 }
 
 // store_block writes the invocation's block to dst, row m of C going to
-// dst[m*row_step + cols], adding add[r] to row 4ty+r.
-fn store_block(t: Tile, tx: u32, ty: u32, row_step: u32, cols0: vec4<i32>, cols1: vec4<i32>, add: vec4<f32>) {
-  let m = t.m0 + 4u * ty;
-  store_row(m, row_step, cols0, cols1, acc[0], acc[1], add.x);
-  store_row(m + 1u, row_step, cols0, cols1, acc[2], acc[3], add.y);
-  store_row(m + 2u, row_step, cols0, cols1, acc[4], acc[5], add.z);
-  store_row(m + 3u, row_step, cols0, cols1, acc[6], acc[7], add.w);
+// dst[m*row_step + cols], adding add[q][r] to row 64q+4ty+r.
+fn store_block(t: Tile, tx: u32, ty: u32, row_step: u32, cols0: vec4<i32>, cols1: vec4<i32>, adds: array<vec4<f32>, RQ>) {
+  var rows_add = adds; // a variable: a value array may only be indexed by constants
+  for (var q = 0u; q < RQ; q++) {
+    let m = t.m0 + 64u * q + 4u * ty;
+    let add = rows_add[q];
+    store_row(m, row_step, cols0, cols1, acc[8u * q], acc[8u * q + 1u], add.x);
+    store_row(m + 1u, row_step, cols0, cols1, acc[8u * q + 2u], acc[8u * q + 3u], add.y);
+    store_row(m + 2u, row_step, cols0, cols1, acc[8u * q + 4u], acc[8u * q + 5u], add.z);
+    store_row(m + 3u, row_step, cols0, cols1, acc[8u * q + 6u], acc[8u * q + 7u], add.w);
+  }
 }
 
 @compute @workgroup_size(16, 16)
@@ -203,30 +206,35 @@ fn conv_forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
     ih0[e] = select(FAR, i32(d.y * p.stride) - i32(p.pad), j < p.gn);
     iw0[e] = i32(d.z * p.stride) - i32(p.pad);
   }
-  let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai;
-  // The reduction indices r = (ci, kh, kw) of the two staged rows of B.
-  var r0 = decompose(t.bk, p.k, p.k);
-  var r1 = decompose(t.bk + 8u, p.k, p.k);
-  acc = array<vec4<f32>, 8>();
+  // The reduction indices r = (ci, kh, kw) of the staged rows of B.
+  var rb: array<vec3<u32>, SB_STAGES>;
+  for (var s = 0u; s < SB_STAGES; s++) {
+    rb[s] = decompose(t.bk + 8u * s, p.k, p.k);
+  }
+  acc = array<vec4<f32>, ACC>();
   for (var k0 = 0u; k0 < p.gk; k0 += TK) {
     let ka = k0 + t.ak;
-    sa[t.ak * PA + t.ai / 4u] = gather_w(vec4<i32>(rows * p.gk + ka), (rows < vec4<u32>(p.gm)) & vec4<bool>(ka < p.gk));
-    for (var s = 0u; s < 2u; s++) {
-      let r = select(r1, r0, s == 0u);
+    for (var s = 0u; s < SA_STAGES; s++) {
+      let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
+      sa[t.ak * PA + t.ai / 4u + SA_ROWS / 4u * s] = gather_w(vec4<i32>(rows * p.gk + ka), (rows < vec4<u32>(p.gm)) & vec4<bool>(ka < p.gk));
+    }
+    for (var s = 0u; s < SB_STAGES; s++) {
+      let r = rb[s];
       let ih = ih0 + i32(r.y);
       let iw = iw0 + i32(r.z);
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(r.x < p.ci);
       sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(xb + (i32(r.x) * hi + ih) * wi + iw, ok);
+      rb[s] = advance(r, p.k, p.k);
     }
     rank_updates(l.x, l.y);
-    r0 = advance(r0, p.k, p.k);
-    r1 = advance(r1, p.k, p.k);
   }
-  var add = vec4<f32>(0.0);
+  var add = array<vec4<f32>, RQ>();
   if (p.has_bias != 0u) {
-    for (var r = 0u; r < 4u; r++) {
-      let m = t.m0 + 4u * l.y + r;
-      if (m < p.gm) { add[r] = bias[m]; }
+    for (var q = 0u; q < RQ; q++) {
+      for (var r = 0u; r < 4u; r++) {
+        let m = t.m0 + 64u * q + 4u * l.y + r;
+        if (m < p.gm) { add[q][r] = bias[m]; }
+      }
     }
   }
   let n = t.n0 + 8u * l.x;
@@ -253,18 +261,23 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
     th0[e] = select(FAR, i32(d.y + p.pad), j < p.gn);
     tw0[e] = i32(d.z + p.pad);
   }
-  let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai;
   // The reduction indices r = (oc, kh, kw) of the staged column of A and
-  // of the two staged rows of B.
+  // of the staged rows of B.
   var ra = decompose(t.ak, p.k, p.k);
-  var r0 = decompose(t.bk, p.k, p.k);
-  var r1 = decompose(t.bk + 8u, p.k, p.k);
-  acc = array<vec4<f32>, 8>();
+  var rb: array<vec3<u32>, SB_STAGES>;
+  for (var s = 0u; s < SB_STAGES; s++) {
+    rb[s] = decompose(t.bk + 8u * s, p.k, p.k);
+  }
+  acc = array<vec4<f32>, ACC>();
   for (var k0 = 0u; k0 < p.gk; k0 += TK) {
-    let wa = (ra.x * p.ci + rows) * kk + ra.y * p.k + ra.z;
-    sa[t.ak * PA + t.ai / 4u] = gather_w(vec4<i32>(wa), (rows < vec4<u32>(p.gm)) & vec4<bool>(ra.x < p.co));
-    for (var s = 0u; s < 2u; s++) {
-      let r = select(r1, r0, s == 0u);
+    for (var s = 0u; s < SA_STAGES; s++) {
+      let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
+      let wa = (ra.x * p.ci + rows) * kk + ra.y * p.k + ra.z;
+      sa[t.ak * PA + t.ai / 4u + SA_ROWS / 4u * s] = gather_w(vec4<i32>(wa), (rows < vec4<u32>(p.gm)) & vec4<bool>(ra.x < p.co));
+    }
+    ra = advance(ra, p.k, p.k);
+    for (var s = 0u; s < SB_STAGES; s++) {
+      let r = rb[s];
       // Tap (kh, kw) of output (oh, ow) reads input (oh*stride+kh-pad, ...).
       let th = th0 - i32(r.y);
       let tw = tw0 - i32(r.z);
@@ -280,15 +293,13 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
       ok = ok & (oh < vec4<u32>(p.ho)) & (ow < vec4<u32>(p.wo));
       let idx = yb + vec4<i32>((r.x * p.ho + oh) * p.wo + ow);
       sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_dy(idx, ok);
+      rb[s] = advance(r, p.k, p.k);
     }
     rank_updates(l.x, l.y);
-    ra = advance(ra, p.k, p.k);
-    r0 = advance(r0, p.k, p.k);
-    r1 = advance(r1, p.k, p.k);
   }
   let n = t.n0 + 8u * l.x;
   let plane = p.h * p.w;
-  store_block(t, l.x, l.y, plane, image_cols(n, plane, p.ci), image_cols(n + 4u, plane, p.ci), vec4<f32>(0.0));
+  store_block(t, l.x, l.y, plane, image_cols(n, plane, p.ci), image_cols(n + 4u, plane, p.ci), array<vec4<f32>, RQ>());
 }
 
 @compute @workgroup_size(16, 16)
@@ -316,33 +327,36 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
     kh[e] = select(FAR, i32(d.y), r < p.gn);
     kw[e] = i32(d.z);
   }
-  let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai;
   let chw = i32(p.ci * p.h * p.w);
   // The reduction indices j = (img, oh, ow) of the staged column of A and of
-  // the two staged rows of B.
+  // the staged rows of B.
   var ja = decompose(kb + t.ak, p.ho, p.wo);
-  var j0 = decompose(kb + t.bk, p.ho, p.wo);
-  var j1 = decompose(kb + t.bk + 8u, p.ho, p.wo);
-  acc = array<vec4<f32>, 8>();
+  var jb: array<vec3<u32>, SB_STAGES>;
+  for (var s = 0u; s < SB_STAGES; s++) {
+    jb[s] = decompose(kb + t.bk + 8u * s, p.ho, p.wo);
+  }
+  acc = array<vec4<f32>, ACC>();
   for (var k0 = kb; k0 < ke; k0 += TK) {
-    let ya = (ja.x * p.co + rows) * howo + ja.y * p.wo + ja.z;
-    sa[t.ak * PA + t.ai / 4u] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
-    for (var s = 0u; s < 2u; s++) {
-      let j = select(j1, j0, s == 0u);
+    for (var s = 0u; s < SA_STAGES; s++) {
+      let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
+      let ya = (ja.x * p.co + rows) * howo + ja.y * p.wo + ja.z;
+      sa[t.ak * PA + t.ai / 4u + SA_ROWS / 4u * s] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
+    }
+    ja = advance(ja, p.ho, p.wo);
+    for (var s = 0u; s < SB_STAGES; s++) {
+      let j = jb[s];
       let ih = kh + (i32(j.y * p.stride) - i32(p.pad));
       let iw = kw + (i32(j.z * p.stride) - i32(p.pad));
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(j.x < p.batch);
       sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(i32(j.x) * chw + xo + ih * wi + iw, ok);
+      jb[s] = advance(j, p.ho, p.wo);
     }
     rank_updates(l.x, l.y);
-    ja = advance(ja, p.ho, p.wo);
-    j0 = advance(j0, p.ho, p.wo);
-    j1 = advance(j1, p.ho, p.wo);
   }
   let n = vec4<u32>(0u, 1u, 2u, 3u) + t.n0 + 8u * l.x;
   let cols0 = select(vec4<i32>(-1), vec4<i32>(base + n), n < vec4<u32>(p.gn));
   let cols1 = select(vec4<i32>(-1), vec4<i32>(base + n + 4u), n + 4u < vec4<u32>(p.gn));
-  store_block(t, l.x, l.y, p.gn, cols0, cols1, vec4<f32>(0.0));
+  store_block(t, l.x, l.y, p.gn, cols0, cols1, array<vec4<f32>, RQ>());
 }
 
 @compute @workgroup_size(256)

@@ -12,14 +12,14 @@
 //
 // Dispatch: workgroups flattened over x and y, `row` per grid row (see
 // group_index); the ones past the end return at once.
-//   matmul:       ceil(M/64)*ceil(N/128) workgroups of 16x16 invocations,
-//                 tiles_n = ceil(N/128);
+//   matmul:       ceil(M/TM)*ceil(N/128) workgroups of 16x16 invocations,
+//                 tiles_n = ceil(N/128) (TM: tile.wgsl's, 64 or 128);
 //   matmul_naive: ceil(M/16)*ceil(N/16) workgroups of 16x16, tiles_n =
 //                 ceil(N/16).
 //
 // The tiled GEMM is tile.wgsl's (Source puts it before this file), with
-// A = op(a) and B = op(b): a workgroup computes a 64x128 tile of c, walking K
-// in slices of 16 staged in workgroup memory. Staging assigns the elements
+// A = op(a) and B = op(b): a workgroup computes a TM x 128 tile of c,
+// walking K in slices of TK staged in workgroup memory. Staging assigns the elements
 // so that neighbouring invocations read neighbouring addresses whatever the
 // transposes.
 
@@ -79,37 +79,43 @@ fn matmul(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l:
   let aks = select(1u, p.m, ta);
   let bks = select(p.n, 1u, tb);
   let bns = select(1u, p.k, tb);
-  // Staging slots: a vec4 of 4 rows of op(a) at one k, and two vec4s of 4
-  // columns of op(b) at one k each, chosen so that neighbouring invocations
-  // step along the contiguous dimension of a and b.
-  let ai = select(lid / 16u, lid % 16u, ta) * 4u;
-  let ak = select(lid % 16u, lid / 16u, ta);
-  let bj0 = select(lid % 32u, lid / 16u, tb) * 4u;
-  let bk0 = select(lid / 32u, lid % 16u, tb);
-  let bj1 = select(lid % 32u, lid / 16u + 16u, tb) * 4u;
-  let bk1 = select(lid / 32u + 8u, lid % 16u, tb);
-  acc = array<vec4<f32>, 8>();
+  // Staging slots: vec4s of 4 rows of op(a) at one k, and of 4 columns of
+  // op(b) at one k, chosen so that neighbouring invocations step along the
+  // contiguous dimension of a and b; stage s of A is SA_ROWS rows further,
+  // stage s of B (bdk, bdj) further in k and in the columns.
+  let ai = select(lid / TK, lid % (SA_ROWS / 4u), ta) * 4u;
+  let ak = select(lid % TK, lid / (SA_ROWS / 4u), ta);
+  let bj = select(lid % 32u, lid / TK, tb) * 4u;
+  let bk = select(lid / 32u, lid % TK, tb);
+  let bdk = select(8u, 0u, tb);
+  let bdj = select(0u, 1024u / TK, tb);
+  acc = array<vec4<f32>, ACC>();
   for (var k0 = 0u; k0 < p.k; k0 += TK) {
-    let m = m0 + ai;
     let k = k0 + ak;
-    sa[ak * PA + ai / 4u] = vec4<f32>(a_at(m, k, ams, aks), a_at(m + 1u, k, ams, aks),
-                                      a_at(m + 2u, k, ams, aks), a_at(m + 3u, k, ams, aks));
-    let n = n0 + bj0;
-    let kb = k0 + bk0;
-    sb[bk0 * PB + bj0 / 4u] = vec4<f32>(b_at(kb, n, bks, bns), b_at(kb, n + 1u, bks, bns),
-                                        b_at(kb, n + 2u, bks, bns), b_at(kb, n + 3u, bks, bns));
-    let n1 = n0 + bj1;
-    let kb1 = k0 + bk1;
-    sb[bk1 * PB + bj1 / 4u] = vec4<f32>(b_at(kb1, n1, bks, bns), b_at(kb1, n1 + 1u, bks, bns),
-                                        b_at(kb1, n1 + 2u, bks, bns), b_at(kb1, n1 + 3u, bks, bns));
+    for (var s = 0u; s < SA_STAGES; s++) {
+      let i = ai + SA_ROWS * s;
+      let m = m0 + i;
+      sa[ak * PA + i / 4u] = vec4<f32>(a_at(m, k, ams, aks), a_at(m + 1u, k, ams, aks),
+                                       a_at(m + 2u, k, ams, aks), a_at(m + 3u, k, ams, aks));
+    }
+    for (var s = 0u; s < SB_STAGES; s++) {
+      let j = bj + bdj * s;
+      let kj = bk + bdk * s;
+      let n = n0 + j;
+      let kb = k0 + kj;
+      sb[kj * PB + j / 4u] = vec4<f32>(b_at(kb, n, bks, bns), b_at(kb, n + 1u, bks, bns),
+                                       b_at(kb, n + 2u, bks, bns), b_at(kb, n + 3u, bks, bns));
+    }
     rank_updates(l.x, l.y);
   }
-  let mr = m0 + 4u * l.y;
   let nc = n0 + 8u * l.x;
-  store_row(mr, nc, acc[0], acc[1]);
-  store_row(mr + 1u, nc, acc[2], acc[3]);
-  store_row(mr + 2u, nc, acc[4], acc[5]);
-  store_row(mr + 3u, nc, acc[6], acc[7]);
+  for (var q = 0u; q < RQ; q++) {
+    let mr = m0 + 64u * q + 4u * l.y;
+    store_row(mr, nc, acc[8u * q], acc[8u * q + 1u]);
+    store_row(mr + 1u, nc, acc[8u * q + 2u], acc[8u * q + 3u]);
+    store_row(mr + 2u, nc, acc[8u * q + 4u], acc[8u * q + 5u]);
+    store_row(mr + 3u, nc, acc[8u * q + 6u], acc[8u * q + 7u]);
+  }
 }
 
 @compute @workgroup_size(16, 16)

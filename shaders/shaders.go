@@ -9,7 +9,9 @@ package shaders
 import (
 	"embed"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 )
 
 //go:embed *.wgsl
@@ -58,4 +60,34 @@ func shared(file string) bool {
 		}
 	}
 	return false
+}
+
+// Specialize returns src with the module-scope u32 constants named in
+// consts set to their values: each must be declared once, on a line of its
+// own that starts "const NAME = " (as tile.wgsl's TM and TK are), and the
+// constants derived from them follow as WGSL evaluates them. It is how the
+// backend picks a shader's tile without a copy of its text.
+func Specialize(src string, consts map[string]uint32) (string, error) {
+	lines := strings.SplitAfter(src, "\n")
+	for _, name := range slices.Sorted(maps.Keys(consts)) {
+		prefix := "const " + name + " = "
+		at := -1
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				if at >= 0 {
+					return "", fmt.Errorf("shaders: const %s is declared twice", name)
+				}
+				at = i
+			}
+		}
+		if at < 0 {
+			return "", fmt.Errorf("shaders: no const %s to specialize", name)
+		}
+		end := strings.IndexByte(lines[at], ';')
+		if end < 0 {
+			return "", fmt.Errorf("shaders: const %s does not end on its line", name)
+		}
+		lines[at] = fmt.Sprintf("%s%du%s", prefix, consts[name], lines[at][end:])
+	}
+	return strings.Join(lines, ""), nil
 }

@@ -43,3 +43,28 @@ func TestSourcePanics(t *testing.T) {
 	}()
 	Source("missing.wgsl")
 }
+
+func TestSpecialize(t *testing.T) {
+	src := Source("matmul.wgsl")
+	got, err := Specialize(src, map[string]uint32{"TM": 128, "TK": 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"const TM = 128u;  // tile rows\n", "const TK = 8u;  // slice depth\n", "const TN = 128u;"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the specialized text lacks %q", want)
+		}
+	}
+	// 64u to 128u is a byte more, 16u to 8u one less: nothing else changed.
+	if strings.Contains(got, "const TM = 64u") || len(got) != len(src) {
+		t.Errorf("the specialized text keeps the old TM or changed elsewhere (length %d, was %d)", len(got), len(src))
+	}
+	for _, bad := range []map[string]uint32{{"TX": 1}, {"TM": 1, "NOPE": 2}} {
+		if _, err := Specialize(src, bad); err == nil {
+			t.Errorf("Specialize(%v) gave no error", bad)
+		}
+	}
+	if _, err := Specialize("const A = 1u;\nconst A = 2u;\n", map[string]uint32{"A": 3}); err == nil {
+		t.Error("a constant declared twice gave no error")
+	}
+}

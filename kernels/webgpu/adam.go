@@ -6,7 +6,7 @@ import (
 	"github.com/deeplda/deeplda/kernels"
 )
 
-var adamKernel = kernel{"adam.wgsl", "adam", []slot{out(1), out(2), out(3), in(4)}}
+var adamKernel = kernel{File: "adam.wgsl", Entry: "adam", Slots: []slot{out(1), out(2), out(3), in(4)}}
 
 // Adam updates param in place from grad with the moments m and v, in one
 // fused elementwise dispatch. The bias corrections are computed in float64

@@ -55,6 +55,7 @@ type Backend struct {
 	limits map[string]uint64 // granted to the device (Limits)
 	scoped bool              // error scopes are open (watch)
 	fault  string            // the fault to provoke (Fault)
+	tile   gemmTile          // the GEMM tile TileEnv fixes (zero: tileFor chooses)
 
 	mu   sync.Mutex
 	lost error // set by the device's callbacks: its loss, an error outside the error scopes
@@ -69,9 +70,12 @@ func New() (*Backend, error) {
 	if err := b.loss.fromEnv(); err != nil {
 		return nil, err
 	}
+	var err error
+	if b.tile, err = tileFromEnv(); err != nil {
+		return nil, err
+	}
 	wgpu.SetLogLevel(wgpu.LogLevelError)
 	var adapter *wgpu.Adapter
-	var err error
 	probeEnv(func() {
 		b.instance = wgpu.CreateInstance(nil)
 		adapter, err = b.instance.RequestAdapter(&wgpu.RequestAdapterOptions{PowerPreference: wgpu.PowerPreferenceHighPerformance})

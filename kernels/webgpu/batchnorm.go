@@ -6,16 +6,16 @@ import "github.com/deeplda/deeplda/kernels"
 var batchNorm = struct {
 	stats, statsFinish, apply, eval, backwardReduce, backwardFinish, backwardDx, channelSum, channelSumFinish kernel
 }{
-	stats:          kernel{"batchnorm.wgsl", "bn_stats", []slot{out(9), in(10)}},
-	statsFinish:    kernel{"batchnorm.wgsl", "bn_stats_finish", []slot{out(1), out(2), out(3), out(4), in(20)}},
-	apply:          kernel{"batchnorm.wgsl", "bn_apply", []slot{out(5), in(10), in(11), in(12), in(13), in(14)}},
-	eval:           kernel{"batchnorm.wgsl", "bn_eval", []slot{out(5), in(10), in(11), in(12), in(15), in(16)}},
-	backwardReduce: kernel{"batchnorm.wgsl", "bn_backward_reduce", []slot{out(9), in(17), in(10), in(13), in(14)}},
-	backwardFinish: kernel{"batchnorm.wgsl", "bn_backward_finish", []slot{out(6), out(7), in(20)}},
-	backwardDx:     kernel{"batchnorm.wgsl", "bn_backward_dx", []slot{out(8), in(17), in(10), in(11), in(13), in(14), in(18), in(19)}},
+	stats:          kernel{File: "batchnorm.wgsl", Entry: "bn_stats", Slots: []slot{out(9), in(10)}},
+	statsFinish:    kernel{File: "batchnorm.wgsl", Entry: "bn_stats_finish", Slots: []slot{out(1), out(2), out(3), out(4), in(20)}},
+	apply:          kernel{File: "batchnorm.wgsl", Entry: "bn_apply", Slots: []slot{out(5), in(10), in(11), in(12), in(13), in(14)}},
+	eval:           kernel{File: "batchnorm.wgsl", Entry: "bn_eval", Slots: []slot{out(5), in(10), in(11), in(12), in(15), in(16)}},
+	backwardReduce: kernel{File: "batchnorm.wgsl", Entry: "bn_backward_reduce", Slots: []slot{out(9), in(17), in(10), in(13), in(14)}},
+	backwardFinish: kernel{File: "batchnorm.wgsl", Entry: "bn_backward_finish", Slots: []slot{out(6), out(7), in(20)}},
+	backwardDx:     kernel{File: "batchnorm.wgsl", Entry: "bn_backward_dx", Slots: []slot{out(8), in(17), in(10), in(11), in(13), in(14), in(18), in(19)}},
 	// The bias gradient: a sum per channel.
-	channelSum:       kernel{"batchnorm.wgsl", "channel_sum", []slot{out(9), in(17)}},
-	channelSumFinish: kernel{"batchnorm.wgsl", "channel_sum_finish", []slot{out(7), in(20)}},
+	channelSum:       kernel{File: "batchnorm.wgsl", Entry: "channel_sum", Slots: []slot{out(9), in(17)}},
+	channelSumFinish: kernel{File: "batchnorm.wgsl", Entry: "channel_sum_finish", Slots: []slot{out(7), in(20)}},
 }
 
 // The segments of the per-channel reductions (batchnorm.wgsl's header):

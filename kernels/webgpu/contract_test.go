@@ -14,8 +14,8 @@ import (
 )
 
 // sourceKernels returns every kernel literal of the package's Go files
-// (kernel{"file.wgsl", "entry", []slot{out(1), in(2)}}), whether or not a
-// test dispatches it, with where it is written.
+// (kernel{File: "file.wgsl", Entry: "entry", Slots: []slot{out(1),
+// in(2)}}), whether or not a test dispatches it, with where it is written.
 func sourceKernels(t *testing.T) map[string]kernel {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
@@ -41,20 +41,28 @@ func sourceKernels(t *testing.T) map[string]kernel {
 				return true
 			}
 			at := fset.Position(lit.Pos()).String()
-			if len(lit.Elts) != 3 {
-				t.Errorf("%s: a kernel literal without its file, entry point and slots", at)
+			fields := map[string]ast.Expr{}
+			for _, e := range lit.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					if key, ok := kv.Key.(*ast.Ident); ok {
+						fields[key.Name] = kv.Value
+					}
+				}
+			}
+			if len(lit.Elts) != 3 || len(fields) != 3 || fields["File"] == nil || fields["Entry"] == nil || fields["Slots"] == nil {
+				t.Errorf("%s: a kernel literal without its File, Entry and Slots, or with more", at)
 				return false
 			}
 			var k kernel
-			for i, dst := range []*string{&k.File, &k.Entry} {
-				s, ok := lit.Elts[i].(*ast.BasicLit)
+			for key, dst := range map[string]*string{"File": &k.File, "Entry": &k.Entry} {
+				s, ok := fields[key].(*ast.BasicLit)
 				if !ok || s.Kind != token.STRING {
 					t.Errorf("%s: the kernel's file and entry point must be string literals", at)
 					return false
 				}
 				*dst, _ = strconv.Unquote(s.Value)
 			}
-			slots, ok := lit.Elts[2].(*ast.CompositeLit)
+			slots, ok := fields["Slots"].(*ast.CompositeLit)
 			if !ok {
 				t.Errorf("%s: the kernel's slots must be a []slot literal", at)
 				return false
@@ -135,18 +143,18 @@ func TestKernelCheckCatches(t *testing.T) {
 		k    kernel
 		want string
 	}{
-		{kernel{"conv.wgsl", "conv_backward", good.Slots}, "no @compute entry point"},
-		{kernel{"conv.wgsl", "conv_backward_filter", []slot{out(1), in(2), in(7)}}, "slot 7 is not a binding"},
-		{kernel{"conv.wgsl", "conv_backward_filter", []slot{out(1), out(2), in(3)}}, "slot 2 is bound read_write"},
-		{kernel{"conv.wgsl", "conv_backward_filter", []slot{out(1), in(2)}}, "uses binding 3 (x), which has no slot"},
-		{kernel{"conv.wgsl", "conv_backward_filter", []slot{out(1), in(2), in(3), in(4)}}, "slot 4 (wt) is not used"},
+		{kernel{File: "conv.wgsl", Entry: "conv_backward", Slots: good.Slots}, "no @compute entry point"},
+		{kernel{File: "conv.wgsl", Entry: "conv_backward_filter", Slots: []slot{out(1), in(2), in(7)}}, "slot 7 is not a binding"},
+		{kernel{File: "conv.wgsl", Entry: "conv_backward_filter", Slots: []slot{out(1), out(2), in(3)}}, "slot 2 is bound read_write"},
+		{kernel{File: "conv.wgsl", Entry: "conv_backward_filter", Slots: []slot{out(1), in(2)}}, "uses binding 3 (x), which has no slot"},
+		{kernel{File: "conv.wgsl", Entry: "conv_backward_filter", Slots: []slot{out(1), in(2), in(3), in(4)}}, "slot 4 (wt) is not used"},
 	} {
 		if err := c.k.check(iface); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v; want one saying %q", c.k.Slots, err, c.want)
 		}
 	}
 	fields := []shaders.Field{{Name: "n", Type: "u32"}, {Name: "row", Type: "u32"}, {Name: "value", Type: "f32"}}
-	k := kernel{"elementwise.wgsl", "fill", []slot{out(1)}}
+	k := kernel{File: "elementwise.wgsl", Entry: "fill", Slots: []slot{out(1)}}
 	if err := checkParams(k, fields, params{}.u(1, 2).f(3)); err != nil {
 		t.Fatal(err)
 	}

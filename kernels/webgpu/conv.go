@@ -9,10 +9,10 @@ import (
 var convKernels = struct {
 	forward, backwardData, backwardFilter, splitSum kernel
 }{
-	forward:        kernel{"conv.wgsl", "conv_forward", []slot{out(1), in(3), in(4), in(5)}},
-	backwardData:   kernel{"conv.wgsl", "conv_backward_data", []slot{out(1), in(2), in(4)}},
-	backwardFilter: kernel{"conv.wgsl", "conv_backward_filter", []slot{out(1), in(2), in(3)}},
-	splitSum:       kernel{"conv.wgsl", "conv_split_sum", []slot{out(1), in(6)}},
+	forward:        kernel{File: "conv.wgsl", Entry: "conv_forward", Slots: []slot{out(1), in(3), in(4), in(5)}},
+	backwardData:   kernel{File: "conv.wgsl", Entry: "conv_backward_data", Slots: []slot{out(1), in(2), in(4)}},
+	backwardFilter: kernel{File: "conv.wgsl", Entry: "conv_backward_filter", Slots: []slot{out(1), in(2), in(3)}},
+	splitSum:       kernel{File: "conv.wgsl", Entry: "conv_split_sum", Slots: []slot{out(1), in(6)}},
 }
 
 // Split reductions of the filter gradient (conv.wgsl's header): chunks of
@@ -24,13 +24,13 @@ const (
 )
 
 // convSplits returns the number of chunks and their length (a multiple
-// of gemmDepth) for a reduction of gk terms into tiles tiles.
+// of gemmMaxDepth) for a reduction of gk terms into tiles tiles.
 func convSplits(tiles, gk int) (splits, chunk int) {
 	splits = min((gk+splitMinChunk-1)/splitMinChunk, max(1, splitGroups/tiles))
 	if splits <= 1 {
 		return 1, gk
 	}
-	chunk = ((gk+splits-1)/splits + gemmDepth - 1) / gemmDepth * gemmDepth
+	chunk = ((gk+splits-1)/splits + gemmMaxDepth - 1) / gemmMaxDepth * gemmMaxDepth
 	return (gk + chunk - 1) / chunk, chunk
 }
 
@@ -48,22 +48,22 @@ func convCheck(op string, y, x, w, bias kernels.Tensor, p kernels.ConvParams) co
 	return convGeometry{n: g.N, ci: g.Ci, h: g.H, w: g.W, co: g.Co, k: g.K, ho: g.Ho, wo: g.Wo, p: p}
 }
 
-// convDispatch records one implicit GEMM of conv.wgsl with gm x gn outputs
-// and a reduction of length gk whose index has the mixed radix (r1, r2) in
-// its two lowest digits, cut into splits chunks of chunk terms (1 and gk:
-// not cut).
-func (b *Backend) convDispatch(op string, k kernel, g convGeometry, hasBias bool, gm, gn, gk, r1, r2, splits, chunk int, ts ...kernels.Tensor) {
+// convDispatch records one implicit GEMM of conv.wgsl on tile t with gm x
+// gn outputs and a reduction of length gk whose index has the mixed radix
+// (r1, r2) in its two lowest digits, cut into splits chunks of chunk terms
+// (1 and gk: not cut).
+func (b *Backend) convDispatch(op string, k kernel, t gemmTile, g convGeometry, hasBias bool, gm, gn, gk, r1, r2, splits, chunk int, ts ...kernels.Tensor) {
 	if gm == 0 || gn == 0 {
 		return
 	}
 	// The slice depth in the reduction index's mixed radix.
 	stepHi, stepMid, stepLo := 0, 0, 0
 	if r1 > 0 && r2 > 0 {
-		stepHi, stepMid, stepLo = gemmDepth/(r1*r2), gemmDepth/r2%r1, gemmDepth%r2
+		stepHi, stepMid, stepLo = t.K/(r1*r2), t.K/r2%r1, t.K%r2
 	}
 	tilesN := (gn + gemmTileN - 1) / gemmTileN
-	grp, row := gemmGrid((gm + gemmTileM - 1) / gemmTileM * tilesN * splits)
-	b.dispatch(op, k, grp, convParams(g, hasBias, tilesN, row, gm, gn, gk, stepHi, stepMid, stepLo, splits, chunk), ts...)
+	grp, row := gemmGrid(t.tiles(gm, gn) * splits)
+	b.dispatch(op, k.on(t), grp, convParams(g, hasBias, tilesN, row, gm, gn, gk, stepHi, stepMid, stepLo, splits, chunk), ts...)
 }
 
 // convParams is conv.wgsl's parameter block.
@@ -82,7 +82,7 @@ func (b *Backend) Conv2D(y, x, w, bias kernels.Tensor, p kernels.ConvParams) {
 		bias = x // bound read-only and never read
 	}
 	gk := g.ci * g.k * g.k
-	b.convDispatch("Conv2D", convKernels.forward, g, hasBias, g.co, g.n*g.ho*g.wo, gk, g.k, g.k, 1, gk, y, x, w, bias)
+	b.convDispatch("Conv2D", convKernels.forward, b.tileFor(g.co), g, hasBias, g.co, g.n*g.ho*g.wo, gk, g.k, g.k, 1, gk, y, x, w, bias)
 }
 
 // Conv2DBackwardData computes dx as the GEMM
@@ -94,7 +94,7 @@ func (b *Backend) Conv2DBackwardData(dx, dy, w kernels.Tensor, p kernels.ConvPar
 	g := convCheck("Conv2DBackwardData", dy, dx, w, nil, p)
 	gemmDisjoint("Conv2DBackwardData", dx, dy, w)
 	gk := g.co * g.k * g.k
-	b.convDispatch("Conv2DBackwardData", convKernels.backwardData, g, false, g.ci, g.n*g.h*g.w, gk, g.k, g.k, 1, gk, dx, dy, w)
+	b.convDispatch("Conv2DBackwardData", convKernels.backwardData, b.tileFor(g.ci), g, false, g.ci, g.n*g.h*g.w, gk, g.k, g.k, 1, gk, dx, dy, w)
 }
 
 // Conv2DBackwardFilter computes dw as the GEMM
@@ -106,14 +106,14 @@ func (b *Backend) Conv2DBackwardFilter(dw, dy, x kernels.Tensor, p kernels.ConvP
 	g := convCheck("Conv2DBackwardFilter", dy, x, dw, nil, p)
 	gemmDisjoint("Conv2DBackwardFilter", dw, dy, x)
 	gm, gn, gk := g.co, g.ci*g.k*g.k, g.n*g.ho*g.wo
-	tiles := (gm + gemmTileM - 1) / gemmTileM * ((gn + gemmTileN - 1) / gemmTileN)
-	splits, chunk := convSplits(tiles, gk)
+	t := b.tileFor(gm)
+	splits, chunk := convSplits(t.tiles(gm, gn), gk)
 	if splits == 1 || gm*gn == 0 {
-		b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, g, false, gm, gn, gk, g.ho, g.wo, 1, gk, dw, dy, x)
+		b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, t, g, false, gm, gn, gk, g.ho, g.wo, 1, gk, dw, dy, x)
 		return
 	}
 	parts := b.grow(&b.splitScratch, splits*gm*gn)
-	b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, g, false, gm, gn, gk, g.ho, g.wo, splits, chunk, parts, dy, x)
+	b.convDispatch("Conv2DBackwardFilter", convKernels.backwardFilter, t, g, false, gm, gn, gk, g.ho, g.wo, splits, chunk, parts, dy, x)
 	grp, row := grid((gm*gn + 255) / 256)
 	b.dispatch("Conv2DBackwardFilter", convKernels.splitSum, grp, convParams(g, false, 0, row, gm, gn, gk, 0, 0, 0, splits, chunk), dw, parts)
 }

@@ -21,8 +21,8 @@ func TestConvSplits(t *testing.T) {
 		switch {
 		case splits == 1 && chunk != c.gk:
 			t.Errorf("%+v: 1 split of %d terms", c, chunk)
-		case splits > 1 && chunk%gemmDepth != 0:
-			t.Errorf("%+v: chunks of %d terms, not whole slices of %d", c, chunk, gemmDepth)
+		case splits > 1 && chunk%gemmMaxDepth != 0:
+			t.Errorf("%+v: chunks of %d terms, not whole slices of %d", c, chunk, gemmMaxDepth)
 		case splits*chunk < c.gk || (splits-1)*chunk >= c.gk:
 			t.Errorf("%+v: %d chunks of %d terms for %d", c, splits, chunk, c.gk)
 		case splits > 1 && (c.tiles*splits > splitGroups || chunk < splitMinChunk/2):

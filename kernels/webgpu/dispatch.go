@@ -18,9 +18,12 @@ import (
 // Binding 0 is always the uniform params block (bound with a dynamic
 // offset); Slots lists the storage bindings in the order dispatch receives
 // their tensors, each with its binding number and whether it is written.
+// Tile, for the GEMM kernels, is the tile their text is specialized to
+// (zero: the file's own).
 type kernel struct {
 	File, Entry string
 	Slots       []slot
+	Tile        gemmTile
 }
 
 // slot is one storage binding of a kernel.
@@ -33,7 +36,18 @@ type slot struct {
 func out(binding uint32) slot { return slot{binding, true} }
 func in(binding uint32) slot  { return slot{binding, false} }
 
-func (k kernel) key() string { return k.File + ":" + k.Entry }
+func (k kernel) key() string {
+	if k.Tile == (gemmTile{}) {
+		return k.File + ":" + k.Entry
+	}
+	return k.File + ":" + k.Entry + "@" + k.Tile.String()
+}
+
+// on returns k specialized to tile t.
+func (k kernel) on(t gemmTile) kernel {
+	k.Tile = t
+	return k
+}
 
 // pipeline is a compiled kernel with its layouts and the fields of its
 // uniform block.
@@ -73,6 +87,12 @@ func (b *Backend) pipelineFor(k kernel) (*pipeline, error) {
 		return nil, err
 	}
 	src := shaders.Source(k.File)
+	if k.Tile != (gemmTile{}) {
+		var err error
+		if src, err = shaders.Specialize(src, k.Tile.consts()); err != nil {
+			return nil, fmt.Errorf("pipeline %s: %w", k.key(), err)
+		}
+	}
 	if b.faulted(kernels.FaultShader) {
 		src += faultWGSL
 	}

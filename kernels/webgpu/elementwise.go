@@ -7,11 +7,11 @@ import "github.com/deeplda/deeplda/kernels"
 var elementwise = struct {
 	fill, relu, reluInplace, reluBackward, reluBackwardInplace kernel
 }{
-	fill:                kernel{"elementwise.wgsl", "fill", []slot{out(1)}},
-	relu:                kernel{"elementwise.wgsl", "relu", []slot{out(1), in(2)}},
-	reluInplace:         kernel{"elementwise.wgsl", "relu_inplace", []slot{out(1)}},
-	reluBackward:        kernel{"elementwise.wgsl", "relu_backward", []slot{out(1), in(2), in(3)}},
-	reluBackwardInplace: kernel{"elementwise.wgsl", "relu_backward_inplace", []slot{out(1), in(3)}},
+	fill:                kernel{File: "elementwise.wgsl", Entry: "fill", Slots: []slot{out(1)}},
+	relu:                kernel{File: "elementwise.wgsl", Entry: "relu", Slots: []slot{out(1), in(2)}},
+	reluInplace:         kernel{File: "elementwise.wgsl", Entry: "relu_inplace", Slots: []slot{out(1)}},
+	reluBackward:        kernel{File: "elementwise.wgsl", Entry: "relu_backward", Slots: []slot{out(1), in(2), in(3)}},
+	reluBackwardInplace: kernel{File: "elementwise.wgsl", Entry: "relu_backward_inplace", Slots: []slot{out(1), in(3)}},
 }
 
 // flat dispatches an elementwise kernel over n elements.

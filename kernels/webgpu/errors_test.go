@@ -13,7 +13,7 @@ import (
 func TestFailedPipelineNamesOpAndShapes(t *testing.T) {
 	b := openBackend(t)
 	x := b.Alloc(kernels.Float32, 3, 5)
-	broken := kernel{"elementwise.wgsl", "no_such_entry", []slot{out(1)}}
+	broken := kernel{File: "elementwise.wgsl", Entry: "no_such_entry", Slots: []slot{out(1)}}
 	b.dispatch("Frobnicate", broken, groups{1, 1, 1}, params{}.u(15, 1).f(0), x)
 	err := b.Sync()
 	if err == nil || !strings.Contains(err.Error(), "Frobnicate") || !strings.Contains(err.Error(), "[3 5]") {

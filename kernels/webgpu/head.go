@@ -6,15 +6,15 @@ import "github.com/deeplda/deeplda/kernels"
 var headKernels = struct {
 	prepare, applyA, applyAT, delta, dw, dm, dA, t, finish kernel
 }{
-	prepare: kernel{"head.wgsl", "prepare", []slot{out(1), in(6), in(7)}},
-	applyA:  kernel{"head.wgsl", "apply_a", []slot{out(1), in(4)}},
-	applyAT: kernel{"head.wgsl", "apply_at", []slot{out(2), out(1)}},
-	delta:   kernel{"head.wgsl", "delta", []slot{out(2), out(1)}},
-	dw:      kernel{"head.wgsl", "bw_dw", []slot{out(1), in(4)}},
-	dm:      kernel{"head.wgsl", "bw_dm", []slot{out(1), in(4)}},
-	dA:      kernel{"head.wgsl", "bw_da", []slot{out(1), in(4), in(5)}},
-	t:       kernel{"head.wgsl", "bw_t", []slot{out(1)}},
-	finish:  kernel{"head.wgsl", "finish", []slot{out(2), out(3), out(1), in(7)}},
+	prepare: kernel{File: "head.wgsl", Entry: "prepare", Slots: []slot{out(1), in(6), in(7)}},
+	applyA:  kernel{File: "head.wgsl", Entry: "apply_a", Slots: []slot{out(1), in(4)}},
+	applyAT: kernel{File: "head.wgsl", Entry: "apply_at", Slots: []slot{out(2), out(1)}},
+	delta:   kernel{File: "head.wgsl", Entry: "delta", Slots: []slot{out(2), out(1)}},
+	dw:      kernel{File: "head.wgsl", Entry: "bw_dw", Slots: []slot{out(1), in(4)}},
+	dm:      kernel{File: "head.wgsl", Entry: "bw_dm", Slots: []slot{out(1), in(4)}},
+	dA:      kernel{File: "head.wgsl", Entry: "bw_da", Slots: []slot{out(1), in(4), in(5)}},
+	t:       kernel{File: "head.wgsl", Entry: "bw_t", Slots: []slot{out(1)}},
+	finish:  kernel{File: "head.wgsl", Entry: "finish", Slots: []slot{out(2), out(3), out(1), in(7)}},
 }
 
 // headLayout places the intermediates of the head in one scratch tensor

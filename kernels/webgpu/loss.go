@@ -5,8 +5,8 @@ import "github.com/deeplda/deeplda/kernels"
 // lossKernels are the entry points of loss.wgsl: with and without the
 // gradient output.
 var lossKernels = struct{ stats, grad kernel }{
-	stats: kernel{"loss.wgsl", "loss", []slot{out(2), in(3), in(4)}},
-	grad:  kernel{"loss.wgsl", "loss_grad", []slot{out(1), out(2), in(3), in(4)}},
+	stats: kernel{File: "loss.wgsl", Entry: "loss", Slots: []slot{out(2), in(3), in(4)}},
+	grad:  kernel{File: "loss.wgsl", Entry: "loss_grad", Slots: []slot{out(1), out(2), in(3), in(4)}},
 }
 
 // Loss adds the batch's loss sum, correct count and size to stats and, when

@@ -24,7 +24,7 @@ func TestLostOrFailedErrorsAreTyped(t *testing.T) {
 	}
 	defer b.Close()
 	x := b.Alloc(kernels.Float32, 4)
-	b.dispatch("Frobnicate", kernel{"elementwise.wgsl", "no_such_entry", []slot{out(1)}}, groups{1, 1, 1}, params{}.u(4, 1).f(0), x)
+	b.dispatch("Frobnicate", kernel{File: "elementwise.wgsl", Entry: "no_such_entry", Slots: []slot{out(1)}}, groups{1, 1, 1}, params{}.u(4, 1).f(0), x)
 	if err := b.Sync(); !errors.Is(err, kernels.ErrDeviceFailed) || errors.Is(err, ErrDeviceLost) {
 		t.Errorf("Sync after a refused pipeline: %v; want ErrDeviceFailed", err)
 	}

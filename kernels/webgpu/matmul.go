@@ -7,19 +7,13 @@ import "github.com/deeplda/deeplda/kernels"
 var matmulKernels = struct {
 	tiled, naive kernel
 }{
-	tiled: kernel{"matmul.wgsl", "matmul", []slot{out(1), in(2), in(3), in(4)}},
-	naive: kernel{"matmul.wgsl", "matmul_naive", []slot{out(1), in(2), in(3), in(4)}},
+	tiled: kernel{File: "matmul.wgsl", Entry: "matmul", Slots: []slot{out(1), in(2), in(3), in(4)}},
+	naive: kernel{File: "matmul.wgsl", Entry: "matmul_naive", Slots: []slot{out(1), in(2), in(3), in(4)}},
 }
 
-// The output tile of a workgroup of the tiled GEMM kernels of matmul.wgsl
-// and conv.wgsl is gemmTileM x gemmTileN, walking K in slices of gemmDepth;
-// matmul_naive's is gemmNaiveTile square.
-const (
-	gemmTileM     = 64
-	gemmTileN     = 128
-	gemmDepth     = 16
-	gemmNaiveTile = 16
-)
+// gemmNaiveTile is the side of matmul_naive's square output tile (the
+// tiled kernels' tiles are tile.go's).
+const gemmNaiveTile = 16
 
 // gemmGrid spreads the workgroups of the kernels of matmul.wgsl and
 // conv.wgsl over the dispatch grid (a variable so that the tests can spread
@@ -43,9 +37,11 @@ func gemmDisjoint(op string, dst kernels.Tensor, srcs ...kernels.Tensor) {
 }
 
 // MatMul computes c[M,N] = op(a) op(b) (+ bias[N] on every row) with the
-// tiled kernel of matmul.wgsl.
+// tiled kernel of matmul.wgsl, on the tile that M calls for (tileFor).
 func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
-	b.matmul(matmulKernels.tiled, gemmTileM, gemmTileN, c, a, bm, bias, transA, transB)
+	rows := c.Shape()[0]
+	t := b.tileFor(rows)
+	b.matmul(matmulKernels.tiled.on(t), t.M, gemmTileN, c, a, bm, bias, transA, transB)
 }
 
 // matmulNaive is MatMul with the one-output-per-invocation kernel (for the

@@ -9,7 +9,6 @@ import (
 	"github.com/deeplda/deeplda/kernels"
 	"github.com/deeplda/deeplda/kernels/kerneltest"
 	"github.com/deeplda/deeplda/kernels/webgpu/webgputest"
-	"github.com/deeplda/deeplda/shaders"
 )
 
 // openBackend opens the WebGPU backend for a test or benchmark
@@ -118,15 +117,4 @@ func TestSpreadGrid(t *testing.T) {
 	defer func(g func(int) (groups, int)) { gemmGrid = g }(gemmGrid)
 	gemmGrid = func(n int) (groups, int) { return groups{3, (n + 2) / 3, 1}, 3 }
 	kerneltest.TestOps(t, b, gpuTol, "MatMul", "BiasGrad", "Conv2D", "Conv2DBackwardData", "Conv2DBackwardFilter")
-}
-
-// TestTileConstants checks that the tile of shaders/tile.wgsl is the one
-// that the dispatches of matmul.go and conv.go assume.
-func TestTileConstants(t *testing.T) {
-	src := shaders.Source("tile.wgsl")
-	for name, want := range map[string]int{"TM": gemmTileM, "TN": gemmTileN, "TK": gemmDepth} {
-		if decl := fmt.Sprintf("const %s = %du;", name, want); !strings.Contains(src, decl) {
-			t.Errorf("tile.wgsl does not declare %q", decl)
-		}
-	}
 }

@@ -8,11 +8,11 @@ import (
 var pooling = struct {
 	max2, max2Backward, avg, avgWG, avgBackward kernel
 }{
-	max2:         kernel{"pool.wgsl", "max_pool2", []slot{out(1), in(10)}},
-	max2Backward: kernel{"pool.wgsl", "max_pool2_backward", []slot{out(2), in(11), in(10)}},
-	avg:          kernel{"pool.wgsl", "global_avg_pool", []slot{out(1), in(10)}},
-	avgWG:        kernel{"pool.wgsl", "global_avg_pool_wg", []slot{out(1), in(10)}},
-	avgBackward:  kernel{"pool.wgsl", "global_avg_pool_backward", []slot{out(2), in(11)}},
+	max2:         kernel{File: "pool.wgsl", Entry: "max_pool2", Slots: []slot{out(1), in(10)}},
+	max2Backward: kernel{File: "pool.wgsl", Entry: "max_pool2_backward", Slots: []slot{out(2), in(11), in(10)}},
+	avg:          kernel{File: "pool.wgsl", Entry: "global_avg_pool", Slots: []slot{out(1), in(10)}},
+	avgWG:        kernel{File: "pool.wgsl", Entry: "global_avg_pool_wg", Slots: []slot{out(1), in(10)}},
+	avgBackward:  kernel{File: "pool.wgsl", Entry: "global_avg_pool_backward", Slots: []slot{out(2), in(11)}},
 }
 
 // avgPoolWGMin is the plane size from which GlobalAvgPool sums each plane
