@@ -18,7 +18,9 @@
 #       conformance.jsonl (the tests' go test -json events), suite.md and
 #       suite.jsonl (deeplda bench -backend webgpu -suite with the
 #       adapter's description), suite-64x16.md and .jsonl (the same with
-#       every GEMM on the narrow tile), pytorch.jsonl (the same steps in PyTorch,
+#       every GEMM on the narrow tile), tiles.txt (each GEMM of the
+#       ConvNet's step and the matmuls on each tile: BenchmarkTiles),
+#       pytorch.jsonl (the same steps in PyTorch,
 #       on CUDA where it is there, else on the CPU), pytorch_trajectory.jsonl
 #       (the golden trajectory replayed by PyTorch there: its own drift,
 #       bench/pytorch_trajectory.py), gpu.csv (nvidia-smi, where it is
@@ -95,6 +97,10 @@ run() {
 	step conformance $((limit + 20)) bash -c 'cd kernels/webgpu && "$0/test2json" -t -p github.com/deeplda/deeplda/kernels/webgpu \
 		"$0/webgpu.test" -test.v=test2json -test.count=1 -test.timeout="$1s" -test.run "$2" -test.skip "$3" "${@:4}"' \
 		"$dir" "$limit" "$tests" "$skip" "${testflags[@]}" >"$out/conformance.jsonl"
+	# shellcheck disable=SC2016 # the inner script's own variables
+	step tiles 120 bash -c 'cd kernels/webgpu && "$0/webgpu.test" -test.run "^\$" -test.bench Tiles -test.benchtime 5x "$@"' \
+		"$dir" "${testflags[@]}" >"$out/tiles.txt"
+	cat "$out/tiles.txt" >&2
 	native_suite "$dir/deeplda" "$out" "$steps" "$sizes" "$batches"
 	# The same with tile.wgsl's own tile on every GEMM, against the choice
 	# by rows (the wide tile from 128 rows) above.

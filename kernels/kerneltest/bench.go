@@ -8,9 +8,10 @@ import (
 	"github.com/deeplda/deeplda/kernels"
 )
 
-// benchOp times run on be, syncing before and after and reading one element
-// of out back so that the work is really done, and reports GFLOP/s.
-func benchOp(bb *testing.B, be kernels.Backend, flops float64, out kernels.Tensor, run func()) {
+// BenchOp times run on be, syncing before and after and reading one element
+// of out back so that the work is really done, and reports GFLOP/s (flops
+// the work of one run).
+func BenchOp(bb *testing.B, be kernels.Backend, flops float64, out kernels.Tensor, run func()) {
 	run() // compile pipelines and warm caches outside the timing
 	if err := be.Sync(); err != nil {
 		bb.Fatal(err)
@@ -46,7 +47,7 @@ func BenchMatMul(bb *testing.B, be kernels.Backend) {
 	for _, n := range []int{256, 512, 1024} {
 		x, y, z := randomTensor(be, rng, n, n), randomTensor(be, rng, n, n), be.Alloc(kernels.Float32, n, n)
 		bb.Run(fmt.Sprint(n), func(bb *testing.B) {
-			benchOp(bb, be, 2*float64(n)*float64(n)*float64(n), z, func() { be.MatMul(z, x, y, nil, false, false) })
+			BenchOp(bb, be, 2*float64(n)*float64(n)*float64(n), z, func() { be.MatMul(z, x, y, nil, false, false) })
 		})
 		for _, t := range []kernels.Tensor{x, y, z} {
 			be.Free(t)
@@ -78,7 +79,7 @@ func BenchConv(bb *testing.B, be kernels.Backend) {
 			{"backward-filter", dw, func() { be.Conv2DBackwardFilter(dw, dy, x, p) }},
 		} {
 			bb.Run(fmt.Sprintf("ci%d_co%d_%dx%d/%s", l.c, l.c, l.hw, l.hw, op.name), func(bb *testing.B) {
-				benchOp(bb, be, flops, op.out, op.run)
+				BenchOp(bb, be, flops, op.out, op.run)
 			})
 		}
 		for _, t := range []kernels.Tensor{x, dy, w, bias, dx, dw} {

@@ -84,22 +84,7 @@ func BenchmarkMatMul(bb *testing.B) {
 			{"naive", func() { b.matmulNaive(z, x, y, nil, false, false) }},
 		} {
 			bb.Run(fmt.Sprintf("%d/%s", n, impl.name), func(bb *testing.B) {
-				impl.run() // compile the pipeline outside the timing
-				if err := b.Sync(); err != nil {
-					bb.Fatal(err)
-				}
-				bb.ResetTimer()
-				for range bb.N {
-					impl.run()
-				}
-				if err := b.Sync(); err != nil {
-					bb.Fatal(err)
-				}
-				bb.StopTimer()
-				if _, err := b.Read(b.View(z, 0, 1)); err != nil {
-					bb.Fatal(err)
-				}
-				bb.ReportMetric(matmulFlops(n, n, n)*float64(bb.N)/bb.Elapsed().Seconds()/1e9, "GFLOP/s")
+				kerneltest.BenchOp(bb, b, matmulFlops(n, n, n), z, impl.run)
 			})
 		}
 		b.Free(x)
