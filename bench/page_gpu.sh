@@ -12,7 +12,7 @@
 #       links but glibc's and the C++ runtime's, the site built without
 #       data sets or models, the golden page program, the browser tests
 #       compiled (browsertest.test), the native command, gpureport,
-#       test2json, the two golden files the page's checks read and the
+#       test2json, the three golden files the page's checks read and the
 #       commit's name. One tar stream, compressed (zstd, else xz, else
 #       gzip, at level LEVEL, default 9), cut into parts pack.tar.EXT.NN
 #       of at most PART_MB MiB (default 28: each part travels to the GPU
@@ -106,7 +106,7 @@ build() (
 		cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" browsertest/golden/index.html "$stage/golden-page/" &&
 		go test -c "${go_flags[@]}" -o "$stage/browsertest.test" ./browsertest &&
 		build_tools "$stage" &&
-		cp "$shared/golden/head_cases.safetensors" "$shared/golden/mlp_synthetic.safetensors" "$stage/shared/golden/" &&
+		cp "$shared/golden/head_cases.safetensors" "$shared/golden/mlp_synthetic.safetensors" "$shared/golden/convnet_fmnist.safetensors" "$stage/shared/golden/" &&
 		commit_name >"$stage/COMMIT" || exit
 	# The newest glibc symbol version that Chromium and its libraries ask for.
 	glibc=$(grep -aoh 'GLIBC_2\.[0-9]*' "$stage/chromium/chromium" "$stage"/chromium/*.so* "$stage"/lib/* | sort -uV | tail -1)
