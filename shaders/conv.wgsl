@@ -107,6 +107,20 @@ fn tile(g: u32, lid: u32) -> Tile {
   return Tile((g / p.tiles_n) * TM, (g % p.tiles_n) * TN, (lid / TK) * 4u, lid % TK, (lid % 32u) * 4u, lid / 32u);
 }
 
+// a_rows are the rows of A that stage s of invocation t stages, a_slot
+// and b_slot where in sa and sb its vec4s of A and B go.
+fn a_rows(t: Tile, s: u32) -> vec4<u32> {
+  return vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
+}
+
+fn a_slot(t: Tile, s: u32) -> u32 {
+  return t.ak * PA + (t.ai + SA_ROWS * s) / 4u;
+}
+
+fn b_slot(t: Tile, s: u32) -> u32 {
+  return (t.bk + 8u * s) * PB + t.bj / 4u;
+}
+
 // decompose splits v into mixed-radix digits (hi, mid, lo), radices r1, r2.
 fn decompose(v: u32, r1: u32, r2: u32) -> vec3<u32> {
   let q = v / r2;
@@ -215,15 +229,15 @@ fn conv_forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
   for (var k0 = 0u; k0 < p.gk; k0 += TK) {
     let ka = k0 + t.ak;
     for (var s = 0u; s < SA_STAGES; s++) {
-      let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
-      sa[t.ak * PA + t.ai / 4u + SA_ROWS / 4u * s] = gather_w(vec4<i32>(rows * p.gk + ka), (rows < vec4<u32>(p.gm)) & vec4<bool>(ka < p.gk));
+      let rows = a_rows(t, s);
+      sa[a_slot(t, s)] = gather_w(vec4<i32>(rows * p.gk + ka), (rows < vec4<u32>(p.gm)) & vec4<bool>(ka < p.gk));
     }
     for (var s = 0u; s < SB_STAGES; s++) {
       let r = rb[s];
       let ih = ih0 + i32(r.y);
       let iw = iw0 + i32(r.z);
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(r.x < p.ci);
-      sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(xb + (i32(r.x) * hi + ih) * wi + iw, ok);
+      sb[b_slot(t, s)] = gather_x(xb + (i32(r.x) * hi + ih) * wi + iw, ok);
       rb[s] = advance(r, p.k, p.k);
     }
     rank_updates(l.x, l.y);
@@ -271,9 +285,9 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
   acc = array<vec4<f32>, ACC>();
   for (var k0 = 0u; k0 < p.gk; k0 += TK) {
     for (var s = 0u; s < SA_STAGES; s++) {
-      let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
+      let rows = a_rows(t, s);
       let wa = (ra.x * p.ci + rows) * kk + ra.y * p.k + ra.z;
-      sa[t.ak * PA + t.ai / 4u + SA_ROWS / 4u * s] = gather_w(vec4<i32>(wa), (rows < vec4<u32>(p.gm)) & vec4<bool>(ra.x < p.co));
+      sa[a_slot(t, s)] = gather_w(vec4<i32>(wa), (rows < vec4<u32>(p.gm)) & vec4<bool>(ra.x < p.co));
     }
     ra = advance(ra, p.k, p.k);
     for (var s = 0u; s < SB_STAGES; s++) {
@@ -292,7 +306,7 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
       }
       ok = ok & (oh < vec4<u32>(p.ho)) & (ow < vec4<u32>(p.wo));
       let idx = yb + vec4<i32>((r.x * p.ho + oh) * p.wo + ow);
-      sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_dy(idx, ok);
+      sb[b_slot(t, s)] = gather_dy(idx, ok);
       rb[s] = advance(r, p.k, p.k);
     }
     rank_updates(l.x, l.y);
@@ -338,9 +352,9 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
   acc = array<vec4<f32>, ACC>();
   for (var k0 = kb; k0 < ke; k0 += TK) {
     for (var s = 0u; s < SA_STAGES; s++) {
-      let rows = vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
+      let rows = a_rows(t, s);
       let ya = (ja.x * p.co + rows) * howo + ja.y * p.wo + ja.z;
-      sa[t.ak * PA + t.ai / 4u + SA_ROWS / 4u * s] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
+      sa[a_slot(t, s)] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
     }
     ja = advance(ja, p.ho, p.wo);
     for (var s = 0u; s < SB_STAGES; s++) {
@@ -348,7 +362,7 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
       let ih = kh + (i32(j.y * p.stride) - i32(p.pad));
       let iw = kw + (i32(j.z * p.stride) - i32(p.pad));
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(j.x < p.batch);
-      sb[(t.bk + 8u * s) * PB + t.bj / 4u] = gather_x(i32(j.x) * chw + xo + ih * wi + iw, ok);
+      sb[b_slot(t, s)] = gather_x(i32(j.x) * chw + xo + ih * wi + iw, ok);
       jb[s] = advance(j, p.ho, p.wo);
     }
     rank_updates(l.x, l.y);
