@@ -53,9 +53,10 @@
 // rows 64q+4ty.., columns 8tx.. in acc. K is walked in slices of TK, staged
 // in workgroup memory as vec4s along M (sa) and N (sb), each invocation
 // gathering SA_STAGES vec4s of A (4 rows at reduction index ak, SA_ROWS rows
-// apart) and SB_STAGES of B (4 columns at reduction indices bk, bk+8, ...);
-// then each invocation does TK rank-1 updates of its block. The three entry
-// points differ only in their gathers and in where the outputs go.
+// apart) and SB_STAGES of B (4 columns at reduction indices bk, bk+8, ...)
+// into registers a slice ahead of the TK rank-1 updates of its block
+// (step_slices). The three entry points differ only in their gathers and in
+// where the outputs go.
 
 struct Params {
   batch: u32,
@@ -107,18 +108,14 @@ fn tile(g: u32, lid: u32) -> Tile {
   return Tile((g / p.tiles_n) * TM, (g % p.tiles_n) * TN, (lid / TK) * 4u, lid % TK, (lid % 32u) * 4u, lid / 32u);
 }
 
-// a_rows are the rows of A that stage s of invocation t stages, a_slot
-// and b_slot where in sa and sb its vec4s of A and B go.
+// a_rows are the rows of A that stage s of invocation t gathers.
 fn a_rows(t: Tile, s: u32) -> vec4<u32> {
   return vec4<u32>(0u, 1u, 2u, 3u) + t.m0 + t.ai + SA_ROWS * s;
 }
 
-fn a_slot(t: Tile, s: u32) -> u32 {
-  return t.ak * PA + (t.ai + SA_ROWS * s) / 4u;
-}
-
-fn b_slot(t: Tile, s: u32) -> u32 {
-  return (t.bk + 8u * s) * PB + t.bj / 4u;
+// stager is where t's gathered vec4s go in sa and sb.
+fn stager(t: Tile) -> Stager {
+  return Stager(t.ak * PA + t.ai / 4u, t.bk * PB + t.bj / 4u, 8u * PB);
 }
 
 // decompose splits v into mixed-radix digits (hi, mid, lo), radices r1, r2.
@@ -230,18 +227,19 @@ fn conv_forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
     let ka = k0 + t.ak;
     for (var s = 0u; s < SA_STAGES; s++) {
       let rows = a_rows(t, s);
-      sa[a_slot(t, s)] = gather_w(vec4<i32>(rows * p.gk + ka), (rows < vec4<u32>(p.gm)) & vec4<bool>(ka < p.gk));
+      ga[s] = gather_w(vec4<i32>(rows * p.gk + ka), (rows < vec4<u32>(p.gm)) & vec4<bool>(ka < p.gk));
     }
     for (var s = 0u; s < SB_STAGES; s++) {
       let r = rb[s];
       let ih = ih0 + i32(r.y);
       let iw = iw0 + i32(r.z);
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(r.x < p.ci);
-      sb[b_slot(t, s)] = gather_x(xb + (i32(r.x) * hi + ih) * wi + iw, ok);
+      gb[s] = gather_x(xb + (i32(r.x) * hi + ih) * wi + iw, ok);
       rb[s] = advance(r, p.k, p.k);
     }
-    rank_updates(l.x, l.y);
+    step_slices(stager(t), k0 > 0u, true, l.x, l.y);
   }
+  step_slices(stager(t), true, false, l.x, l.y);
   var add = array<vec4<f32>, RQ>();
   if (p.has_bias != 0u) {
     for (var q = 0u; q < RQ; q++) {
@@ -287,7 +285,7 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
     for (var s = 0u; s < SA_STAGES; s++) {
       let rows = a_rows(t, s);
       let wa = (ra.x * p.ci + rows) * kk + ra.y * p.k + ra.z;
-      sa[a_slot(t, s)] = gather_w(vec4<i32>(wa), (rows < vec4<u32>(p.gm)) & vec4<bool>(ra.x < p.co));
+      ga[s] = gather_w(vec4<i32>(wa), (rows < vec4<u32>(p.gm)) & vec4<bool>(ra.x < p.co));
     }
     ra = advance(ra, p.k, p.k);
     for (var s = 0u; s < SB_STAGES; s++) {
@@ -306,11 +304,12 @@ fn conv_backward_data(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
       }
       ok = ok & (oh < vec4<u32>(p.ho)) & (ow < vec4<u32>(p.wo));
       let idx = yb + vec4<i32>((r.x * p.ho + oh) * p.wo + ow);
-      sb[b_slot(t, s)] = gather_dy(idx, ok);
+      gb[s] = gather_dy(idx, ok);
       rb[s] = advance(r, p.k, p.k);
     }
-    rank_updates(l.x, l.y);
+    step_slices(stager(t), k0 > 0u, true, l.x, l.y);
   }
+  step_slices(stager(t), true, false, l.x, l.y);
   let n = t.n0 + 8u * l.x;
   let plane = p.h * p.w;
   store_block(t, l.x, l.y, plane, image_cols(n, plane, p.ci), image_cols(n + 4u, plane, p.ci), array<vec4<f32>, RQ>());
@@ -354,7 +353,7 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
     for (var s = 0u; s < SA_STAGES; s++) {
       let rows = a_rows(t, s);
       let ya = (ja.x * p.co + rows) * howo + ja.y * p.wo + ja.z;
-      sa[a_slot(t, s)] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
+      ga[s] = gather_dy(vec4<i32>(ya), (rows < vec4<u32>(p.gm)) & vec4<bool>(ja.x < p.batch));
     }
     ja = advance(ja, p.ho, p.wo);
     for (var s = 0u; s < SB_STAGES; s++) {
@@ -362,11 +361,12 @@ fn conv_backward_filter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_inv
       let ih = kh + (i32(j.y * p.stride) - i32(p.pad));
       let iw = kw + (i32(j.z * p.stride) - i32(p.pad));
       let ok = (vec4<u32>(ih) < vec4<u32>(p.h)) & (vec4<u32>(iw) < vec4<u32>(p.w)) & vec4<bool>(j.x < p.batch);
-      sb[b_slot(t, s)] = gather_x(i32(j.x) * chw + xo + ih * wi + iw, ok);
+      gb[s] = gather_x(i32(j.x) * chw + xo + ih * wi + iw, ok);
       jb[s] = advance(j, p.ho, p.wo);
     }
-    rank_updates(l.x, l.y);
+    step_slices(stager(t), k0 > kb, true, l.x, l.y);
   }
+  step_slices(stager(t), true, false, l.x, l.y);
   let n = vec4<u32>(0u, 1u, 2u, 3u) + t.n0 + 8u * l.x;
   let cols0 = select(vec4<i32>(-1), vec4<i32>(base + n), n < vec4<u32>(p.gn));
   let cols1 = select(vec4<i32>(-1), vec4<i32>(base + n + 4u), n + 4u < vec4<u32>(p.gn));

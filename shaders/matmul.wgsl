@@ -19,7 +19,8 @@
 //
 // The tiled GEMM is tile.wgsl's (Source puts it before this file), with
 // A = op(a) and B = op(b): a workgroup computes a TM x 128 tile of c,
-// walking K in slices of TK staged in workgroup memory. Staging assigns the elements
+// walking K in slices of TK staged in workgroup memory, each gathered a
+// slice ahead of its multiply-adds (step_slices). Staging assigns the elements
 // so that neighbouring invocations read neighbouring addresses whatever the
 // transposes.
 
@@ -89,25 +90,24 @@ fn matmul(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l:
   let bk = select(lid / 32u, lid % TK, tb);
   let bdk = select(8u, 0u, tb);
   let bdj = select(0u, 1024u / TK, tb);
+  let st = Stager(ak * PA + ai / 4u, bk * PB + bj / 4u, bdk * PB + bdj / 4u);
   acc = array<vec4<f32>, ACC>();
   for (var k0 = 0u; k0 < p.k; k0 += TK) {
     let k = k0 + ak;
     for (var s = 0u; s < SA_STAGES; s++) {
-      let i = ai + SA_ROWS * s;
-      let m = m0 + i;
-      sa[ak * PA + i / 4u] = vec4<f32>(a_at(m, k, ams, aks), a_at(m + 1u, k, ams, aks),
-                                       a_at(m + 2u, k, ams, aks), a_at(m + 3u, k, ams, aks));
+      let m = m0 + ai + SA_ROWS * s;
+      ga[s] = vec4<f32>(a_at(m, k, ams, aks), a_at(m + 1u, k, ams, aks),
+                        a_at(m + 2u, k, ams, aks), a_at(m + 3u, k, ams, aks));
     }
     for (var s = 0u; s < SB_STAGES; s++) {
-      let j = bj + bdj * s;
-      let kj = bk + bdk * s;
-      let n = n0 + j;
-      let kb = k0 + kj;
-      sb[kj * PB + j / 4u] = vec4<f32>(b_at(kb, n, bks, bns), b_at(kb, n + 1u, bks, bns),
-                                       b_at(kb, n + 2u, bks, bns), b_at(kb, n + 3u, bks, bns));
+      let n = n0 + bj + bdj * s;
+      let kb = k0 + bk + bdk * s;
+      gb[s] = vec4<f32>(b_at(kb, n, bks, bns), b_at(kb, n + 1u, bks, bns),
+                        b_at(kb, n + 2u, bks, bns), b_at(kb, n + 3u, bks, bns));
     }
-    rank_updates(l.x, l.y);
+    step_slices(st, k0 > 0u, true, l.x, l.y);
   }
+  step_slices(st, p.k > 0u, false, l.x, l.y);
   let nc = n0 + 8u * l.x;
   for (var q = 0u; q < RQ; q++) {
     let mr = m0 + 64u * q + 4u * l.y;

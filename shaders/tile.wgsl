@@ -6,11 +6,12 @@
 // (RM = TM/16 rows an invocation), TN is 128: invocation (tx, ty) owns the
 // RM x 8 block at rows 64q+4ty..64q+4ty+3 for q < TM/64 and columns
 // 8tx..8tx+7, held in acc. K is walked in slices of TK (8 or 16, with
-// TM*TK a multiple of 1024): the including shader stages the TM x TK slice
-// of A in sa and the TK x TN slice of B in sb as vec4s along M and N (zero
+// TM*TK a multiple of 1024): the including shader gathers the TM x TK
+// slice of A and the TK x TN slice of B as vec4s along M and N (zero
 // outside the matrices), SA_STAGES vec4s of A and SB_STAGES of B an
-// invocation, then rank_updates does the TK rank-1 updates of each block,
-// each from TM/64 vec4s of sa and two of sb. (vec4 accesses to workgroup
+// invocation, into ga and gb; step_slices stages them in sa and sb and does
+// the TK rank-1 updates of each block, each from TM/64 vec4s of sa and two
+// of sb, a slice behind the gathers. (vec4 accesses to workgroup
 // memory also matter on CPU implementations such as lavapipe, which pay per
 // access rather than per float.)
 //
@@ -41,6 +42,11 @@ var<workgroup> sb: array<vec4<f32>, SB_LEN>;
 // acc[8q+2r+h][e] is the output at row 64q+4ty+r, column 8tx+4h+e.
 var<private> acc: array<vec4<f32>, ACC>;
 
+// ga and gb hold the vec4s of A and B that the invocation gathered for the
+// next slice (see step_slices).
+var<private> ga: array<vec4<f32>, SA_STAGES>;
+var<private> gb: array<vec4<f32>, SB_STAGES>;
+
 // group_index is the linear workgroup index of a dispatch flattened by grid().
 fn group_index(wg: vec3<u32>) -> u32 {
   return wg.y * p.row + wg.x;
@@ -52,24 +58,48 @@ fn tiles(rows: u32) -> u32 {
   return ((rows + TM - 1u) / TM) * p.tiles_n;
 }
 
-// rank_updates waits for the workgroup to stage the slices, adds their
-// product to acc, and waits again so that the next slices may be staged.
-fn rank_updates(tx: u32, ty: u32) {
-  workgroupBarrier();
-  for (var k = 0u; k < TK; k++) {
-    let b0 = sb[k * PB + 2u * tx];
-    let b1 = sb[k * PB + 2u * tx + 1u];
-    for (var q = 0u; q < RQ; q++) {
-      let av = sa[k * PA + ty + 16u * q];
-      acc[8u * q] += av.x * b0;
-      acc[8u * q + 1u] += av.x * b1;
-      acc[8u * q + 2u] += av.y * b0;
-      acc[8u * q + 3u] += av.y * b1;
-      acc[8u * q + 4u] += av.z * b0;
-      acc[8u * q + 5u] += av.z * b1;
-      acc[8u * q + 6u] += av.w * b0;
-      acc[8u * q + 7u] += av.w * b1;
+// Stager says where an invocation's gathered vec4s go: stage s of A to
+// sa[a0 + s*SA_ROWS/4], stage s of B to sb[b0 + s*b_step].
+struct Stager {
+  a0: u32,
+  b0: u32,
+  b_step: u32,
+}
+
+// step_slices ends a pass of the including shader's loop over the slices
+// of K, which gathers each slice into ga and gb at the top of its pass, so
+// that the slice's loads are in flight while the multiply-adds of the slice
+// before run: it does the TK rank-1 updates of each block from the slice
+// staged in the pass before, if multiply, then stages the slice just
+// gathered, if stage, waiting for the workgroup after each. After the loop
+// one more call, with multiply alone, adds the last slice. (Both flags are
+// the same in the whole workgroup.)
+fn step_slices(st: Stager, multiply: bool, stage: bool, tx: u32, ty: u32) {
+  if (multiply) {
+    for (var k = 0u; k < TK; k++) {
+      let b0 = sb[k * PB + 2u * tx];
+      let b1 = sb[k * PB + 2u * tx + 1u];
+      for (var q = 0u; q < RQ; q++) {
+        let av = sa[k * PA + ty + 16u * q];
+        acc[8u * q] += av.x * b0;
+        acc[8u * q + 1u] += av.x * b1;
+        acc[8u * q + 2u] += av.y * b0;
+        acc[8u * q + 3u] += av.y * b1;
+        acc[8u * q + 4u] += av.z * b0;
+        acc[8u * q + 5u] += av.z * b1;
+        acc[8u * q + 6u] += av.w * b0;
+        acc[8u * q + 7u] += av.w * b1;
+      }
     }
+    workgroupBarrier();
   }
-  workgroupBarrier();
+  if (stage) {
+    for (var s = 0u; s < SA_STAGES; s++) {
+      sa[st.a0 + s * (SA_ROWS / 4u)] = ga[s];
+    }
+    for (var s = 0u; s < SB_STAGES; s++) {
+      sb[st.b0 + s * st.b_step] = gb[s];
+    }
+    workgroupBarrier();
+  }
 }
