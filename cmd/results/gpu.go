@@ -91,6 +91,9 @@ func (r *gpuRecord) write(b *bytes.Buffer) {
 	b.WriteString("\n")
 	r.writeKernels(b)
 	b.WriteString("\n")
+	if r.writeTiles(b) {
+		b.WriteString("\n")
+	}
 	r.writeConformance(b)
 }
 
@@ -315,6 +318,77 @@ func (r *gpuRecord) writeKernels(b *bytes.Buffer) {
 		fmt.Fprintf(b, "| %s | %.3f | %.1f%% |\n", n, times[n], 100*times[n]/total)
 	}
 	fmt.Fprintf(b, "| all | %.3f | 100%% |\n", total)
+}
+
+// writeTiles writes, where the record has them, the GEMMs' rates on each
+// tile (a column a tile, then the second's over the first's) and the
+// suite's rates with every GEMM on one tile against the backend's own
+// choice. It reports whether it wrote anything.
+func (r *gpuRecord) writeTiles(b *bytes.Buffer) bool {
+	wrote := false
+	if len(r.Tiles) > 0 {
+		var gemms, tiles []string
+		rate := map[[2]string]float64{}
+		for _, t := range r.Tiles {
+			if !slices.Contains(gemms, t.GEMM) {
+				gemms = append(gemms, t.GEMM)
+			}
+			if !slices.Contains(tiles, t.Tile) {
+				tiles = append(tiles, t.Tile)
+			}
+			rate[[2]string{t.GEMM, t.Tile}] = t.GFLOPS
+		}
+		b.WriteString("deeplda's GEMMs on each tile (rows of C by 128 columns a workgroup x slice depth; `go test -bench Tiles ./kernels/webgpu`), GFLOP/s:\n\n| GEMM |")
+		for _, t := range tiles {
+			fmt.Fprintf(b, " %s |", t)
+		}
+		if len(tiles) == 2 {
+			fmt.Fprintf(b, " %s / %s |", tiles[1], tiles[0])
+		}
+		b.WriteString("\n|" + strings.Repeat(" --- |", 1+len(tiles)+min(1, len(tiles)/2)) + "\n")
+		for _, g := range gemms {
+			fmt.Fprintf(b, "| %s |", g)
+			for _, t := range tiles {
+				v, ok := rate[[2]string{g, t}]
+				fmt.Fprintf(b, " %s |", rateOr(v, ok))
+			}
+			if len(tiles) == 2 {
+				x, okX := rate[[2]string{g, tiles[1]}]
+				y, okY := rate[[2]string{g, tiles[0]}]
+				fmt.Fprintf(b, " %s |", ratio(x, y, okX, okY))
+			}
+			b.WriteString("\n")
+		}
+		wrote = true
+	}
+	for _, tile := range slices.Sorted(maps.Keys(r.TileSuites)) {
+		s := r.TileSuites[tile]
+		if wrote {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(b, "The suite with every GEMM on the %s tile (`DEEPLDA_WEBGPU_TILE=%s`) against the backend's own choice, in the same run:\n\n", tile, tile)
+		fmt.Fprintf(b, "| benchmark | backend's choice | %s everywhere | choice / %s |\n| --- | --- | --- | --- |\n", tile, tile)
+		for _, size := range sizeKeys(r.MatmulGFLOPS, s.MatmulGFLOPS) {
+			x, okX := r.MatmulGFLOPS[size]
+			y, okY := s.MatmulGFLOPS[size]
+			fmt.Fprintf(b, "| matmul %s, GFLOP/s | %s | %s | %s |\n", size, rateOr(x, okX), rateOr(y, okY), ratio(x, y, okX, okY))
+		}
+		for _, batch := range sizeKeys(r.ConvNetImagesPerSecond["deeplda"], s.ConvNetImagesPerSecond) {
+			x, okX := r.ConvNetImagesPerSecond["deeplda"][batch]
+			y, okY := s.ConvNetImagesPerSecond[batch]
+			fmt.Fprintf(b, "| ConvNet step, batch %s, images/s | %s | %s | %s |\n", batch, rateOr(x, okX), rateOr(y, okY), ratio(x, y, okX, okY))
+		}
+		wrote = true
+	}
+	return wrote
+}
+
+// rateOr is rate(v), or a dash where there is no v.
+func rateOr(v float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return rate(v)
 }
 
 // writeConformance writes the WebGPU tests' counts on the adapter, their

@@ -69,6 +69,41 @@ func TestGPU(t *testing.T) {
 	}
 }
 
+// TestGPUTiles checks the tables of a record with the GEMMs timed on each
+// tile and a suite run on one tile, and that a record without them has
+// neither (TestGPU's).
+func TestGPUTiles(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Replace(h100Record, `"conformance":`, `"tiles":[
+		{"gemm":"conv3_64to128_14x14/forward","tile":"64x16","gflops":10000},
+		{"gemm":"conv3_64to128_14x14/forward","tile":"128x8","gflops":15000},
+		{"gemm":"matmul4096","tile":"128x8","gflops":40000}],
+	"tile_suites":{"64x16":{"matmul_gflops":{"1024":5000},"convnet_images_per_second":{"256":800}}},
+	"conformance":`, 1)
+	rec := writeRecord(t, dir, "gpu-h100.json", body)
+	got, _, _, err := Regenerate([]byte("<!-- results: gpu "+rec+" -->\n<!-- end results -->\n"), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(got)
+	for _, want := range []string{
+		"| GEMM | 64x16 | 128x8 | 128x8 / 64x16 |\n| --- | --- | --- | --- |\n",
+		"| conv3_64to128_14x14/forward | 10,000 | 15,000 | 1.50 |\n| matmul4096 | - | 40,000 | - |\n",
+		"| benchmark | backend's choice | 64x16 everywhere | choice / 64x16 |\n| --- | --- | --- | --- |\n",
+		"| matmul 1024, GFLOP/s | 6,700 | 5,000 | 1.34 |\n",
+		"| ConvNet step, batch 64, images/s | 3,000 | - | - |\n| ConvNet step, batch 256, images/s | 1,000 | 800 | 1.25 |\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("gpu block lacks %q:\n%s", want, s)
+		}
+	}
+	plain := writeRecord(t, dir, "gpu-plain.json", h100Record)
+	got, _, _, err = Regenerate([]byte("<!-- results: gpu "+plain+" -->\n<!-- end results -->\n"), "c")
+	if err != nil || strings.Contains(string(got), "tile") {
+		t.Errorf("a record without tiles: error %v, or a tile table:\n%s", err, got)
+	}
+}
+
 // TestGPUFallbacks checks an unknown card (no share of a peak) whose
 // record times op families, not kernels, and has no nvidia-smi or PyTorch
 // description.

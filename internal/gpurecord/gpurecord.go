@@ -41,6 +41,29 @@ type Record struct {
 	// drift from it: deeplda's on the adapter (from the test's log) and
 	// PyTorch's own on the machine's devices.
 	Trajectory []TrajectoryRun `json:"trajectory,omitempty"`
+	// Tiles are the WebGPU backend's GEMMs timed on each of its tiles
+	// (kernels/webgpu's BenchmarkTiles), where the run timed them.
+	Tiles []TileRate `json:"tiles,omitempty"`
+	// TileSuites are deeplda's suite run again with every GEMM on one
+	// tile (DEEPLDA_WEBGPU_TILE), by tile, where the run did so; the
+	// fields above hold the suite with the backend's own choice.
+	TileSuites map[string]TileSuite `json:"tile_suites,omitempty"`
+}
+
+// TileRate is one GEMM's rate on one tile: GEMM names the matmul
+// ("matmul4096") or the ConvNet's layer and pass
+// ("conv3_64to128_14x14/forward"), Tile the tile as MxK ("128x8").
+type TileRate struct {
+	GEMM   string  `json:"gemm"`
+	Tile   string  `json:"tile"`
+	GFLOPS float64 `json:"gflops"`
+}
+
+// TileSuite is the matmul and ConvNet rates of a suite run on one tile, by
+// size and batch.
+type TileSuite struct {
+	MatmulGFLOPS           map[string]float64 `json:"matmul_gflops"`
+	ConvNetImagesPerSecond map[string]float64 `json:"convnet_images_per_second"`
 }
 
 // TrajectoryRun is one run of the golden trajectory, as

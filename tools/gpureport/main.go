@@ -11,7 +11,11 @@
 //   - pytorch_trajectory.jsonl, when present: the golden trajectory
 //     replayed by PyTorch on the machine (bench/pytorch_trajectory.py);
 //   - gpu.csv, when present: nvidia-smi's name, driver, clocks and power
-//     limit of the card.
+//     limit of the card;
+//   - tiles.txt, when present: the GEMMs timed on each tile (the WebGPU
+//     test binary's BenchmarkTiles);
+//   - suite-MxK.jsonl, when present: the suite again with every GEMM on
+//     the tile MxK.
 //
 // With -page it gathers instead what bench/page_gpu.sh measured into
 // gpu-<adapter>-page.json (runPage), reading page.json (the page's
@@ -103,6 +107,10 @@ func run(dir, commit string, short bool) (string, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
+	if r.Tiles, err = readTiles(filepath.Join(dir, "tiles.txt")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	r.TileSuites = readTileSuites(dir)
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return "", err
@@ -215,6 +223,54 @@ func put(m map[string]map[string]float64, k1, k2 string, v float64) {
 		m[k1] = map[string]float64{}
 	}
 	m[k1][k2] = v
+}
+
+// tileLine is a line of BenchmarkTiles's output: the GEMM, the tile, and
+// the rate.
+var tileLine = regexp.MustCompile(`^BenchmarkTiles/(\S+)/(\d+x\d+)(?:-\d+)?\s+\d+\s+\S+ ns/op\s+(\S+) GFLOP/s`)
+
+// readTiles reads the rates of BenchmarkTiles's output at path: none when
+// it failed before any (bench/gpu.sh reports the failed step).
+func readTiles(path string) ([]gpurecord.TileRate, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rates []gpurecord.TileRate
+	for _, line := range strings.Split(string(b), "\n") {
+		m := tileLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", path, line, err)
+		}
+		rates = append(rates, gpurecord.TileRate{GEMM: m[1], Tile: m[2], GFLOPS: v})
+	}
+	return rates, nil
+}
+
+// readTileSuites reads the suites of dir run on one tile (suite-MxK.jsonl)
+// by tile, passing over, with a note on standard error, those that did not
+// finish (bench/gpu.sh reports the failed step): the record keeps the
+// rest.
+func readTileSuites(dir string) map[string]gpurecord.TileSuite {
+	paths, _ := filepath.Glob(filepath.Join(dir, "suite-*.jsonl"))
+	if len(paths) == 0 {
+		return nil
+	}
+	out := map[string]gpurecord.TileSuite{}
+	for _, p := range paths {
+		tile := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "suite-"), ".jsonl")
+		r := gpurecord.Record{MatmulGFLOPS: map[string]float64{}, ConvNetImagesPerSecond: map[string]map[string]float64{"deeplda": {}}, ToyImagesPerSecond: map[string]float64{}}
+		if err := readSuite(p, &r); err != nil {
+			fmt.Fprintf(os.Stderr, "gpureport: the suite on tile %s left out: %v\n", tile, err)
+			continue
+		}
+		out[tile] = gpurecord.TileSuite{MatmulGFLOPS: r.MatmulGFLOPS, ConvNetImagesPerSecond: r.ConvNetImagesPerSecond["deeplda"]}
+	}
+	return out
 }
 
 // readConformance counts the test events' results: every test and

@@ -66,6 +66,18 @@ func TestRun(t *testing.T) {
 {"Action":"fail"}
 `,
 		"gpu.csv": "name, driver_version, power.limit [W]\nCard X, 123.4, 700.00\n",
+		"tiles.txt": `goos: linux
+BenchmarkTiles/conv3_64to128_14x14/forward/64x16-16         	       5	   1000 ns/op	      1234.5 GFLOP/s
+BenchmarkTiles/conv3_64to128_14x14/forward/128x8-16         	       5	   1000 ns/op	      2345 GFLOP/s
+BenchmarkTiles/matmul4096/128x8         	       5	   1000 ns/op	      40000 GFLOP/s
+PASS
+`,
+		"suite-64x16.jsonl": `== suite-64x16 (10:00:00)
+{"adapter":{"name":"Card X (discrete-gpu, vulkan)","driver":"Card X"}}
+{"backend":{"name":"webgpu","adapter":"Card X"},"model":"matmul","size":64,"steps":1,"seconds_per_step":0.1,"gflops":4}
+{"backend":{"name":"webgpu","adapter":"Card X"},"model":"convnet","batch":2,"steps":1,"seconds_per_step":0.1,"images_per_second":18,"gflops":1}
+`,
+		"suite-128x8.jsonl": "== suite-128x8 (10:00:00)\n",
 	})
 	path, err := run(dir, "abc", false)
 	if err != nil {
@@ -92,6 +104,11 @@ func TestRun(t *testing.T) {
 		t.Errorf("trajectory %+v", r.Trajectory)
 	case r.PyTorch["torch"] != "2.0" || r.PyTorch["bench"] != nil || r.GPU["power.limit [W]"] != "700.00":
 		t.Errorf("pytorch %v, gpu %v", r.PyTorch, r.GPU)
+	case len(r.Tiles) != 3 || r.Tiles[0] != (gpurecord.TileRate{GEMM: "conv3_64to128_14x14/forward", Tile: "64x16", GFLOPS: 1234.5}) ||
+		r.Tiles[2] != (gpurecord.TileRate{GEMM: "matmul4096", Tile: "128x8", GFLOPS: 40000}):
+		t.Errorf("tiles %+v", r.Tiles)
+	case len(r.TileSuites) != 1 || r.TileSuites["64x16"].MatmulGFLOPS["64"] != 4 || r.TileSuites["64x16"].ConvNetImagesPerSecond["2"] != 18:
+		t.Errorf("tile suites %+v (the one without results left out)", r.TileSuites)
 	}
 }
 
