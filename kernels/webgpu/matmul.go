@@ -39,20 +39,18 @@ func gemmDisjoint(op string, dst kernels.Tensor, srcs ...kernels.Tensor) {
 // MatMul computes c[M,N] = op(a) op(b) (+ bias[N] on every row) with the
 // tiled kernel of matmul.wgsl, on the tile that M calls for (tileFor).
 func (b *Backend) MatMul(c, a, bm, bias kernels.Tensor, transA, transB bool) {
-	rows := c.Shape()[0]
-	t := b.tileFor(rows)
-	b.matmul(matmulKernels.tiled.on(t), t.M, gemmTileN, c, a, bm, bias, transA, transB)
+	b.matmul(matmulKernels.tiled, true, c, a, bm, bias, transA, transB)
 }
 
 // matmulNaive is MatMul with the one-output-per-invocation kernel (for the
 // benchmarks).
 func (b *Backend) matmulNaive(c, a, bm, bias kernels.Tensor, transA, transB bool) {
-	b.matmul(matmulKernels.naive, gemmNaiveTile, gemmNaiveTile, c, a, bm, bias, transA, transB)
+	b.matmul(matmulKernels.naive, false, c, a, bm, bias, transA, transB)
 }
 
-// matmul dispatches kernel k of matmul.wgsl, whose workgroups compute
-// tileM x tileN outputs each.
-func (b *Backend) matmul(k kernel, tileM, tileN int, c, a, bm, bias kernels.Tensor, transA, transB bool) {
+// matmul dispatches kernel k of matmul.wgsl: on the tile that M calls for
+// when tiled, else on matmul_naive's square tiles.
+func (b *Backend) matmul(k kernel, tiled bool, c, a, bm, bias kernels.Tensor, transA, transB bool) {
 	m, n, depth := kernels.MatMulDims("MatMul", c, a, bm, bias, transA, transB)
 	gemmDisjoint("MatMul", c, a, bm, bias)
 	if m == 0 || n == 0 {
@@ -61,6 +59,11 @@ func (b *Backend) matmul(k kernel, tileM, tileN int, c, a, bm, bias kernels.Tens
 	hasBias := 1
 	if bias == nil {
 		bias, hasBias = a, 0 // bound read-only and never read
+	}
+	tileM, tileN := gemmNaiveTile, gemmNaiveTile
+	if tiled {
+		t := b.tileFor(m)
+		k, tileM, tileN = k.on(t), t.M, gemmTileN
 	}
 	tilesN := (n + tileN - 1) / tileN
 	g, row := gemmGrid((m + tileM - 1) / tileM * tilesN)
