@@ -185,7 +185,7 @@ test_runs() {
 	DEEPLDA_TEST_THREADS=2 GOOS=js GOARCH=wasm gotest js/wasm-threads -count=1 -p 1 -skip Trajectory \
 		-exec "$PWD/browsertest/testdata/wasm_exec_threads.sh 2" ./kernels/cpu/...
 	# The browser tests run alone: they time the page's responsiveness.
-	DEEPLDA_SITE="$PWD/out/site" gotest browser -count=1 -timeout 20m ./browsertest
+	DEEPLDA_SITE="$PWD/out/site" gotest browser -count=1 -timeout 35m ./browsertest
 }
 
 # usage: print how to call this script and exit with status 2.
