@@ -30,7 +30,9 @@ func BenchOp(bb *testing.B, be kernels.Backend, flops float64, out kernels.Tenso
 	bb.ReportMetric(flops*float64(bb.N)/bb.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-func randomTensor(be kernels.Backend, rng *rand.Rand, shape ...int) kernels.Tensor {
+// RandomTensor allocates a float32 tensor of shape on be holding standard
+// normal values from rng.
+func RandomTensor(be kernels.Backend, rng *rand.Rand, shape ...int) kernels.Tensor {
 	t := be.Alloc(kernels.Float32, shape...)
 	data := make([]float32, kernels.Numel(shape))
 	for i := range data {
@@ -45,7 +47,7 @@ func randomTensor(be kernels.Backend, rng *rand.Rand, shape ...int) kernels.Tens
 func BenchMatMul(bb *testing.B, be kernels.Backend) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{256, 512, 1024} {
-		x, y, z := randomTensor(be, rng, n, n), randomTensor(be, rng, n, n), be.Alloc(kernels.Float32, n, n)
+		x, y, z := RandomTensor(be, rng, n, n), RandomTensor(be, rng, n, n), be.Alloc(kernels.Float32, n, n)
 		bb.Run(fmt.Sprint(n), func(bb *testing.B) {
 			BenchOp(bb, be, 2*float64(n)*float64(n)*float64(n), z, func() { be.MatMul(z, x, y, nil, false, false) })
 		})
@@ -62,10 +64,10 @@ func BenchConv(bb *testing.B, be kernels.Backend) {
 	const batch = 16
 	p := kernels.ConvParams{Stride: 1, Pad: 1}
 	for _, l := range []struct{ c, hw int }{{64, 28}, {128, 14}, {256, 7}} {
-		x := randomTensor(be, rng, batch, l.c, l.hw, l.hw)
-		dy := randomTensor(be, rng, batch, l.c, l.hw, l.hw)
-		w := randomTensor(be, rng, l.c, l.c, 3, 3)
-		bias := randomTensor(be, rng, l.c)
+		x := RandomTensor(be, rng, batch, l.c, l.hw, l.hw)
+		dy := RandomTensor(be, rng, batch, l.c, l.hw, l.hw)
+		w := RandomTensor(be, rng, l.c, l.c, 3, 3)
+		bias := RandomTensor(be, rng, l.c)
 		dx := be.Alloc(kernels.Float32, batch, l.c, l.hw, l.hw)
 		dw := be.Alloc(kernels.Float32, l.c, l.c, 3, 3)
 		flops := 2 * float64(batch*l.c*l.hw*l.hw) * float64(l.c*9)

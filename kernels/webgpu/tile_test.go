@@ -77,11 +77,7 @@ func BenchmarkTiles(bb *testing.B) {
 	b := openBackend(bb)
 	defer func(tl gemmTile) { b.tile = tl }(b.tile)
 	rng := rand.New(rand.NewPCG(21, 22))
-	random := func(shape ...int) kernels.Tensor {
-		t := b.Alloc(kernels.Float32, shape...)
-		b.Write(t, randData(rng, kernels.Numel(shape)))
-		return t
-	}
+	random := func(shape ...int) kernels.Tensor { return kerneltest.RandomTensor(b, rng, shape...) }
 	tiles := func(bb *testing.B, flops float64, out kernels.Tensor, run func()) {
 		for _, tl := range []gemmTile{tileNarrow, tileWide} {
 			bb.Run(tl.String(), func(bb *testing.B) {
